@@ -1,0 +1,31 @@
+# presetsim — see README.md. `make help` lists the targets.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+GO ?= go
+# Control-plane binaries, built from source once per pin (hack/build-tools.sh).
+BIN_DIR = $$(hack/build-tools.sh)
+
+.PHONY: help
+help: ## list the targets
+	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  %-10s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+.PHONY: tools
+tools: ## build kube-apiserver, kube-controller-manager and etcd from source (cached)
+	@hack/build-tools.sh >/dev/null
+
+.PHONY: run
+run: ## run the feature suite against the reference implementation
+	@PRESETSIM_BIN_DIR=$(BIN_DIR) $(GO) run ./cmd/presetsim run $(ARGS)
+
+.PHONY: test
+test: ## vet, unit tests and the feature suite, all with the race detector
+	$(GO) vet ./...
+	PRESETSIM_BIN_DIR=$(BIN_DIR) $(GO) test -race ./...
+
+.PHONY: generate
+generate: ## regenerate the PodPreset deepcopy functions and CRD manifest
+	hack/generate.sh
+
+.PHONY: verify
+verify: ## check that generated files and formatting are up to date
+	hack/verify.sh

@@ -1,0 +1,109 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/steps"
+)
+
+// ExitError carries a process exit status.
+type ExitError struct{ Code int }
+
+func (e ExitError) Error() string { return fmt.Sprintf("exit status %d", e.Code) }
+
+// Main runs the command and is the one place that exits the process.
+func Main() {
+	err := Run(context.Background(), os.Stdout, os.Stderr, os.Args[1:])
+	var exit ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &exit):
+		os.Exit(exit.Code)
+	default:
+		fmt.Fprintf(os.Stderr, "presetsim: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+const usage = `usage: presetsim <command> [flags]
+
+commands:
+  run [flags] [feature files or folders]   run the feature suite (default: features)
+  modules                                  list the in-process admission modules
+`
+
+// Run is the command's entry; tests call it directly.
+func Run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return ExitError{Code: 2}
+	}
+	switch args[0] {
+	case "run":
+		return runSuite(ctx, stdout, stderr, args[1:])
+	case "modules":
+		fmt.Fprintln(stdout, strings.Join(harness.NewModules().Names(), "\n"))
+		return nil
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	default:
+		fmt.Fprint(stderr, usage)
+		return fmt.Errorf("unknown command %q", args[0])
+	}
+}
+
+func runSuite(ctx context.Context, stdout, stderr io.Writer, args []string) error {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	module := fs.String("module", harness.ReferenceModule, "in-process admission module to test")
+	format := fs.String("format", "pretty", "output format: pretty, progress, cucumber, junit")
+	tags := fs.String("tags", "", "run only scenarios matching this tag expression, e.g. @R4.2")
+	concurrency := fs.Int("concurrency", 1, "scenarios to run at once")
+	if err := fs.Parse(args); err != nil {
+		return ExitError{Code: 2}
+	}
+
+	start := time.Now()
+	w, err := harness.Start(ctx, harness.Options{Module: *module, Progress: stderr})
+	if err != nil {
+		return err
+	}
+	cancel := harness.StopOnSignal(w.Stop)
+	defer cancel()
+	defer func() {
+		if err := w.Stop(); err != nil {
+			fmt.Fprintf(stderr, "error while stopping the control plane: %v\n", err)
+		}
+	}()
+
+	suiteStart := time.Now()
+	status, timings := steps.Run(w, steps.SuiteOptions{
+		Paths: fs.Args(), Format: *format, Tags: *tags, Concurrency: *concurrency, Output: stdout,
+	})
+	suiteTime := time.Since(suiteStart)
+
+	fmt.Fprintf(stderr, "\ncontrol plane start: %s\n", w.Started.Round(time.Millisecond))
+	fmt.Fprintf(stderr, "suite:               %s for %d scenarios (median %s per scenario)\n",
+		suiteTime.Round(time.Millisecond), len(timings.List()), timings.Median().Round(time.Millisecond))
+	for _, t := range timings.List() {
+		mark := "ok  "
+		if t.Failed {
+			mark = "FAIL"
+		}
+		fmt.Fprintf(stderr, "  %s %8s  %s\n", mark, t.Duration.Round(time.Millisecond), t.Scenario)
+	}
+	fmt.Fprintf(stderr, "total:               %s\n", time.Since(start).Round(time.Millisecond))
+	if status != 0 {
+		return ExitError{Code: status}
+	}
+	return nil
+}

@@ -1,0 +1,160 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"presetsim.dev/presetsim/cmd/presetsim/app"
+)
+
+// childEnv makes the test binary act as the presetsim command, so the tests
+// below can run it as a separate process and interrupt it.
+const childEnv = "PRESETSIM_TEST_AS_COMMAND"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(childEnv) == "1" {
+		app.Main()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+var controlPlane = []string{"etcd", "kube-apiserver", "kube-controller-manager"}
+
+func TestNoLeftoverProcesses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a control plane; skipped with -short")
+	}
+	tests := []struct {
+		name      string
+		interrupt syscall.Signal // 0: let the run finish
+		wantCode  int
+	}{
+		{name: "run finishes", wantCode: 0},
+		{name: "Ctrl-C while the suite runs", interrupt: syscall.SIGINT, wantCode: 130},
+		{name: "SIGTERM while the suite runs", interrupt: syscall.SIGTERM, wantCode: 143},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cmd := exec.Command(os.Args[0], "run", "--tags", "@R2.4", "../../features/simple.feature")
+			cmd.Env = append(os.Environ(), childEnv+"=1")
+			var out syncBuffer
+			cmd.Stdout, cmd.Stderr = &out, &out
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			// Record the control-plane processes while they run.
+			pids := map[string]int{}
+			deadline := time.Now().Add(5 * time.Minute)
+			for len(pids) < len(controlPlane) && time.Now().Before(deadline) && !exited(cmd.Process.Pid) {
+				for name, pid := range children(cmd.Process.Pid) {
+					pids[name] = pid
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			if len(pids) < len(controlPlane) {
+				_ = cmd.Process.Kill()
+				t.Fatalf("saw only %v of the control plane start; output:\n%s", pids, out.String())
+			}
+			if tt.interrupt != 0 {
+				for !strings.Contains(out.String(), "ready in") && time.Now().Before(deadline) {
+					time.Sleep(20 * time.Millisecond)
+				}
+				if err := cmd.Process.Signal(tt.interrupt); err != nil {
+					t.Fatal(err)
+				}
+			}
+			err := cmd.Wait()
+			code := 0
+			var exit *exec.ExitError
+			if errors.As(err, &exit) {
+				code = exit.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if code != tt.wantCode {
+				t.Errorf("exit code %d, want %d; output:\n%s", code, tt.wantCode, out.String())
+			}
+			for name, pid := range pids {
+				if running(pid) {
+					_ = syscall.Kill(pid, syscall.SIGKILL)
+					t.Errorf("%s (pid %d) is still running after presetsim exited", name, pid)
+				}
+			}
+		})
+	}
+}
+
+// children returns the control-plane processes whose parent is pid.
+func children(pid int) map[string]int {
+	out := map[string]int{}
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		child, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		comm, _, ppid, ok := stat(child)
+		if !ok || ppid != pid {
+			continue
+		}
+		for _, name := range controlPlane {
+			if comm == name {
+				out[name] = child
+			}
+		}
+	}
+	return out
+}
+
+// running reports whether pid exists and is not a zombie.
+func running(pid int) bool {
+	_, state, _, ok := stat(pid)
+	return ok && state != "Z" && state != "X"
+}
+
+func exited(pid int) bool { return !running(pid) }
+
+// stat reads the command name, state and parent of a process from /proc.
+func stat(pid int) (comm, state string, ppid int, ok bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return "", "", 0, false
+	}
+	s := string(b)
+	open, end := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+	if open < 0 || end < open {
+		return "", "", 0, false
+	}
+	fields := strings.Fields(s[end+1:])
+	if len(fields) < 2 {
+		return "", "", 0, false
+	}
+	ppid, err = strconv.Atoi(fields[1])
+	return s[open+1 : end], fields[0], ppid, err == nil
+}
+
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}

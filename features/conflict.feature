@@ -1,0 +1,56 @@
+@R4.1 @R4.2 @R4.3 @R4.4
+Feature: Conflicts
+  In order to never break a pod that already defines what a preset injects
+  As an application developer
+  I want a conflicting preset to change nothing, and to be told why
+
+  Scenario: A preset that mounts another volume at the pod's mountPath changes nothing
+    Given the PodPreset:
+      """
+      apiVersion: settings.k8s.io/v1alpha1
+      kind: PodPreset
+      metadata:
+        name: allow-database
+      spec:
+        selector:
+          matchLabels:
+            role: frontend
+        env:
+          - name: DB_PORT
+            value: "6379"
+        volumeMounts:
+          - mountPath: /cache
+            name: other-volume
+        volumes:
+          - name: other-volume
+            emptyDir: {}
+      """
+    When I try to create:
+      """
+      apiVersion: v1
+      kind: Pod
+      metadata:
+        name: website
+        labels:
+          app: website
+          role: frontend
+      spec:
+        containers:
+          - name: website
+            image: ecorp/website
+            volumeMounts:
+              - mountPath: /cache
+                name: cache-volume
+            ports:
+              - containerPort: 80
+        volumes:
+          - name: cache-volume
+            emptyDir: {}
+      """
+    Then the request should succeed
+    And the request should have a warning containing "Conflict on pod preset allow-database: duplicate mountPath /cache"
+    And the pod "website" should be as submitted
+    And the pod "website" should have no PodPreset annotations
+    And the pod "website" should have the event:
+      | type    | reason            | message                                                  |
+      | Warning | PodPresetConflict | Conflict on pod preset allow-database: duplicate mountPath /cache |

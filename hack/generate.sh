@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Regenerates the PodPreset deepcopy functions and CRD manifest with the
+# controller-gen pinned in hack/tools/controller-gen.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+gen="$root/.cache/controller-gen-$(sha256sum "$root/hack/tools/controller-gen/go.sum" | cut -c1-12)"
+if [[ ! -x "$gen" ]]; then
+	echo "building controller-gen ..." >&2
+	(cd "$root/hack/tools/controller-gen" && go build -o "$gen" sigs.k8s.io/controller-tools/cmd/controller-gen)
+fi
+cd "$root"
+"$gen" object paths=./presets/apis/... crd paths=./presets/apis/... output:crd:dir=./presets/config/crd

@@ -1,0 +1,16 @@
+// Package compare decides whether a stored pod is the pod a scenario
+// expected, and explains the answer when it is not.
+//
+// [Pods] implements the harness's "should be" rule: metadata.labels must
+// match exactly, every expected annotation must be present and equal, no
+// unexpected annotation may sit under the implementation's preset prefix,
+// and spec must match exactly, list order included, once the items other
+// built-in admission plug-ins add on their own have been removed from both
+// sides (see [Normalize]).
+//
+// A mismatch lists every difference by path, naming list items by their key
+// where the list has one (spec.containers[website].env[DB_PORT].value), and
+// carries a unified diff of both pods rendered as YAML. [Values] exposes the
+// same recursive differ for other objects, such as a ReplicaSet that should
+// be as submitted.
+package compare

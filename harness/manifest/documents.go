@@ -1,0 +1,246 @@
+package manifest
+
+import (
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	yaml "go.yaml.in/yaml/v3"
+	sigsyaml "sigs.k8s.io/yaml"
+)
+
+// document is one non-empty YAML document of a DocString.
+type document struct {
+	src   Source
+	text  string     // the document's text, without its "---" line
+	start int        // 1-based line in the DocString of the text's first line
+	root  *yaml.Node // the document's content (not the DocumentNode)
+}
+
+// absLine converts a 1-based line of d.text into an absolute line of the file.
+func (d *document) absLine(line int) int {
+	if line < 1 {
+		line = 1
+	}
+	return d.src.line() + d.start - 1 + line - 1
+}
+
+// firstLine is the line (in d.text) of the document's first content.
+func (d *document) firstLine() int {
+	if d.root == nil || d.root.Line < 1 {
+		return 1
+	}
+	return d.root.Line
+}
+
+// errAt builds an error at line (in d.text).
+func (d *document) errAt(line int, path fieldPath, msg string) *Error {
+	return &Error{File: d.src.File, Line: d.absLine(line), Path: path.String(), Msg: msg}
+}
+
+// keyLine is the line (in d.text) of the key at path, or of the deepest part
+// of path that exists; valueLine is the same for the value.
+func (d *document) keyLine(path fieldPath) int {
+	key, val := lookupNode(d.root, path)
+	switch {
+	case key != nil:
+		return key.Line
+	case val != nil:
+		return val.Line
+	}
+	return d.firstLine()
+}
+
+func (d *document) valueLine(path fieldPath) int {
+	_, val := lookupNode(d.root, path)
+	if val != nil {
+		return val.Line
+	}
+	return d.keyLine(path)
+}
+
+// chunk is the text between two document markers.
+type chunk struct {
+	text  string
+	start int // 1-based line in the DocString of the text's first line
+}
+
+// parseDocuments splits content into YAML documents and parses each with
+// go.yaml.in/yaml/v3. Empty and comment-only documents are dropped. A
+// document with a syntax error is reported and dropped; the others are still
+// returned, so that all problems of a DocString can be reported at once.
+func parseDocuments(src Source, content string) ([]*document, []*Error) {
+	chunks, errs := splitDocuments(src, content)
+	var docs []*document
+	for _, c := range chunks {
+		doc := &document{src: src, text: c.text, start: c.start}
+		var n yaml.Node
+		if err := yaml.Unmarshal([]byte(c.text), &n); err != nil {
+			errs = append(errs, doc.syntaxError(err, parseV3))
+			continue
+		}
+		if n.Kind == 0 || len(n.Content) == 0 {
+			continue // empty, or only comments
+		}
+		root := n.Content[0]
+		if n.Kind != yaml.DocumentNode {
+			root = &n
+		}
+		if r := resolveAlias(root); r.Kind == yaml.ScalarNode && r.Tag == "!!null" {
+			continue // an explicit null document, e.g. "~"
+		}
+		doc.root = root
+		docs = append(docs, doc)
+	}
+	return docs, errs
+}
+
+// splitDocuments splits content at lines that are a document marker ("---"
+// or "...", optionally followed by a comment), as kubectl does.
+func splitDocuments(src Source, content string) ([]chunk, []*Error) {
+	var (
+		chunks []chunk
+		errs   []*Error
+		b      strings.Builder
+		start  = 1
+		lineNo = 0
+	)
+	for _, line := range strings.SplitAfter(content, "\n") {
+		if line == "" {
+			continue
+		}
+		lineNo++
+		marker, rest := documentMarker(line)
+		if !marker {
+			b.WriteString(line)
+			continue
+		}
+		chunks = append(chunks, chunk{text: b.String(), start: start})
+		b.Reset()
+		start = lineNo + 1
+		if rest != "" && !strings.HasPrefix(rest, "#") {
+			errs = append(errs, &Error{
+				File: src.File,
+				Line: src.line() + lineNo - 1,
+				Msg:  "invalid YAML: content after the document separator " + quote(strings.TrimSpace(strings.TrimRight(line, "\r\n"))) + " is not supported; put it on the next line",
+			})
+		}
+	}
+	chunks = append(chunks, chunk{text: b.String(), start: start})
+	return chunks, errs
+}
+
+// documentMarker reports whether line is "---" or "..." (alone, or followed
+// by blanks and more text, which is returned trimmed).
+func documentMarker(line string) (bool, string) {
+	t := strings.TrimRight(line, "\r\n")
+	for _, m := range []string{"---", "..."} {
+		if t == m {
+			return true, ""
+		}
+		if len(t) > len(m) && strings.HasPrefix(t, m) && (t[len(m)] == ' ' || t[len(m)] == '\t') {
+			return true, strings.TrimSpace(t[len(m):])
+		}
+	}
+	return false, ""
+}
+
+func parseV3(text string) error {
+	var n yaml.Node
+	return yaml.Unmarshal([]byte(text), &n)
+}
+
+func parseV2(text string) error {
+	_, err := sigsyaml.YAMLToJSON([]byte(text))
+	return err
+}
+
+// maxScans bounds the prefixes parsed one by one while searching for the
+// line of a syntax error; past it, the search bisects.
+const maxScans = 64
+
+var yamlLineRE = regexp.MustCompile(`^(?:yaml: )?line \d+: (.*)$`)
+
+// syntaxError reports a YAML syntax error in d, with the parser's message.
+// The parsers' own line is often the line where the enclosing block starts
+// (0-based, for some errors; none, for errors on the first line), so the line
+// reported is found instead as the first line that makes the document
+// unparsable.
+func (d *document) syntaxError(err error, parse func(string) error) *Error {
+	msg := strings.TrimSpace(err.Error())
+	if i := strings.IndexByte(msg, '\n'); i >= 0 {
+		msg = msg[:i]
+	}
+	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
+		msg = m[1]
+	}
+	msg = strings.TrimPrefix(msg, "yaml: ")
+	line := badCharLine(d.text)
+	if line == 0 {
+		line = problemLine(d.text, parse)
+	}
+	switch {
+	case strings.HasPrefix(msg, "did not find expected key"),
+		strings.HasPrefix(msg, "did not find expected '-' indicator"),
+		strings.HasPrefix(msg, "mapping values are not allowed"):
+		msg += " (check the indentation of this line and the ones above it)"
+	}
+	return &Error{File: d.src.File, Line: d.absLine(line), Msg: "invalid YAML: " + msg}
+}
+
+// badCharLine returns the 1-based line of the first character that YAML does
+// not allow in a stream (invalid UTF-8, control characters), or 0.
+func badCharLine(text string) int {
+	line := 1
+	for i := 0; i < len(text); {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			return line
+		case r == '\n':
+			line++
+		case r == '\t' || r == '\r' || r == 0x85:
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || (r >= 0xd800 && r < 0xe000) || r == 0xfffe || r == 0xffff:
+			return line
+		}
+		i += size
+	}
+	return 0
+}
+
+// problemLine returns the 1-based line of text after its longest prefix (of
+// whole lines) that parses.
+//
+// Prefixes are tried from the longest down: a parse stops at the first
+// error, so the failing ones are cheap, and a prefix that fails only because
+// it is cut inside a multi-line construct (a quoted string, a flow list)
+// cannot hide the real problem. When that grows too costly (a long document
+// with an early error), the rest of the range is bisected, which assumes that
+// a prefix of a parsable prefix parses.
+func problemLine(text string, parse func(string) error) int {
+	var starts []int // byte offset of the start of each line
+	for i := 0; i < len(text); {
+		starts = append(starts, i)
+		j := strings.IndexByte(text[i:], '\n')
+		if j < 0 {
+			break
+		}
+		i += j + 1
+	}
+	k := len(starts) - 1
+	for n := 0; k > 0 && n < maxScans; k, n = k-1, n+1 {
+		if parse(text[:starts[k]]) == nil {
+			return k + 1
+		}
+	}
+	lo, hi := 0, k+1 // the prefix of lo lines parses; of hi lines it does not
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		if parse(text[:starts[mid]]) == nil {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo + 1
+}

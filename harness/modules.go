@@ -1,0 +1,105 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apiserver/pkg/admission"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/client-go/tools/record"
+
+	podpreset "presetsim.dev/presetsim/presets/admission"
+)
+
+// ReferenceModule is the name of the reference PodPreset implementation.
+const ReferenceModule = "reference"
+
+// ModuleDeps is what an in-process module may use to build itself.
+type ModuleDeps struct {
+	Client  kubernetes.Interface
+	Dynamic dynamic.Interface
+}
+
+// InProcess is a running in-process admission module.
+type InProcess struct {
+	// Plugin is served to the API server as a mutating webhook.
+	Plugin admission.MutationInterface
+	// WaitForPreset, when set, blocks until the module's cache holds the
+	// preset at that resourceVersion, so a pod created next sees it.
+	WaitForPreset func(ctx context.Context, namespace, name, resourceVersion string) error
+	// Stop releases what the module started (informers, event broadcasters).
+	Stop func()
+}
+
+// ModuleFactory builds an in-process module. ctx lives as long as the module.
+type ModuleFactory func(ctx context.Context, deps ModuleDeps) (*InProcess, error)
+
+// Modules is a registry of in-process admission modules by name.
+type Modules struct {
+	factories map[string]ModuleFactory
+}
+
+// NewModules returns a registry holding the reference module.
+func NewModules() *Modules {
+	m := &Modules{factories: map[string]ModuleFactory{}}
+	m.Register(ReferenceModule, NewReferenceModule)
+	return m
+}
+
+// Register adds (or replaces) a module.
+func (m *Modules) Register(name string, f ModuleFactory) { m.factories[name] = f }
+
+// Names lists the registered modules, sorted.
+func (m *Modules) Names() []string {
+	names := make([]string, 0, len(m.factories))
+	for n := range m.factories {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Get returns the named module's factory.
+func (m *Modules) Get(name string) (ModuleFactory, error) {
+	f, ok := m.factories[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown admission module %q (known: %v)", name, m.Names())
+	}
+	return f, nil
+}
+
+// NewReferenceModule builds the reference plug-in of package
+// presets/admission with an informer-backed lister and an event recorder.
+func NewReferenceModule(ctx context.Context, deps ModuleDeps) (*InProcess, error) {
+	lister := podpreset.NewInformerLister(deps.Dynamic)
+	ctx, cancel := context.WithCancel(ctx)
+	go lister.Run(ctx)
+	if !lister.WaitForCacheSync(ctx) {
+		cancel()
+		return nil, fmt.Errorf("reference module: PodPreset cache did not sync")
+	}
+	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
+	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: deps.Client.CoreV1().Events("")})
+	recorder := broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "podpreset-admission"})
+
+	plugin := podpreset.New()
+	plugin.SetPodPresetLister(lister)
+	plugin.SetEventRecorder(recorder)
+	if err := plugin.ValidateInitialization(); err != nil {
+		cancel()
+		return nil, err
+	}
+	return &InProcess{
+		Plugin:        plugin,
+		WaitForPreset: lister.WaitForPreset,
+		Stop: func() {
+			broadcaster.Shutdown()
+			cancel()
+		},
+	}, nil
+}

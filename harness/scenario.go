@@ -1,0 +1,624 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilrand "k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/apimachinery/pkg/util/wait"
+
+	"presetsim.dev/presetsim/harness/compare"
+	"presetsim.dev/presetsim/harness/manifest"
+	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
+)
+
+// Scenario is one scenario's view of the World: its own namespaces, what it
+// submitted, and the outcome of its last request. It is not safe for
+// concurrent use; each scenario has its own.
+type Scenario struct {
+	w  *World
+	id string
+
+	physical  map[string]string // logical → physical namespace
+	submitted map[objectKey]*unstructured.Unstructured
+	versions  map[objectKey]string // PodPreset resourceVersions, for ${rv:name}
+	last      *Attempt
+}
+
+// objectKey names an object by kind, logical namespace and name.
+type objectKey struct{ kind, namespace, name string }
+
+// Attempt is the outcome of a "try" step.
+type Attempt struct {
+	Err      error
+	Warnings []string
+}
+
+// NewScenario returns a scenario with no namespaces yet.
+func (w *World) NewScenario() *Scenario {
+	return &Scenario{
+		w:         w,
+		id:        utilrand.String(5),
+		physical:  map[string]string{},
+		submitted: map[objectKey]*unstructured.Unstructured{},
+		versions:  map[objectKey]string{},
+	}
+}
+
+// Namespace returns the physical namespace for a logical one, creating it on
+// first use.
+func (s *Scenario) Namespace(ctx context.Context, logical string) (string, error) {
+	if logical == "" {
+		logical = metav1.NamespaceDefault
+	}
+	if p, ok := s.physical[logical]; ok {
+		return p, nil
+	}
+	base := logical
+	if len(base) > 50 {
+		base = base[:50]
+	}
+	p := base + "-" + s.id
+	labels := map[string]string{RunLabel: s.w.RunID, AdmissionLabel: s.w.RunID, LogicalLabel: base}
+	if err := s.w.createNamespace(ctx, p, labels); err != nil {
+		return "", err
+	}
+	s.physical[logical] = p
+	return p, nil
+}
+
+// Logical replaces physical namespace names in a message by logical ones, so
+// reports read like the feature file.
+func (s *Scenario) Logical(msg string) string {
+	for l, p := range s.physical {
+		msg = strings.ReplaceAll(msg, p, l)
+	}
+	return msg
+}
+
+// Create creates every object of a DocString, in order; kind, when not
+// empty, is the kind each must have ("Given the PodPreset:").
+func (s *Scenario) Create(ctx context.Context, src manifest.Source, content, kind string) error {
+	objs, err := s.decode(src, content, kind)
+	if err != nil {
+		return err
+	}
+	for _, o := range objs {
+		if _, err := s.create(ctx, o, nil); err != nil {
+			return fmt.Errorf("%s:%d: %w", src.File, o.Line, err)
+		}
+	}
+	return nil
+}
+
+// TryCreate is Create that records the outcome for a later Then step
+// instead of failing; bad YAML still fails the step.
+func (s *Scenario) TryCreate(ctx context.Context, src manifest.Source, content string) error {
+	objs, err := s.decode(src, content, "")
+	if err != nil {
+		return err
+	}
+	s.last = &Attempt{}
+	warnings := &Warnings{}
+	for _, o := range objs {
+		if _, err := s.create(ctx, o, warnings); err != nil {
+			s.last.Err = err
+			break
+		}
+	}
+	s.last.Warnings = warnings.List()
+	return nil
+}
+
+// TryUpdatePreset replaces the PodPreset name (in the DocString's logical
+// namespace) with the DocString's object and records the outcome.
+func (s *Scenario) TryUpdatePreset(ctx context.Context, name string, src manifest.Source, content string) error {
+	objs, err := s.decode(src, content, "PodPreset")
+	if err != nil {
+		return err
+	}
+	if len(objs) != 1 {
+		return fmt.Errorf("%s:%d: expected one PodPreset, got %d objects", src.File, src.Line, len(objs))
+	}
+	u, err := toUnstructured(objs[0].Object)
+	if err != nil {
+		return err
+	}
+	logical := namespaceOr(u.GetNamespace())
+	ns, err := s.Namespace(ctx, logical)
+	if err != nil {
+		return err
+	}
+	res := s.w.Dynamic.Resource(v1alpha1.GroupVersionResource()).Namespace(ns)
+	current, err := res.Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return fmt.Errorf("unable to get PodPreset %q: %w", name, err)
+	}
+	u.SetNamespace(ns)
+	u.SetName(name)
+	u.SetResourceVersion(current.GetResourceVersion())
+	warnings := &Warnings{}
+	updated, err := res.Update(WithWarnings(ctx, warnings), u, metav1.UpdateOptions{FieldValidation: "Strict"})
+	s.last = &Attempt{Err: err, Warnings: warnings.List()}
+	if err == nil {
+		key := objectKey{"PodPreset", logical, name}
+		s.versions[key] = updated.GetResourceVersion()
+		return s.w.WaitForPreset(ctx, ns, name, updated.GetResourceVersion())
+	}
+	return nil
+}
+
+// LastAttempt returns the outcome of the last try step.
+func (s *Scenario) LastAttempt() (*Attempt, error) {
+	if s.last == nil {
+		return nil, errors.New("no request was tried yet (use a \"When I try to ...\" step first)")
+	}
+	return s.last, nil
+}
+
+func (s *Scenario) decode(src manifest.Source, content, kind string) ([]manifest.Object, error) {
+	objs, err := manifest.Decode(src, content, s.w.Scheme)
+	if err != nil {
+		return nil, err
+	}
+	if len(objs) == 0 {
+		return nil, fmt.Errorf("%s:%d: the DocString holds no object", src.File, src.Line)
+	}
+	if kind != "" {
+		if len(objs) != 1 {
+			return nil, fmt.Errorf("%s:%d: expected one %s, got %d objects", src.File, src.Line, kind, len(objs))
+		}
+		if objs[0].GVK.Kind != kind {
+			return nil, fmt.Errorf("%s:%d: expected a %s, got a %s", src.File, objs[0].Line, kind, objs[0].GVK.Kind)
+		}
+	}
+	return objs, nil
+}
+
+// create creates one object in its scenario namespace and records it.
+func (s *Scenario) create(ctx context.Context, o manifest.Object, warnings *Warnings) (*unstructured.Unstructured, error) {
+	u, err := toUnstructured(o.Object)
+	if err != nil {
+		return nil, err
+	}
+	mapping, err := s.w.Mapper.RESTMapping(o.GVK.GroupKind(), o.GVK.Version)
+	if err != nil {
+		return nil, fmt.Errorf("unknown kind %s: %w", o.GVK, err)
+	}
+	logical := ""
+	if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
+		logical = namespaceOr(u.GetNamespace())
+		ns, err := s.Namespace(ctx, logical)
+		if err != nil {
+			return nil, err
+		}
+		u.SetNamespace(ns)
+	}
+	if warnings != nil {
+		ctx = WithWarnings(ctx, warnings)
+	}
+	key := objectKey{o.GVK.Kind, logical, u.GetName()}
+	s.submitted[key] = u.DeepCopy()
+	created, err := s.w.Dynamic.Resource(mapping.Resource).Namespace(u.GetNamespace()).
+		Create(ctx, u, metav1.CreateOptions{FieldValidation: "Strict"})
+	if err != nil {
+		return nil, fmt.Errorf("unable to create %s %q: %s", o.GVK.Kind, u.GetName(), s.Logical(err.Error()))
+	}
+	if o.GVK.GroupKind() == v1alpha1.SchemeGroupVersion.WithKind("PodPreset").GroupKind() {
+		s.versions[key] = created.GetResourceVersion()
+		if err := s.w.WaitForPreset(ctx, created.GetNamespace(), created.GetName(), created.GetResourceVersion()); err != nil {
+			return nil, err
+		}
+	}
+	return created, nil
+}
+
+func namespaceOr(ns string) string {
+	if ns == "" {
+		return metav1.NamespaceDefault
+	}
+	return ns
+}
+
+func toUnstructured(obj runtime.Object) (*unstructured.Unstructured, error) {
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		return u.DeepCopy(), nil
+	}
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return nil, err
+	}
+	return &unstructured.Unstructured{Object: m}, nil
+}
+
+var rvPattern = regexp.MustCompile(`\$\{rv:([^}]*)\}`)
+
+// Expand replaces ${rv:<preset>} by the resourceVersion of the scenario's
+// preset of that name (in the logical namespace ns).
+func (s *Scenario) Expand(text, ns string) (string, error) {
+	var missing []string
+	out := rvPattern.ReplaceAllStringFunc(text, func(m string) string {
+		name := rvPattern.FindStringSubmatch(m)[1]
+		v, ok := s.versions[objectKey{"PodPreset", namespaceOr(ns), name}]
+		if !ok {
+			missing = append(missing, name)
+			return m
+		}
+		return v
+	})
+	if len(missing) > 0 {
+		return "", fmt.Errorf("${rv:...} names PodPresets this scenario did not create in namespace %s: %s", namespaceOr(ns), strings.Join(missing, ", "))
+	}
+	return out, nil
+}
+
+// podNamespace is the logical namespace of a pod the scenario created.
+func (s *Scenario) podNamespace(name string) string {
+	return s.namespaceOf("Pod", name)
+}
+
+func (s *Scenario) namespaceOf(kind, name string) string {
+	var found []string
+	for k := range s.submitted {
+		if k.kind == kind && k.name == name {
+			found = append(found, k.namespace)
+		}
+	}
+	if len(found) == 0 {
+		return metav1.NamespaceDefault
+	}
+	sort.Strings(found)
+	return found[0]
+}
+
+// GetPod returns a pod of the scenario by logical namespace and name.
+func (s *Scenario) GetPod(ctx context.Context, logicalNS, name string) (*corev1.Pod, error) {
+	ns, err := s.Namespace(ctx, logicalNS)
+	if err != nil {
+		return nil, err
+	}
+	pod, err := s.w.Client.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("unable to get pod %q: %s", name, s.Logical(err.Error()))
+	}
+	return pod, nil
+}
+
+// PodShouldBe compares the stored pod with the expected one in the
+// DocString (harness.md "Comparing pods").
+func (s *Scenario) PodShouldBe(ctx context.Context, name string, src manifest.Source, content string) error {
+	ns := s.podNamespace(name)
+	want, err := s.expectedPod(src, content, ns)
+	if err != nil {
+		return err
+	}
+	if want.Namespace != "" {
+		ns = want.Namespace
+	}
+	got, err := s.GetPod(ctx, ns, name)
+	if err != nil {
+		return err
+	}
+	return s.comparePod(ctx, want, got)
+}
+
+func (s *Scenario) expectedPod(src manifest.Source, content, ns string) (*corev1.Pod, error) {
+	content, err := s.Expand(content, ns)
+	if err != nil {
+		return nil, fmt.Errorf("%s:%d: %w", src.File, src.Line, err)
+	}
+	want := &corev1.Pod{}
+	if err := manifest.DecodeInto(src, content, s.w.Scheme, want); err != nil {
+		return nil, err
+	}
+	return want, nil
+}
+
+func (s *Scenario) comparePod(ctx context.Context, want, got *corev1.Pod) error {
+	defaulted, err := s.defaultPod(ctx, want)
+	if err != nil {
+		return err
+	}
+	if m := compare.Pods(defaulted, got, compare.Options{AnnotationPrefix: s.w.AnnotationPrefix}); m != nil {
+		return m
+	}
+	return nil
+}
+
+// defaultPod gives an expected pod the API server's defaults by a dry-run
+// create in the defaulting namespace, where no module under test runs.
+func (s *Scenario) defaultPod(ctx context.Context, want *corev1.Pod) (*corev1.Pod, error) {
+	p := want.DeepCopy()
+	p.Namespace, p.Name, p.GenerateName = s.w.DefaultingNamespace, "", "expected-"
+	p.OwnerReferences, p.ResourceVersion = nil, ""
+	got, err := s.w.Client.CoreV1().Pods(p.Namespace).Create(ctx, p, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+	if err != nil {
+		return nil, fmt.Errorf("the expected pod is not valid (dry-run create: %s)", s.Logical(err.Error()))
+	}
+	got.Labels, got.Annotations = want.Labels, want.Annotations
+	return got, nil
+}
+
+// PodAsSubmitted checks the stored pod's spec, labels and annotations equal
+// what the scenario submitted.
+func (s *Scenario) PodAsSubmitted(ctx context.Context, name string) error {
+	ns := s.podNamespace(name)
+	u, ok := s.submitted[objectKey{"Pod", ns, name}]
+	if !ok {
+		return fmt.Errorf("this scenario created no pod %q", name)
+	}
+	want := &corev1.Pod{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, want); err != nil {
+		return err
+	}
+	got, err := s.GetPod(ctx, ns, name)
+	if err != nil {
+		return err
+	}
+	return s.comparePod(ctx, want, got)
+}
+
+// PodHasAnnotations checks each key has the value (after ${rv:...} expansion).
+func (s *Scenario) PodHasAnnotations(ctx context.Context, name string, want map[string]string) error {
+	ns := s.podNamespace(name)
+	got, err := s.GetPod(ctx, ns, name)
+	if err != nil {
+		return err
+	}
+	var diffs []string
+	keys := sortedKeys(want)
+	for _, k := range keys {
+		v, err := s.Expand(want[k], ns)
+		if err != nil {
+			return err
+		}
+		g, ok := got.Annotations[k]
+		switch {
+		case !ok:
+			diffs = append(diffs, fmt.Sprintf("metadata.annotations[%s]: want %q, got <absent>", k, v))
+		case g != v:
+			diffs = append(diffs, fmt.Sprintf("metadata.annotations[%s]: want %q, got %q", k, v, g))
+		}
+	}
+	if len(diffs) > 0 {
+		return errors.New(strings.Join(diffs, "\n"))
+	}
+	return nil
+}
+
+// PodHasNoPresetAnnotations checks no annotation has the module's prefix.
+func (s *Scenario) PodHasNoPresetAnnotations(ctx context.Context, name string) error {
+	got, err := s.GetPod(ctx, s.podNamespace(name), name)
+	if err != nil {
+		return err
+	}
+	var found []string
+	for _, k := range sortedKeys(got.Annotations) {
+		if strings.HasPrefix(k, s.w.AnnotationPrefix) {
+			found = append(found, fmt.Sprintf("%s: %q", k, got.Annotations[k]))
+		}
+	}
+	if len(found) > 0 {
+		return fmt.Errorf("pod %q has PodPreset annotations:\n  %s", name, strings.Join(found, "\n  "))
+	}
+	return nil
+}
+
+// kindOf resolves a kind written in a step ("pod", "ReplicaSet").
+func (s *Scenario) kindOf(kind string) (schema.GroupVersionKind, *meta.RESTMapping, error) {
+	gvk, err := s.w.Mapper.KindFor(schema.GroupVersionResource{Resource: strings.ToLower(kind)})
+	if err != nil {
+		return gvk, nil, fmt.Errorf("unknown kind %q: %w", kind, err)
+	}
+	mapping, err := s.w.Mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	return gvk, mapping, err
+}
+
+// OwnedPodsShouldBe waits until exactly n pods are controlled by the object
+// and compares each with the expected pod.
+func (s *Scenario) OwnedPodsShouldBe(ctx context.Context, n int, kind, name string, src manifest.Source, content string) error {
+	gvk, mapping, err := s.kindOf(kind)
+	if err != nil {
+		return err
+	}
+	logical := s.namespaceOf(gvk.Kind, name)
+	ns, err := s.Namespace(ctx, logical)
+	if err != nil {
+		return err
+	}
+	owner, err := s.w.Dynamic.Resource(mapping.Resource).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return fmt.Errorf("unable to get %s %q: %s", gvk.Kind, name, s.Logical(err.Error()))
+	}
+	want, err := s.expectedPod(src, content, logical)
+	if err != nil {
+		return err
+	}
+	var pods []corev1.Pod
+	err = wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, s.w.Timeouts.Wait, true, func(ctx context.Context) (bool, error) {
+		list, err := s.w.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, err
+		}
+		pods = pods[:0]
+		for _, p := range list.Items {
+			if c := metav1.GetControllerOf(&p); c != nil && c.UID == owner.GetUID() {
+				pods = append(pods, p)
+			}
+		}
+		return len(pods) == n, nil
+	})
+	if err != nil {
+		return fmt.Errorf("want %d pods owned by %s %q, have %d after %s", n, gvk.Kind, name, len(pods), s.w.Timeouts.Wait)
+	}
+	var errs []string
+	for i := range pods {
+		if err := s.comparePod(ctx, want, &pods[i]); err != nil {
+			errs = append(errs, fmt.Sprintf("pod %s:\n%v", pods[i].Name, err))
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("%d of %d pods differ:\n%s", len(errs), n, strings.Join(errs, "\n\n"))
+	}
+	return nil
+}
+
+// ObjectAsSubmitted checks that an object the scenario created was not
+// changed: for a pod its spec, labels and annotations; for other kinds its
+// spec and labels, and no annotation under the module's prefix.
+func (s *Scenario) ObjectAsSubmitted(ctx context.Context, kind, name string) error {
+	gvk, mapping, err := s.kindOf(kind)
+	if err != nil {
+		return err
+	}
+	if gvk.Kind == "Pod" && gvk.Group == "" {
+		return s.PodAsSubmitted(ctx, name)
+	}
+	logical := s.namespaceOf(gvk.Kind, name)
+	submitted, ok := s.submitted[objectKey{gvk.Kind, logical, name}]
+	if !ok {
+		return fmt.Errorf("this scenario created no %s %q", gvk.Kind, name)
+	}
+	got, err := s.w.Dynamic.Resource(mapping.Resource).Namespace(submitted.GetNamespace()).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return fmt.Errorf("unable to get %s %q: %s", gvk.Kind, name, s.Logical(err.Error()))
+	}
+	dry := submitted.DeepCopy()
+	dry.SetNamespace(s.w.DefaultingNamespace)
+	defaulted, err := s.w.Dynamic.Resource(mapping.Resource).Namespace(dry.GetNamespace()).
+		Create(ctx, dry, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+	if err != nil {
+		return fmt.Errorf("unable to default the submitted %s (dry-run create: %s)", gvk.Kind, s.Logical(err.Error()))
+	}
+	var diffs []compare.Difference
+	diffs = append(diffs, compare.Values("metadata.labels", submitted.GetLabels(), got.GetLabels())...)
+	for k, v := range got.GetAnnotations() {
+		if _, ok := submitted.GetAnnotations()[k]; !ok && strings.HasPrefix(k, s.w.AnnotationPrefix) {
+			diffs = append(diffs, compare.Difference{Path: "metadata.annotations[" + k + "]", Want: "<absent>", Got: fmt.Sprintf("%q", v)})
+		}
+	}
+	diffs = append(diffs, compare.Values("spec", defaulted.Object["spec"], got.Object["spec"])...)
+	if len(diffs) > 0 {
+		lines := make([]string, len(diffs))
+		for i, d := range diffs {
+			lines[i] = d.String()
+		}
+		return fmt.Errorf("%s %q is not as submitted:\n%s", gvk.Kind, name, strings.Join(lines, "\n"))
+	}
+	return nil
+}
+
+// EventSpec is an expected event; Message is a substring.
+type EventSpec struct{ Type, Reason, Message string }
+
+// HasEvent waits until the object has a matching event.
+func (s *Scenario) HasEvent(ctx context.Context, kind, name string, want EventSpec) error {
+	gvk, _, err := s.kindOf(kind)
+	if err != nil {
+		return err
+	}
+	ns, err := s.Namespace(ctx, s.namespaceOf(gvk.Kind, name))
+	if err != nil {
+		return err
+	}
+	var seen []corev1.Event
+	err = wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, s.w.Timeouts.Wait, true, func(ctx context.Context) (bool, error) {
+		seen, err = s.events(ctx, ns, gvk.Kind, name)
+		if err != nil {
+			return false, err
+		}
+		for _, e := range seen {
+			if (want.Type == "" || e.Type == want.Type) && (want.Reason == "" || e.Reason == want.Reason) && strings.Contains(e.Message, want.Message) {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	if err != nil {
+		return fmt.Errorf("no event type=%s reason=%s message~%q on %s %q after %s; events seen: %s",
+			want.Type, want.Reason, want.Message, gvk.Kind, name, s.w.Timeouts.Wait, describeEvents(seen))
+	}
+	return nil
+}
+
+// HasNoEvents checks, for the settle window, that the object gets no event
+// with the reason.
+func (s *Scenario) HasNoEvents(ctx context.Context, kind, name, reason string) error {
+	gvk, _, err := s.kindOf(kind)
+	if err != nil {
+		return err
+	}
+	ns, err := s.Namespace(ctx, s.namespaceOf(gvk.Kind, name))
+	if err != nil {
+		return err
+	}
+	deadline := time.Now().Add(s.w.Timeouts.Settle)
+	for {
+		evs, err := s.events(ctx, ns, gvk.Kind, name)
+		if err != nil {
+			return err
+		}
+		for _, e := range evs {
+			if e.Reason == reason {
+				return fmt.Errorf("%s %q has an event with reason %s: %s", gvk.Kind, name, reason, s.Logical(e.Message))
+			}
+		}
+		if time.Now().After(deadline) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+func (s *Scenario) events(ctx context.Context, ns, kind, name string) ([]corev1.Event, error) {
+	list, err := s.w.Client.CoreV1().Events(ns).List(ctx, metav1.ListOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []corev1.Event
+	for _, e := range list.Items {
+		if e.InvolvedObject.Kind == kind && e.InvolvedObject.Name == name {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+func describeEvents(evs []corev1.Event) string {
+	if len(evs) == 0 {
+		return "none"
+	}
+	parts := make([]string, len(evs))
+	for i, e := range evs {
+		parts[i] = fmt.Sprintf("%s %s %q", e.Type, e.Reason, e.Message)
+	}
+	return strings.Join(parts, "; ")
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,42 @@
+package harness
+
+import (
+	"context"
+	"sync"
+)
+
+// Warnings collects the warnings the API server returns for the requests made
+// with a context from WithWarnings.
+type Warnings struct {
+	mu   sync.Mutex
+	list []string
+}
+
+type warningsKey struct{}
+
+// WithWarnings returns a context whose requests' warnings are added to w.
+func WithWarnings(ctx context.Context, w *Warnings) context.Context {
+	return context.WithValue(ctx, warningsKey{}, w)
+}
+
+// List returns the warnings collected so far.
+func (w *Warnings) List() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]string(nil), w.list...)
+}
+
+// contextWarnings is the client's warning handler: it files each warning
+// with the Warnings of the request's context, if any.
+type contextWarnings struct{}
+
+func (contextWarnings) HandleWarningHeaderWithContext(ctx context.Context, code int, _ string, message string) {
+	if code != 299 || message == "" {
+		return
+	}
+	if w, ok := ctx.Value(warningsKey{}).(*Warnings); ok {
+		w.mu.Lock()
+		w.list = append(w.list, message)
+		w.mu.Unlock()
+	}
+}

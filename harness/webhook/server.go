@@ -1,0 +1,64 @@
+package webhook
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+)
+
+// Server serves webhook handlers over TLS.
+type Server struct {
+	// URL is the base URL, e.g. https://127.0.0.1:40123.
+	URL string
+	// CABundle is the PEM CA that signed the serving certificate.
+	CABundle []byte
+
+	srv  *http.Server
+	done chan error
+}
+
+// Serve starts serving mux on host (an IP address; 127.0.0.1 keeps it on
+// loopback) at a free port, with a certificate for that host from a new CA.
+func Serve(host string, mux http.Handler) (*Server, error) {
+	certs, err := NewCertificates(host)
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
+	if err != nil {
+		return nil, fmt.Errorf("unable to listen for the webhook: %w", err)
+	}
+	srv := &http.Server{
+		Handler:           mux,
+		ReadHeaderTimeout: 10 * time.Second,
+		TLSConfig: &tls.Config{
+			MinVersion:   tls.VersionTLS12,
+			Certificates: []tls.Certificate{certs.Serving},
+		},
+	}
+	s := &Server{URL: "https://" + ln.Addr().String(), CABundle: certs.CABundle, srv: srv, done: make(chan error, 1)}
+	go func() {
+		err := srv.ServeTLS(ln, "", "")
+		if errors.Is(err, http.ErrServerClosed) {
+			err = nil
+		}
+		s.done <- err
+	}()
+	return s, nil
+}
+
+// Stop shuts the server down, waiting for requests in flight until ctx ends.
+func (s *Server) Stop(ctx context.Context) error {
+	err := s.srv.Shutdown(ctx)
+	if err != nil {
+		_ = s.srv.Close()
+	}
+	if serveErr := <-s.done; serveErr != nil {
+		return serveErr
+	}
+	return err
+}

@@ -1,0 +1,353 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilrand "k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+
+	"presetsim.dev/presetsim/harness/controlplane"
+	"presetsim.dev/presetsim/harness/manifest"
+	"presetsim.dev/presetsim/harness/webhook"
+	"presetsim.dev/presetsim/presets"
+	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
+	"presetsim.dev/presetsim/presets/merge"
+)
+
+// Labels the harness puts on the namespaces it creates.
+const (
+	// RunLabel carries the run id on every namespace of a run.
+	RunLabel = "presetsim.dev/run"
+	// AdmissionLabel carries the run id on the namespaces the module under
+	// test is registered for (not on the defaulting namespace).
+	AdmissionLabel = "presetsim.dev/admission"
+	// LogicalLabel carries the logical name of a scenario namespace.
+	LogicalLabel = "presetsim.dev/logical"
+)
+
+// Options configure a World.
+type Options struct {
+	// BinDir holds the control-plane binaries; FindBinaries when empty.
+	BinDir string
+	// Module is the in-process admission module to test; "reference" when empty.
+	Module string
+	// Modules is the registry Module is looked up in; NewModules() when nil.
+	Modules *Modules
+	// Progress receives one line per start-up phase; io.Discard when nil.
+	Progress io.Writer
+	// Timeouts for waiting steps; DefaultTimeouts when zero.
+	Timeouts Timeouts
+}
+
+// Timeouts bound the harness's waits.
+type Timeouts struct {
+	// Wait bounds waiting for something that should happen (an event, pods).
+	Wait time.Duration
+	// Settle is how long something that should not happen is watched for.
+	Settle time.Duration
+}
+
+// DefaultTimeouts are used when Options.Timeouts is zero.
+var DefaultTimeouts = Timeouts{Wait: 30 * time.Second, Settle: time.Second}
+
+// World is the control plane and admission module shared by a run's scenarios.
+type World struct {
+	// RunID names this run; it labels every namespace the run creates.
+	RunID string
+	// Config and KubeConfig give admin access to the API server.
+	Config     *rest.Config
+	KubeConfig []byte
+	Client     kubernetes.Interface
+	Dynamic    dynamic.Interface
+	Mapper     meta.RESTMapper
+	Scheme     *runtime.Scheme
+	// AnnotationPrefix is the prefix of the module's pod annotations.
+	AnnotationPrefix string
+	// DefaultingNamespace is where expected objects are dry-run for defaults.
+	DefaultingNamespace string
+	// Timeouts bound the waits of steps.
+	Timeouts Timeouts
+	// Started is how long Start took, from binaries found to webhook answering.
+	Started time.Duration
+
+	cp      *controlplane.ControlPlane
+	module  *InProcess
+	server  *webhook.Server
+	cancel  context.CancelFunc
+	stop    sync.Once
+	stopErr error
+}
+
+// Start starts the control plane, installs the PodPreset CRD, serves the
+// admission module as a webhook and waits until the API server calls it.
+// On error, everything started is stopped again.
+func Start(ctx context.Context, opts Options) (_ *World, err error) {
+	progress := opts.Progress
+	if progress == nil {
+		progress = io.Discard
+	}
+	if opts.Modules == nil {
+		opts.Modules = NewModules()
+	}
+	if opts.Module == "" {
+		opts.Module = ReferenceModule
+	}
+	if opts.Timeouts == (Timeouts{}) {
+		opts.Timeouts = DefaultTimeouts
+	}
+	factory, err := opts.Modules.Get(opts.Module)
+	if err != nil {
+		return nil, err
+	}
+	if opts.BinDir == "" {
+		if opts.BinDir, err = FindBinaries(progress); err != nil {
+			return nil, err
+		}
+	}
+
+	began := time.Now()
+	w := &World{
+		RunID:            utilrand.String(6),
+		Scheme:           manifest.Scheme(),
+		AnnotationPrefix: merge.AnnotationPrefix,
+		Timeouts:         opts.Timeouts,
+	}
+	defer func() {
+		if err != nil {
+			_ = w.Stop()
+		}
+	}()
+	fmt.Fprintf(progress, "starting etcd, kube-apiserver and kube-controller-manager ...\n")
+	if w.cp, err = controlplane.Start(ctx, controlplane.Options{BinDir: opts.BinDir}); err != nil {
+		return nil, err
+	}
+	if err := w.connect(w.cp.Config); err != nil {
+		return nil, err
+	}
+	w.KubeConfig = w.cp.KubeConfig
+	fmt.Fprintf(progress, "control plane up in %s; installing the PodPreset CRD ...\n", since(began))
+	if err := w.installCRD(ctx); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(progress, "serving admission module %q as a webhook ...\n", opts.Module)
+	var moduleCtx context.Context
+	moduleCtx, w.cancel = context.WithCancel(context.Background())
+	if w.module, err = factory(moduleCtx, ModuleDeps{Client: w.Client, Dynamic: w.Dynamic}); err != nil {
+		return nil, fmt.Errorf("unable to start admission module %q: %w", opts.Module, err)
+	}
+	if err := w.serveModule(ctx); err != nil {
+		return nil, err
+	}
+	if err := w.waitForWebhook(ctx); err != nil {
+		return nil, err
+	}
+	w.Started = time.Since(began)
+	fmt.Fprintf(progress, "ready in %s (run %s)\n", since(began), w.RunID)
+	return w, nil
+}
+
+func since(t time.Time) time.Duration { return time.Since(t).Round(10 * time.Millisecond) }
+
+func (w *World) connect(cfg *rest.Config) error {
+	cfg = rest.CopyConfig(cfg)
+	cfg.QPS, cfg.Burst = 200, 400
+	cfg.WarningHandlerWithContext = contextWarnings{}
+	w.Config = cfg
+	var err error
+	if w.Client, err = kubernetes.NewForConfig(cfg); err != nil {
+		return err
+	}
+	if w.Dynamic, err = dynamic.NewForConfig(cfg); err != nil {
+		return err
+	}
+	httpClient, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		return err
+	}
+	w.Mapper, err = apiutil.NewDynamicRESTMapper(cfg, httpClient)
+	return err
+}
+
+func (w *World) installCRD(ctx context.Context) error {
+	crd, err := presets.CRD()
+	if err != nil {
+		return err
+	}
+	cs, err := apiextensionsclient.NewForConfig(w.Config)
+	if err != nil {
+		return err
+	}
+	if _, err := cs.ApiextensionsV1().CustomResourceDefinitions().Create(ctx, crd, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("unable to install the PodPreset CRD: %w", err)
+	}
+	err = wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		got, err := cs.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, crd.Name, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		for _, c := range got.Status.Conditions {
+			if c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	if err != nil {
+		return fmt.Errorf("the PodPreset CRD was not established: %w", err)
+	}
+	return nil
+}
+
+func (w *World) serveModule(ctx context.Context) error {
+	mux := http.NewServeMux()
+	mux.Handle("/mutate-pods", webhook.NewHandler(w.module.Plugin, w.Scheme))
+	var err error
+	if w.server, err = webhook.Serve("127.0.0.1", mux); err != nil {
+		return err
+	}
+	cfg := webhook.MutatingWebhookConfiguration(webhook.PodConfig{
+		Name:              "podpreset.presetsim.dev",
+		URL:               w.server.URL + "/mutate-pods",
+		CABundle:          w.server.CABundle,
+		NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{AdmissionLabel: w.RunID}},
+	})
+	cfg.Name = "presetsim-" + w.RunID
+	if _, err := w.Client.AdmissionregistrationV1().MutatingWebhookConfigurations().Create(ctx, cfg, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("unable to register the webhook: %w", err)
+	}
+	return nil
+}
+
+// waitForWebhook creates the defaulting namespace and a probe namespace with
+// a preset, then dry-runs a pod there until it comes back mutated: proof that
+// the API server calls the webhook and the module sees presets.
+func (w *World) waitForWebhook(ctx context.Context) error {
+	w.DefaultingNamespace = "presetsim-" + w.RunID + "-defaults"
+	if err := w.createNamespace(ctx, w.DefaultingNamespace, map[string]string{RunLabel: w.RunID}); err != nil {
+		return err
+	}
+	probeNS := "presetsim-" + w.RunID + "-probe"
+	if err := w.createNamespace(ctx, probeNS, map[string]string{RunLabel: w.RunID, AdmissionLabel: w.RunID}); err != nil {
+		return err
+	}
+	pp := &v1alpha1.PodPreset{
+		TypeMeta:   metav1.TypeMeta{APIVersion: v1alpha1.SchemeGroupVersion.String(), Kind: "PodPreset"},
+		ObjectMeta: metav1.ObjectMeta{Name: "probe", Namespace: probeNS},
+		Spec: v1alpha1.PodPresetSpec{
+			Selector: metav1.LabelSelector{MatchLabels: map[string]string{"presetsim.dev/probe": "true"}},
+			Env:      []corev1.EnvVar{{Name: "PRESETSIM_PROBE", Value: "1"}},
+		},
+	}
+	created, err := w.createPreset(ctx, pp)
+	if err != nil {
+		return fmt.Errorf("unable to create the probe PodPreset: %w", err)
+	}
+	if err := w.WaitForPreset(ctx, probeNS, "probe", created); err != nil {
+		return err
+	}
+	pod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "probe", Namespace: probeNS, Labels: map[string]string{"presetsim.dev/probe": "true"}},
+		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "probe", Image: "probe"}}},
+	}
+	var last error
+	err = wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		got, err := w.Client.CoreV1().Pods(probeNS).Create(ctx, pod, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		if err != nil {
+			last = err
+			return false, nil
+		}
+		_, ok := got.Annotations[merge.AnnotationKey("probe")]
+		if !ok {
+			last = errors.New("the probe pod came back without the preset annotation")
+		}
+		return ok, nil
+	})
+	if err != nil {
+		return fmt.Errorf("the admission webhook does not answer: %v (%w)", last, err)
+	}
+	return nil
+}
+
+func (w *World) createPreset(ctx context.Context, pp *v1alpha1.PodPreset) (string, error) {
+	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(pp)
+	if err != nil {
+		return "", err
+	}
+	obj, err := w.Dynamic.Resource(v1alpha1.GroupVersionResource()).Namespace(pp.Namespace).
+		Create(ctx, &unstructured.Unstructured{Object: u}, metav1.CreateOptions{})
+	if err != nil {
+		return "", err
+	}
+	return obj.GetResourceVersion(), nil
+}
+
+// WaitForPreset waits until the in-process module has seen the preset, when
+// the module can tell; otherwise it returns at once.
+func (w *World) WaitForPreset(ctx context.Context, namespace, name, resourceVersion string) error {
+	if w.module == nil || w.module.WaitForPreset == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, w.Timeouts.Wait)
+	defer cancel()
+	return w.module.WaitForPreset(ctx, namespace, name, resourceVersion)
+}
+
+func (w *World) createNamespace(ctx context.Context, name string, labels map[string]string) error {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
+	if _, err := w.Client.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("unable to create namespace %s: %w", name, err)
+	}
+	// With the ServiceAccount admission plug-in on, pods are refused until
+	// the serviceaccount controller has made the namespace's default account.
+	err := wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, w.Timeouts.Wait, true, func(ctx context.Context) (bool, error) {
+		_, err := w.Client.CoreV1().ServiceAccounts(name).Get(ctx, "default", metav1.GetOptions{})
+		return err == nil, nil
+	})
+	if err != nil {
+		return fmt.Errorf("namespace %s got no default ServiceAccount: %w", name, err)
+	}
+	return nil
+}
+
+// Stop stops the module, the webhook server and the control plane. It is
+// safe to call more than once and from a signal handler.
+func (w *World) Stop() error {
+	w.stop.Do(func() { w.stopErr = w.stopAll() })
+	return w.stopErr
+}
+
+func (w *World) stopAll() error {
+	var errs []error
+	if w.module != nil && w.module.Stop != nil {
+		w.module.Stop()
+	}
+	if w.cancel != nil {
+		w.cancel()
+	}
+	if w.server != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		errs = append(errs, w.server.Stop(ctx))
+		cancel()
+	}
+	if w.cp != nil {
+		errs = append(errs, w.cp.Stop())
+	}
+	return errors.Join(errs...)
+}

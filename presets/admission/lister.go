@@ -1,0 +1,112 @@
+package admission
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/tools/cache"
+
+	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
+)
+
+// InformerLister is a Lister backed by a shared informer on the PodPreset
+// custom resource: admission reads a local cache, never the API server.
+type InformerLister struct {
+	informer cache.SharedIndexInformer
+}
+
+var _ Lister = &InformerLister{}
+
+// NewInformerLister returns a lister over every namespace's PodPresets. Call
+// Run, then WaitForCacheSync, before the first List.
+func NewInformerLister(client dynamic.Interface) *InformerLister {
+	res := client.Resource(v1alpha1.GroupVersionResource())
+	lw := &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+			return res.List(ctx, opts)
+		},
+		WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			return res.Watch(ctx, opts)
+		},
+	}
+	inf := cache.NewSharedIndexInformer(lw, &unstructured.Unstructured{}, 0,
+		cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+	// Convert once, when an object enters the cache, rather than on each List.
+	if err := inf.SetTransform(toPodPreset); err != nil {
+		panic(err) // only fails once the informer has started
+	}
+	return &InformerLister{informer: inf}
+}
+
+func toPodPreset(obj any) (any, error) {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return obj, nil // e.g. cache.DeletedFinalStateUnknown
+	}
+	pp := &v1alpha1.PodPreset{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, pp); err != nil {
+		return nil, fmt.Errorf("unable to convert PodPreset %s/%s: %w", u.GetNamespace(), u.GetName(), err)
+	}
+	return pp, nil
+}
+
+// Run runs the informer until ctx is done.
+func (l *InformerLister) Run(ctx context.Context) { l.informer.RunWithContext(ctx) }
+
+// WaitForCacheSync waits until the initial list is in the cache.
+func (l *InformerLister) WaitForCacheSync(ctx context.Context) bool {
+	return cache.WaitForCacheSync(ctx.Done(), l.informer.HasSynced)
+}
+
+// List implements Lister.
+func (l *InformerLister) List(namespace string) ([]*v1alpha1.PodPreset, error) {
+	objs, err := l.informer.GetIndexer().ByIndex(cache.NamespaceIndex, namespace)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*v1alpha1.PodPreset, 0, len(objs))
+	for _, o := range objs {
+		if pp, ok := o.(*v1alpha1.PodPreset); ok {
+			out = append(out, pp)
+		}
+	}
+	return out, nil
+}
+
+// WaitForPreset waits until the cache holds the preset namespace/name at
+// resourceVersion or later, so that a pod created next is admitted with it.
+func (l *InformerLister) WaitForPreset(ctx context.Context, namespace, name, resourceVersion string) error {
+	key := namespace + "/" + name
+	err := wait.PollUntilContextCancel(ctx, 5*time.Millisecond, true, func(context.Context) (bool, error) {
+		o, ok, err := l.informer.GetIndexer().GetByKey(key)
+		if err != nil || !ok {
+			return false, err
+		}
+		pp, ok := o.(*v1alpha1.PodPreset)
+		return ok && notOlder(pp.ResourceVersion, resourceVersion), nil
+	})
+	if err != nil {
+		return fmt.Errorf("PodPreset %s at resourceVersion %s not seen by the admission cache: %w", key, resourceVersion, err)
+	}
+	return nil
+}
+
+// notOlder reports whether resource version got is at least want. Resource
+// versions are opaque in general; on etcd they are revisions, and when either
+// does not parse as one only equality counts.
+func notOlder(got, want string) bool {
+	if got == want {
+		return true
+	}
+	g, err1 := strconv.ParseUint(got, 10, 64)
+	w, err2 := strconv.ParseUint(want, 10, 64)
+	return err1 == nil && err2 == nil && g >= w
+}

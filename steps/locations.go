@@ -1,0 +1,126 @@
+package steps
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+
+	gherkin "github.com/cucumber/gherkin/go/v26"
+	messages "github.com/cucumber/messages/go/v21"
+)
+
+// stepLocation is where a step and its DocString are in a feature file.
+type stepLocation struct {
+	File    string
+	Line    int // the step's line
+	DocLine int // the first content line of its DocString; 0 when none
+}
+
+// locator maps godog's pickles back to lines of the feature files. godog
+// does not expose the parsed documents, so each file is parsed again here and
+// a pickle is matched by name and steps (text and arguments).
+type locator struct {
+	mu    sync.Mutex
+	files map[string]*parsedFile
+}
+
+type parsedFile struct {
+	pickles []*messages.Pickle
+	steps   map[string]stepLocation // by AST node id of this parse
+	err     error
+}
+
+func newLocator() *locator { return &locator{files: map[string]*parsedFile{}} }
+
+// locate returns the location of each of the pickle's steps, in order.
+func (l *locator) locate(p *messages.Pickle) ([]stepLocation, error) {
+	f := l.parse(p.Uri)
+	if f.err != nil {
+		return nil, f.err
+	}
+	for _, candidate := range f.pickles {
+		if !samePickle(candidate, p) {
+			continue
+		}
+		locs := make([]stepLocation, len(candidate.Steps))
+		for i, st := range candidate.Steps {
+			if len(st.AstNodeIds) > 0 {
+				locs[i] = f.steps[st.AstNodeIds[0]]
+			}
+		}
+		return locs, nil
+	}
+	return nil, fmt.Errorf("scenario %q not found in %s", p.Name, p.Uri)
+}
+
+func (l *locator) parse(uri string) *parsedFile {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if f, ok := l.files[uri]; ok {
+		return f
+	}
+	f := &parsedFile{steps: map[string]stepLocation{}}
+	l.files[uri] = f
+	data, err := os.ReadFile(uri)
+	if err != nil {
+		f.err = err
+		return f
+	}
+	ids := &messages.Incrementing{}
+	doc, err := gherkin.ParseGherkinDocument(strings.NewReader(string(data)), ids.NewId)
+	if err != nil {
+		f.err = err
+		return f
+	}
+	f.pickles = gherkin.Pickles(*doc, uri, ids.NewId)
+	if doc.Feature == nil {
+		return f
+	}
+	record := func(steps []*messages.Step) {
+		for _, st := range steps {
+			loc := stepLocation{File: uri, Line: int(st.Location.Line)}
+			if st.DocString != nil {
+				loc.DocLine = int(st.DocString.Location.Line) + 1
+			}
+			f.steps[st.Id] = loc
+		}
+	}
+	for _, child := range doc.Feature.Children {
+		switch {
+		case child.Background != nil:
+			record(child.Background.Steps)
+		case child.Scenario != nil:
+			record(child.Scenario.Steps)
+		case child.Rule != nil:
+			for _, rc := range child.Rule.Children {
+				if rc.Background != nil {
+					record(rc.Background.Steps)
+				}
+				if rc.Scenario != nil {
+					record(rc.Scenario.Steps)
+				}
+			}
+		}
+	}
+	return f
+}
+
+func samePickle(a, b *messages.Pickle) bool {
+	if a.Name != b.Name || len(a.Steps) != len(b.Steps) {
+		return false
+	}
+	for i := range a.Steps {
+		if a.Steps[i].Text != b.Steps[i].Text || docString(a.Steps[i]) != docString(b.Steps[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func docString(s *messages.PickleStep) string {
+	if s.Argument == nil || s.Argument.DocString == nil {
+		return ""
+	}
+	return s.Argument.DocString.Content
+}

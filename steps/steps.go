@@ -1,0 +1,207 @@
+package steps
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/cucumber/godog"
+
+	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/harness/manifest"
+)
+
+// state is one scenario's state, kept in the context.
+type state struct {
+	scenario *harness.Scenario
+	steps    []*godog.Step
+	locs     []stepLocation
+	current  stepLocation
+}
+
+type stateKey struct{}
+
+func from(ctx context.Context) *state {
+	s, _ := ctx.Value(stateKey{}).(*state)
+	return s
+}
+
+// source is where the current step's DocString starts.
+func (s *state) source() manifest.Source {
+	line := s.current.DocLine
+	if line == 0 {
+		line = s.current.Line
+	}
+	return manifest.Source{File: s.current.File, Line: line}
+}
+
+// Initializer returns the scenario initializer for a World: it registers the
+// step language and gives each scenario a fresh harness.Scenario.
+func Initializer(w *harness.World) func(*godog.ScenarioContext) {
+	loc := newLocator()
+	return func(sc *godog.ScenarioContext) {
+		sc.Before(func(ctx context.Context, p *godog.Scenario) (context.Context, error) {
+			locs, err := loc.locate(p)
+			if err != nil {
+				// Locations only improve messages; never fail a scenario for them.
+				locs = make([]stepLocation, len(p.Steps))
+				for i := range locs {
+					locs[i] = stepLocation{File: p.Uri}
+				}
+			}
+			return context.WithValue(ctx, stateKey{}, &state{scenario: w.NewScenario(), steps: p.Steps, locs: locs}), nil
+		})
+		sc.StepContext().Before(func(ctx context.Context, st *godog.Step) (context.Context, error) {
+			s := from(ctx)
+			for i, candidate := range s.steps {
+				if candidate.Id == st.Id {
+					s.current = s.locs[i]
+				}
+			}
+			return ctx, nil
+		})
+		register(sc)
+	}
+}
+
+func register(sc *godog.ScenarioContext) {
+	sc.Step(`^the objects:$`, createObjects)
+	sc.Step(`^I create the objects:$`, createObjects)
+	sc.Step(`^the (PodPreset|ConfigMap|Secret|Service):$`, createKind)
+	sc.Step(`^I create the pod:$`, func(ctx context.Context, doc *godog.DocString) error {
+		return createKind(ctx, "Pod", doc)
+	})
+	sc.Step(`^I try to create:$`, func(ctx context.Context, doc *godog.DocString) error {
+		s := from(ctx)
+		return s.scenario.TryCreate(ctx, s.source(), doc.Content)
+	})
+	sc.Step(`^I try to update the PodPreset "([^"]*)" to:$`, func(ctx context.Context, name string, doc *godog.DocString) error {
+		s := from(ctx)
+		return s.scenario.TryUpdatePreset(ctx, name, s.source(), doc.Content)
+	})
+	sc.Step(`^the request should succeed$`, requestShouldSucceed)
+	sc.Step(`^the request should be rejected with a message containing "([^"]*)"$`, requestShouldBeRejected)
+	sc.Step(`^the request should have a warning containing "([^"]*)"$`, requestShouldWarn)
+	sc.Step(`^the pod "([^"]*)" should be:$`, func(ctx context.Context, name string, doc *godog.DocString) error {
+		s := from(ctx)
+		return s.scenario.PodShouldBe(ctx, name, s.source(), doc.Content)
+	})
+	sc.Step(`^the pod "([^"]*)" should have the annotations:$`, func(ctx context.Context, name string, table *godog.Table) error {
+		rows, err := tableRows(table, "key", "value")
+		if err != nil {
+			return err
+		}
+		want := map[string]string{}
+		for _, r := range rows {
+			want[r["key"]] = r["value"]
+		}
+		return from(ctx).scenario.PodHasAnnotations(ctx, name, want)
+	})
+	sc.Step(`^the pod "([^"]*)" should have no PodPreset annotations$`, func(ctx context.Context, name string) error {
+		return from(ctx).scenario.PodHasNoPresetAnnotations(ctx, name)
+	})
+	sc.Step(`^(\d+) pods? owned by the (\w+) "([^"]*)" should be:$`, func(ctx context.Context, n, kind, name string, doc *godog.DocString) error {
+		count, err := strconv.Atoi(n)
+		if err != nil {
+			return err
+		}
+		s := from(ctx)
+		return s.scenario.OwnedPodsShouldBe(ctx, count, kind, name, s.source(), doc.Content)
+	})
+	sc.Step(`^the (\w+) "([^"]*)" should be as submitted$`, func(ctx context.Context, kind, name string) error {
+		return from(ctx).scenario.ObjectAsSubmitted(ctx, kind, name)
+	})
+	sc.Step(`^the (\w+) "([^"]*)" should have the event:$`, func(ctx context.Context, kind, name string, table *godog.Table) error {
+		rows, err := tableRows(table, "type", "reason", "message")
+		if err != nil {
+			return err
+		}
+		for _, r := range rows {
+			want := harness.EventSpec{Type: r["type"], Reason: r["reason"], Message: r["message"]}
+			if err := from(ctx).scenario.HasEvent(ctx, kind, name, want); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	sc.Step(`^the (\w+) "([^"]*)" should have no events with reason "([^"]*)"$`, func(ctx context.Context, kind, name, reason string) error {
+		return from(ctx).scenario.HasNoEvents(ctx, kind, name, reason)
+	})
+}
+
+func createObjects(ctx context.Context, doc *godog.DocString) error {
+	s := from(ctx)
+	return s.scenario.Create(ctx, s.source(), doc.Content, "")
+}
+
+func createKind(ctx context.Context, kind string, doc *godog.DocString) error {
+	s := from(ctx)
+	return s.scenario.Create(ctx, s.source(), doc.Content, kind)
+}
+
+func requestShouldSucceed(ctx context.Context) error {
+	s := from(ctx)
+	a, err := s.scenario.LastAttempt()
+	if err != nil {
+		return err
+	}
+	if a.Err != nil {
+		return fmt.Errorf("the request was rejected: %v", a.Err)
+	}
+	return nil
+}
+
+func requestShouldBeRejected(ctx context.Context, text string) error {
+	s := from(ctx)
+	a, err := s.scenario.LastAttempt()
+	if err != nil {
+		return err
+	}
+	if a.Err == nil {
+		return errors.New("the request succeeded, want it rejected")
+	}
+	if !strings.Contains(a.Err.Error(), text) {
+		return fmt.Errorf("the request was rejected, but the message does not contain %q:\n%v", text, a.Err)
+	}
+	return nil
+}
+
+func requestShouldWarn(ctx context.Context, text string) error {
+	s := from(ctx)
+	a, err := s.scenario.LastAttempt()
+	if err != nil {
+		return err
+	}
+	for _, w := range a.Warnings {
+		if strings.Contains(w, text) {
+			return nil
+		}
+	}
+	return fmt.Errorf("no warning contains %q; warnings: %q", text, a.Warnings)
+}
+
+// tableRows reads a table whose first row is a header with exactly the
+// given columns.
+func tableRows(t *godog.Table, columns ...string) ([]map[string]string, error) {
+	if t == nil || len(t.Rows) == 0 {
+		return nil, fmt.Errorf("want a table with columns %s", strings.Join(columns, ", "))
+	}
+	header := make([]string, len(t.Rows[0].Cells))
+	for i, c := range t.Rows[0].Cells {
+		header[i] = c.Value
+	}
+	if strings.Join(header, ",") != strings.Join(columns, ",") {
+		return nil, fmt.Errorf("table header is %q, want %q", strings.Join(header, " | "), strings.Join(columns, " | "))
+	}
+	var rows []map[string]string
+	for _, r := range t.Rows[1:] {
+		row := map[string]string{}
+		for i, c := range r.Cells {
+			row[columns[i]] = c.Value
+		}
+		rows = append(rows, row)
+	}
+	return rows, nil
+}

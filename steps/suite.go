@@ -1,0 +1,115 @@
+package steps
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cucumber/godog"
+
+	"presetsim.dev/presetsim/harness"
+)
+
+// SuiteOptions configure a run of feature files.
+type SuiteOptions struct {
+	// Paths of feature files or folders; "features" when empty.
+	Paths []string
+	// Format is a godog format ("pretty", "progress", "cucumber", "junit"); "pretty" when empty.
+	Format string
+	// Tags filters scenarios by tag expression, e.g. "@R4.2 && ~@slow".
+	Tags string
+	// Concurrency runs that many scenarios at once; 1 when zero.
+	Concurrency int
+	// Output receives the formatter's output; os.Stdout when nil.
+	Output io.Writer
+	// TestingT, when set, runs each scenario as a subtest of it.
+	TestingT *testing.T
+}
+
+// Timing is how long one scenario took.
+type Timing struct {
+	Scenario string
+	Duration time.Duration
+	Failed   bool
+}
+
+// Timings collects scenario durations.
+type Timings struct {
+	mu    sync.Mutex
+	start map[string]time.Time
+	list  []Timing
+}
+
+// List returns the timings, slowest first.
+func (t *Timings) List() []Timing {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := append([]Timing(nil), t.list...)
+	sort.Slice(out, func(i, j int) bool { return out[i].Duration > out[j].Duration })
+	return out
+}
+
+// Median returns the median scenario duration.
+func (t *Timings) Median() time.Duration {
+	l := t.List()
+	if len(l) == 0 {
+		return 0
+	}
+	return l[len(l)/2].Duration
+}
+
+// Run runs the feature files against a World and returns godog's exit
+// status (0 when every scenario passed) and the scenario timings.
+func Run(w *harness.World, opts SuiteOptions) (int, *Timings) {
+	if len(opts.Paths) == 0 {
+		opts.Paths = []string{"features"}
+	}
+	if opts.Format == "" {
+		opts.Format = "pretty"
+	}
+	if opts.Concurrency == 0 {
+		opts.Concurrency = 1
+	}
+	if opts.Output == nil {
+		opts.Output = os.Stdout
+	}
+	timings := &Timings{start: map[string]time.Time{}}
+	init := Initializer(w)
+	suite := godog.TestSuite{
+		Name: "presetsim",
+		ScenarioInitializer: func(sc *godog.ScenarioContext) {
+			init(sc)
+			sc.Before(func(ctx context.Context, p *godog.Scenario) (context.Context, error) {
+				timings.mu.Lock()
+				timings.start[p.Id] = time.Now()
+				timings.mu.Unlock()
+				return ctx, nil
+			})
+			sc.After(func(ctx context.Context, p *godog.Scenario, err error) (context.Context, error) {
+				timings.mu.Lock()
+				timings.list = append(timings.list, Timing{
+					Scenario: fmt.Sprintf("%s: %s", p.Uri, p.Name),
+					Duration: time.Since(timings.start[p.Id]),
+					Failed:   err != nil,
+				})
+				timings.mu.Unlock()
+				return ctx, nil
+			})
+		},
+		Options: &godog.Options{
+			Format:      opts.Format,
+			Paths:       opts.Paths,
+			Tags:        opts.Tags,
+			Concurrency: opts.Concurrency,
+			Output:      opts.Output,
+			TestingT:    opts.TestingT,
+			Strict:      true,
+		},
+	}
+	return suite.Run(), timings
+}

@@ -1,0 +1,33 @@
+package steps_test
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/steps"
+)
+
+// TestFeatures runs every feature file against the reference implementation
+// on a real control plane; each scenario is a subtest.
+func TestFeatures(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the feature suite starts etcd, kube-apiserver and kube-controller-manager; skipped with -short")
+	}
+	w, err := harness.Start(context.Background(), harness.Options{Progress: os.Stderr})
+	if err != nil {
+		t.Fatalf("unable to start the harness: %v", err)
+	}
+	defer harness.StopOnSignal(w.Stop)()
+	t.Cleanup(func() {
+		if err := w.Stop(); err != nil {
+			t.Errorf("unable to stop the harness: %v", err)
+		}
+	})
+	status, timings := steps.Run(w, steps.SuiteOptions{Paths: []string{"../features"}, Format: "progress", TestingT: t})
+	if status != 0 {
+		t.Errorf("feature suite failed with status %d", status)
+	}
+	t.Logf("control plane start %s; median scenario %s", w.Started, timings.Median())
+}
