@@ -10,3 +10,4 @@ if [[ ! -x "$gen" ]]; then
 fi
 cd "$root"
 "$gen" object paths=./presets/apis/... crd paths=./presets/apis/... output:crd:dir=./presets/config/crd
+go run ./hack/crdpatch presets/config/crd/settings.k8s.io_podpresets.yaml

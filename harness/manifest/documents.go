@@ -175,7 +175,10 @@ func (d *document) syntaxError(err error, parse func(string) error) *Error {
 		msg = m[1]
 	}
 	msg = strings.TrimPrefix(msg, "yaml: ")
-	line := badCharLine(d.text)
+	line := 0
+	if strings.Contains(msg, "UTF-8") || strings.Contains(msg, "Unicode") || strings.Contains(msg, "control characters") {
+		line = badCharLine(d.text) // the reader's errors: the parser has no line for them
+	}
 	if line == 0 {
 		line = problemLine(d.text, parse)
 	}

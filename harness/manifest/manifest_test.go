@@ -606,6 +606,14 @@ func TestDecodeSyntaxErrors(t *testing.T) {
 		content: "apiVersion: v1\nkind: Pod\nmetadata: {name: a\nspec: {}\n",
 		want:    []wantErr{{12, "", "invalid YAML: did not find expected ',' or '}'"}},
 	}, {
+		name:    "control character",
+		content: "apiVersion: v1\nkind: Pod\nmetadata:\n  name: a\x01\n",
+		want:    []wantErr{{13, "", "invalid YAML: control characters are not allowed"}},
+	}, {
+		name:    "invalid UTF-8",
+		content: "apiVersion: v1\nkind: Pod\nmetadata:\n  name: \xff\n",
+		want:    []wantErr{{13, "", "invalid YAML: invalid leading UTF-8 octet"}},
+	}, {
 		name:    "list item outdented",
 		content: "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n    - name: a\n   - name: b\n",
 		want:    []wantErr{{15, "", "invalid YAML: "}},

@@ -29,7 +29,7 @@ func (d *decoder) decodeTyped(doc *document, tree map[string]any, gvk schema.Gro
 	var (
 		errs   []*Error
 		cur    any = tree
-		nulled = map[string]bool{}
+		nulled     = map[string]bool{}
 	)
 	for attempt := 0; attempt < maxAttempts; attempt++ {
 		obj, err := d.tryDecode(cur, gvk)

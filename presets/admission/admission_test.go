@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"sync"
@@ -786,7 +785,7 @@ func TestRegister(t *testing.T) {
 	}
 
 	// The factory ignores its configuration.
-	if _, err := plugins.InitPlugin(PluginName, io.NopCloser(strings.NewReader("anything")), init); err != nil {
+	if _, err := plugins.InitPlugin(PluginName, strings.NewReader("anything"), init); err != nil {
 		t.Errorf("InitPlugin with a configuration: %v", err)
 	}
 }

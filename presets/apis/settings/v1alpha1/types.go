@@ -7,6 +7,10 @@ import (
 
 // MaxNameLength is the longest allowed PodPreset name (R1.6): the pod annotation
 // "podpreset-<name>" must fit the 63-character name part of a qualified name.
+//
+// Validation that sits on fields of the core/v1 types (volume and env var
+// names, one envFrom source, the name length) is added to the generated CRD by
+// hack/crdpatch, since markers cannot reach into those types.
 const MaxNameLength = 53
 
 // PodPreset is a policy resource that injects environment variables, envFrom
@@ -17,7 +21,6 @@ const MaxNameLength = 53
 // +kubebuilder:object:root=true
 // +kubebuilder:resource:path=podpresets,scope=Namespaced
 // +kubebuilder:metadata:annotations="api-approved.kubernetes.io=unapproved, PodPreset was removed from Kubernetes in 1.20; this CRD re-creates it for testing"
-// +kubebuilder:validation:XValidation:rule="size(self.metadata.name) <= 53",message="must be no more than 53 characters (the pod annotation podpreset-<name> must fit 63)",fieldPath=".metadata.name"
 type PodPreset struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
@@ -31,10 +34,6 @@ type PodPreset struct {
 // PodPresetSpec describes what a PodPreset injects and into which pods.
 //
 // +kubebuilder:validation:XValidation:rule="(has(self.env) && size(self.env) > 0) || (has(self.envFrom) && size(self.envFrom) > 0) || (has(self.volumes) && size(self.volumes) > 0) || (has(self.volumeMounts) && size(self.volumeMounts) > 0)",message="at least one of env, envFrom, volumes or volumeMounts must be set"
-// +kubebuilder:validation:XValidation:rule="!has(self.volumeMounts) || self.volumeMounts.all(m, has(self.volumes) && self.volumes.exists(v, v.name == m.name))",messageExpression="'spec.volumeMounts[' + string(self.volumeMounts.indexOf(self.volumeMounts.filter(m, !(has(self.volumes) && self.volumes.exists(v, v.name == m.name)))[0])) + '].name: ' + self.volumeMounts.filter(m, !(has(self.volumes) && self.volumes.exists(v, v.name == m.name)))[0].name + ' does not name a volume of this preset'",fieldPath=".volumeMounts",reason=FieldValueInvalid
-// +kubebuilder:validation:XValidation:rule="!has(self.volumes) || self.volumes.all(v, v.name.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?$'))",messageExpression="'spec.volumes[' + string(self.volumes.indexOf(self.volumes.filter(v, !v.name.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?$'))[0])) + '].name: ' + self.volumes.filter(v, !v.name.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?$'))[0].name + ' must be a DNS-1123 label (lower-case alphanumerics and -, starting and ending alphanumeric)'",fieldPath=".volumes",reason=FieldValueInvalid
-// +kubebuilder:validation:XValidation:rule="!has(self.env) || self.env.all(e, e.name.matches('^[ -<>-~]+$'))",messageExpression="'spec.env[' + string(self.env.indexOf(self.env.filter(e, !e.name.matches('^[ -<>-~]+$'))[0])) + '].name: ' + self.env.filter(e, !e.name.matches('^[ -<>-~]+$'))[0].name + ' must be a valid environment variable name (printable ASCII, no =)'",fieldPath=".env",reason=FieldValueInvalid
-// +kubebuilder:validation:XValidation:rule="!has(self.envFrom) || self.envFrom.all(e, has(e.configMapRef) != has(e.secretRef))",messageExpression="'spec.envFrom[' + string(self.envFrom.indexOf(self.envFrom.filter(e, has(e.configMapRef) == has(e.secretRef))[0])) + ']: must set exactly one of configMapRef or secretRef'",fieldPath=".envFrom",reason=FieldValueInvalid
 type PodPresetSpec struct {
 	// Selector is a label query over pods in the preset's namespace. Required;
 	// the empty selector {} matches every pod (R1.3).
@@ -59,7 +58,8 @@ type PodPresetSpec struct {
 	Volumes []corev1.Volume `json:"volumes,omitempty"`
 
 	// VolumeMounts are injected into every container and init container; each
-	// names a volume of this preset. Mount paths are unique.
+	// names a volume of this preset (checked by one CEL rule per index, added by
+	// hack/crdpatch, so the message names the exact path). Mount paths are unique.
 	// +optional
 	// +listType=map
 	// +listMapKey=mountPath

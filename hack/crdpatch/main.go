@@ -1,0 +1,126 @@
+// Command crdpatch adds to the generated PodPreset CRD the validation that
+// controller-gen markers cannot express, because it sits on fields of
+// Kubernetes' own core/v1 types (R1.5, R1.6). Where the schema can say a rule
+// (a pattern, a length), it does, so the API server names the exact field
+// path; CEL is kept for rules across fields. Run by hack/generate.sh.
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"sigs.k8s.io/yaml"
+
+	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
+)
+
+const (
+	// dns1123Label is what volume names must match (as for a pod's volumes).
+	dns1123Label = `^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	// envVarName is Kubernetes' relaxed environment variable name (GA and
+	// locked since 1.34): printable ASCII except '='.
+	envVarName = `^[ -<>-~]+$`
+	// envVarPrefix is the same, possibly empty.
+	envVarPrefix = `^[ -<>-~]*$`
+)
+
+func main() {
+	if len(os.Args) != 2 {
+		fmt.Fprintln(os.Stderr, "usage: crdpatch <crd.yaml>")
+		os.Exit(2)
+	}
+	if err := run(os.Args[1]); err != nil {
+		fmt.Fprintf(os.Stderr, "crdpatch: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+func run(path string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	crd := &apiextensionsv1.CustomResourceDefinition{}
+	if err := yaml.UnmarshalStrict(bytes.TrimPrefix(data, []byte("---\n")), crd); err != nil {
+		return fmt.Errorf("unable to read %s: %w", path, err)
+	}
+	for i := range crd.Spec.Versions {
+		if err := patch(crd.Spec.Versions[i].Schema.OpenAPIV3Schema); err != nil {
+			return fmt.Errorf("%s: version %s: %w", path, crd.Spec.Versions[i].Name, err)
+		}
+	}
+	out, err := yaml.Marshal(crd)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append([]byte("---\n"), out...), 0o644)
+}
+
+func patch(root *apiextensionsv1.JSONSchemaProps) error {
+	maxName := int64(v1alpha1.MaxNameLength)
+	// R1.6: only metadata.name and generateName may be constrained in a CRD.
+	root.Properties["metadata"] = apiextensionsv1.JSONSchemaProps{
+		Type: "object",
+		Properties: map[string]apiextensionsv1.JSONSchemaProps{
+			"name": {Type: "string", MaxLength: &maxName},
+		},
+	}
+	spec, ok := root.Properties["spec"]
+	if !ok {
+		return fmt.Errorf("no spec in schema")
+	}
+	label := int64(63)
+	one := int64(1)
+	edits := []struct {
+		list, field string
+		edit        func(*apiextensionsv1.JSONSchemaProps)
+	}{
+		{"volumes", "name", func(p *apiextensionsv1.JSONSchemaProps) { p.MaxLength, p.Pattern = &label, dns1123Label }},
+		{"volumeMounts", "name", func(p *apiextensionsv1.JSONSchemaProps) { p.MaxLength = &label }},
+		{"env", "name", func(p *apiextensionsv1.JSONSchemaProps) { p.MinLength, p.Pattern = &one, envVarName }},
+		{"envFrom", "prefix", func(p *apiextensionsv1.JSONSchemaProps) { p.Pattern = envVarPrefix }},
+	}
+	for _, e := range edits {
+		list, ok := spec.Properties[e.list]
+		if !ok || list.Items == nil || list.Items.Schema == nil {
+			return fmt.Errorf("no spec.%s items in schema", e.list)
+		}
+		field, ok := list.Items.Schema.Properties[e.field]
+		if !ok {
+			return fmt.Errorf("no spec.%s[].%s in schema", e.list, e.field)
+		}
+		e.edit(&field)
+		list.Items.Schema.Properties[e.field] = field
+		spec.Properties[e.list] = list
+	}
+	envFrom := spec.Properties["envFrom"]
+	envFrom.Items.Schema.XValidations = append(envFrom.Items.Schema.XValidations, apiextensionsv1.ValidationRule{
+		Rule:    "has(self.configMapRef) != has(self.secretRef)",
+		Message: "must set exactly one of configMapRef or secretRef",
+	})
+	spec.Properties["envFrom"] = envFrom
+
+	// R1.5: each mount names a volume of the preset. One rule per index:
+	// the CEL cost estimator loses the size of strings taken from filter()
+	// results, so a single rule whose message names the offending index is
+	// rejected as too expensive, while indexing the list directly is cheap.
+	mounts := spec.Properties["volumeMounts"]
+	if mounts.MaxItems == nil {
+		return fmt.Errorf("spec.volumeMounts has no maxItems")
+	}
+	for i := int64(0); i < *mounts.MaxItems; i++ {
+		spec.XValidations = append(spec.XValidations, apiextensionsv1.ValidationRule{
+			Rule: fmt.Sprintf("!has(self.volumeMounts) || size(self.volumeMounts) <= %d || "+
+				"(has(self.volumes) && self.volumes.exists(v, v.name == self.volumeMounts[%d].name))", i, i),
+			MessageExpression: fmt.Sprintf(`'spec.volumeMounts[%d].name: "' + self.volumeMounts[%d].name + '" does not name a volume of this preset'`, i, i),
+			FieldPath:         ".volumeMounts",
+			Reason:            &fieldValueInvalid,
+		})
+	}
+	root.Properties["spec"] = spec
+	return nil
+}
+
+var fieldValueInvalid = apiextensionsv1.FieldValueInvalid
