@@ -132,10 +132,7 @@ func (s *Scenario) TryUpdatePreset(ctx context.Context, name string, src manifes
 	if len(objs) != 1 {
 		return fmt.Errorf("%s:%d: expected one PodPreset, got %d objects", src.File, src.Line, len(objs))
 	}
-	u, err := toUnstructured(objs[0].Object)
-	if err != nil {
-		return err
-	}
+	u := objs[0].Raw.DeepCopy()
 	logical := namespaceOr(u.GetNamespace())
 	ns, err := s.Namespace(ctx, logical)
 	if err != nil {
@@ -187,12 +184,10 @@ func (s *Scenario) decode(src manifest.Source, content, kind string) ([]manifest
 	return objs, nil
 }
 
-// create creates one object in its scenario namespace and records it.
+// create creates one object, as written, in its scenario namespace and
+// records it.
 func (s *Scenario) create(ctx context.Context, o manifest.Object, warnings *Warnings) (*unstructured.Unstructured, error) {
-	u, err := toUnstructured(o.Object)
-	if err != nil {
-		return nil, err
-	}
+	u := o.Raw.DeepCopy()
 	mapping, err := s.w.Mapper.RESTMapping(o.GVK.GroupKind(), o.GVK.Version)
 	if err != nil {
 		return nil, fmt.Errorf("unknown kind %s: %w", o.GVK, err)
@@ -230,17 +225,6 @@ func namespaceOr(ns string) string {
 		return metav1.NamespaceDefault
 	}
 	return ns
-}
-
-func toUnstructured(obj runtime.Object) (*unstructured.Unstructured, error) {
-	if u, ok := obj.(*unstructured.Unstructured); ok {
-		return u.DeepCopy(), nil
-	}
-	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
-	if err != nil {
-		return nil, err
-	}
-	return &unstructured.Unstructured{Object: m}, nil
 }
 
 var rvPattern = regexp.MustCompile(`\$\{rv:([^}]*)\}`)

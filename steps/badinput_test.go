@@ -34,8 +34,8 @@ func TestBadInput(t *testing.T) {
 		{"ConfigMap example preset with secretName directly under the volume", []string{file + ":49:", "spec.volumes[0].secretName", "unknown field"}},
 		{"ConfigMap example preset with name beside configMapRef", []string{file + ":65:", "spec.envFrom[0].name", "unknown field"}},
 		{"ReplicaSet example with the proposal's apiVersion", []string{file + ":71:", "apiVersion", "apps/v1"}},
-		{"Conflict example pod with volumes under ports", []string{file + ":", "yaml"}},
-		{"A DocString that is not YAML", []string{file + ":", "yaml"}},
+		{"Conflict example pod with volumes under ports", []string{file + ":97:", "invalid YAML"}},
+		{"A DocString that is not YAML", []string{file + ":103:", "invalid YAML"}},
 		{"A pod step given a PodPreset", []string{file + ":", "expected a Pod", "PodPreset"}},
 		{"A document without a kind", []string{file + ":", "kind"}},
 	}
@@ -45,6 +45,7 @@ func TestBadInput(t *testing.T) {
 			if !ok {
 				t.Fatalf("scenario did not fail (or is missing); failures: %v", keys(got))
 			}
+			t.Log(msg)
 			for _, w := range tt.want {
 				if !strings.Contains(msg, w) {
 					t.Errorf("error does not contain %q:\n%s", w, msg)

@@ -82,8 +82,8 @@ func register(sc *godog.ScenarioContext) {
 		return s.scenario.TryUpdatePreset(ctx, name, s.source(), doc.Content)
 	})
 	sc.Step(`^the request should succeed$`, requestShouldSucceed)
-	sc.Step(`^the request should be rejected with a message containing "([^"]*)"$`, requestShouldBeRejected)
-	sc.Step(`^the request should have a warning containing "([^"]*)"$`, requestShouldWarn)
+	sc.Step(`^the request should be rejected with a message containing "(.*)"$`, requestShouldBeRejected)
+	sc.Step(`^the request should have a warning containing "(.*)"$`, requestShouldWarn)
 	sc.Step(`^the pod "([^"]*)" should be:$`, func(ctx context.Context, name string, doc *godog.DocString) error {
 		s := from(ctx)
 		return s.scenario.PodShouldBe(ctx, name, s.source(), doc.Content)
@@ -153,7 +153,11 @@ func requestShouldSucceed(ctx context.Context) error {
 	return nil
 }
 
+// unquote undoes the \" escapes a quoted step argument may hold.
+func unquote(text string) string { return strings.ReplaceAll(text, `\"`, `"`) }
+
 func requestShouldBeRejected(ctx context.Context, text string) error {
+	text = unquote(text)
 	s := from(ctx)
 	a, err := s.scenario.LastAttempt()
 	if err != nil {
@@ -169,6 +173,7 @@ func requestShouldBeRejected(ctx context.Context, text string) error {
 }
 
 func requestShouldWarn(ctx context.Context, text string) error {
+	text = unquote(text)
 	s := from(ctx)
 	a, err := s.scenario.LastAttempt()
 	if err != nil {

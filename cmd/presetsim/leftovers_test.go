@@ -107,7 +107,8 @@ func children(pid int) map[string]int {
 			continue
 		}
 		for _, name := range controlPlane {
-			if comm == name {
+			// The kernel keeps only the first 15 bytes of a command name.
+			if comm == name[:min(len(name), 15)] {
 				out[name] = child
 			}
 		}

@@ -69,22 +69,23 @@ func (d *decoder) decodeDocument(doc *document, tgt *target) (Object, []*Error) 
 	m["apiVersion"], m["kind"] = gvk.GroupVersion().String(), gvk.Kind
 
 	obj := Object{GVK: gvk, Line: doc.absLine(doc.firstLine())}
+	u := &unstructured.Unstructured{}
+	raw, err := json.Marshal(m)
+	if err == nil {
+		err = u.UnmarshalJSON(raw)
+	}
+	if err != nil {
+		return Object{}, append(errs, doc.errAt(doc.firstLine(), nil, "cannot decode "+gvk.Kind+": "+cleanMessage(err)))
+	}
+	obj.Raw = u
 	if !typed {
-		u := &unstructured.Unstructured{}
-		raw, err := json.Marshal(m)
-		if err == nil {
-			err = u.UnmarshalJSON(raw)
-		}
-		if err != nil {
-			return Object{}, append(errs, doc.errAt(doc.firstLine(), nil, "cannot decode "+gvk.Kind+": "+cleanMessage(err)))
-		}
 		if len(errs) > 0 {
 			return Object{}, errs
 		}
 		if tgt != nil && tgt.unstructured != nil {
-			setUnstructured(tgt.unstructured, u)
+			setUnstructured(tgt.unstructured, u.DeepCopy())
 		}
-		obj.Object = u
+		obj.Object = u.DeepCopy()
 		return obj, nil
 	}
 

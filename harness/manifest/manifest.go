@@ -41,6 +41,11 @@ type Object struct {
 	// *unstructured.Unstructured otherwise (e.g. another implementation's
 	// custom resources). Its apiVersion and kind are always set.
 	Object runtime.Object
+	// Raw is the document as written (with apiVersion and kind as decided),
+	// for sending to an API server: a round trip through the Go types would
+	// add fields the author left out (e.g. an empty selector, a path ""), and
+	// the server's schema checks would never see them missing.
+	Raw *unstructured.Unstructured
 	// GVK is the object's group, version and kind.
 	GVK schema.GroupVersionKind
 	// Line is the absolute line of the document's first line of content

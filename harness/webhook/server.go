@@ -17,8 +17,9 @@ type Server struct {
 	// CABundle is the PEM CA that signed the serving certificate.
 	CABundle []byte
 
-	srv  *http.Server
-	done chan error
+	srv      *http.Server
+	done     chan struct{} // closed when serving has ended
+	serveErr error         // why serving ended; read after done is closed
 }
 
 // Serve starts serving mux on host (an IP address; 127.0.0.1 keeps it on
@@ -40,25 +41,27 @@ func Serve(host string, mux http.Handler) (*Server, error) {
 			Certificates: []tls.Certificate{certs.Serving},
 		},
 	}
-	s := &Server{URL: "https://" + ln.Addr().String(), CABundle: certs.CABundle, srv: srv, done: make(chan error, 1)}
+	s := &Server{URL: "https://" + ln.Addr().String(), CABundle: certs.CABundle, srv: srv, done: make(chan struct{})}
 	go func() {
 		err := srv.ServeTLS(ln, "", "")
-		if errors.Is(err, http.ErrServerClosed) {
-			err = nil
+		if !errors.Is(err, http.ErrServerClosed) {
+			s.serveErr = err
 		}
-		s.done <- err
+		close(s.done)
 	}()
 	return s, nil
 }
 
 // Stop shuts the server down, waiting for requests in flight until ctx ends.
+// It may be called more than once.
 func (s *Server) Stop(ctx context.Context) error {
 	err := s.srv.Shutdown(ctx)
 	if err != nil {
 		_ = s.srv.Close()
 	}
-	if serveErr := <-s.done; serveErr != nil {
-		return serveErr
+	<-s.done
+	if s.serveErr != nil {
+		return s.serveErr
 	}
 	return err
 }

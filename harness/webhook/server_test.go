@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -36,25 +37,36 @@ func tlsClient(cfg *tls.Config) *http.Client {
 	return &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: cfg}}
 }
 
-func serve(t *testing.T, h http.Handler) *webhook.Server {
+// serve starts a server and returns it with a stop function; stop runs at
+// most once (the test's own call or the cleanup). Server.Stop must be called
+// once only: a second call would block on the result of the first.
+func serve(t *testing.T, h http.Handler) (*webhook.Server, func(context.Context) error) {
 	t.Helper()
 	s, err := webhook.Serve("127.0.0.1", h)
 	if err != nil {
 		t.Fatalf("Serve: %v", err)
 	}
+	var (
+		once    sync.Once
+		stopErr error
+	)
+	stop := func(ctx context.Context) error {
+		once.Do(func() { stopErr = s.Stop(ctx) })
+		return stopErr
+	}
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		_ = s.Stop(ctx) // a second Stop after the test's own is harmless
+		_ = stop(ctx)
 	})
-	return s
+	return s, stop
 }
 
 func TestServe(t *testing.T) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok") })
 	mux.Handle("/mutate", newHandler(defaultLister(), nil))
-	s := serve(t, mux)
+	s, stop := serve(t, mux)
 
 	if !strings.HasPrefix(s.URL, "https://127.0.0.1:") {
 		t.Errorf("URL = %q, want https://127.0.0.1:<port>", s.URL)
@@ -131,7 +143,7 @@ func TestServe(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := s.Stop(ctx); err != nil {
+	if err := stop(ctx); err != nil {
 		t.Fatalf("Stop: %v", err)
 	}
 	if resp, err := client.Get(s.URL + "/healthz"); err == nil {
@@ -149,7 +161,7 @@ func TestServeBadHost(t *testing.T) {
 
 func TestStopWaitsForRequestsInFlight(t *testing.T) {
 	started, release := make(chan struct{}), make(chan struct{})
-	s := serve(t, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	s, stop := serve(t, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		close(started)
 		<-release
 		_, _ = io.WriteString(w, "done")
@@ -176,7 +188,7 @@ func TestStopWaitsForRequestsInFlight(t *testing.T) {
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		stopped <- s.Stop(ctx)
+		stopped <- stop(ctx)
 	}()
 	select {
 	case err := <-stopped:
@@ -355,5 +367,24 @@ func TestMutatingWebhookConfiguration(t *testing.T) {
 	cfg.URL = "https://b"
 	if *got.Webhooks[0].ClientConfig.URL != "https://a" {
 		t.Errorf("URL changed with the caller's PodConfig")
+	}
+}
+
+func TestStopTwice(t *testing.T) {
+	s, err := webhook.Serve("127.0.0.1", http.NewServeMux())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 2; i++ {
+		done := make(chan error, 1)
+		go func() { done <- s.Stop(context.Background()) }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("Stop #%d: %v", i+1, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("Stop #%d did not return", i+1)
+		}
 	}
 }
