@@ -48,9 +48,9 @@ Feature: Conflicts
             emptyDir: {}
       """
     Then the request should succeed
-    And the request should have a warning containing "Conflict on pod preset allow-database: duplicate mountPath /cache"
     And the pod "website" should be as submitted
     And the pod "website" should have no PodPreset annotations
+    And the request should have a warning containing "Conflict on pod preset allow-database: duplicate mountPath /cache"
     And the pod "website" should have the event:
       | type    | reason            | message                                                  |
       | Warning | PodPresetConflict | Conflict on pod preset allow-database: duplicate mountPath /cache |
