@@ -44,6 +44,8 @@ type objectKey struct{ kind, namespace, name string }
 type Attempt struct {
 	Err      error
 	Warnings []string
+	// Object is what the API server returned for the last object created.
+	Object *unstructured.Unstructured
 }
 
 // NewScenario returns a scenario with no namespaces yet.
@@ -104,22 +106,33 @@ func (s *Scenario) Create(ctx context.Context, src manifest.Source, content, kin
 }
 
 // TryCreate is Create that records the outcome for a later Then step
-// instead of failing; bad YAML still fails the step.
-func (s *Scenario) TryCreate(ctx context.Context, src manifest.Source, content string) error {
+// instead of failing; bad YAML still fails the step. With dryRun, the
+// objects are created with a server-side dry run: admitted and returned,
+// never stored.
+func (s *Scenario) TryCreate(ctx context.Context, src manifest.Source, content string, dryRun bool) error {
 	objs, err := s.decode(src, content, "")
 	if err != nil {
 		return err
 	}
 	s.last = &Attempt{}
 	warnings := &Warnings{}
+	opts := &createOptions{warnings: warnings, dryRun: dryRun}
 	for _, o := range objs {
-		if _, err := s.create(ctx, o, warnings); err != nil {
+		created, err := s.create(ctx, o, opts)
+		if err != nil {
 			s.last.Err = err
 			break
 		}
+		s.last.Object = created
 	}
 	s.last.Warnings = warnings.List()
 	return nil
+}
+
+// createOptions change how create creates an object.
+type createOptions struct {
+	warnings *Warnings // collects the API server's warnings
+	dryRun   bool      // server-side dry run; nothing is stored or recorded
 }
 
 // TryUpdatePreset replaces the PodPreset name (in the DocString's logical
@@ -186,7 +199,10 @@ func (s *Scenario) decode(src manifest.Source, content, kind string) ([]manifest
 
 // create creates one object, as written, in its scenario namespace and
 // records it.
-func (s *Scenario) create(ctx context.Context, o manifest.Object, warnings *Warnings) (*unstructured.Unstructured, error) {
+func (s *Scenario) create(ctx context.Context, o manifest.Object, opts *createOptions) (*unstructured.Unstructured, error) {
+	if opts == nil {
+		opts = &createOptions{}
+	}
 	u := o.Raw.DeepCopy()
 	mapping, err := s.w.Mapper.RESTMapping(o.GVK.GroupKind(), o.GVK.Version)
 	if err != nil {
@@ -201,16 +217,23 @@ func (s *Scenario) create(ctx context.Context, o manifest.Object, warnings *Warn
 		}
 		u.SetNamespace(ns)
 	}
-	if warnings != nil {
-		ctx = WithWarnings(ctx, warnings)
+	if opts.warnings != nil {
+		ctx = WithWarnings(ctx, opts.warnings)
+	}
+	createOpts := metav1.CreateOptions{FieldValidation: "Strict"}
+	if opts.dryRun {
+		createOpts.DryRun = []string{metav1.DryRunAll}
 	}
 	key := objectKey{o.GVK.Kind, logical, u.GetName()}
-	s.submitted[key] = u.DeepCopy()
-	created, err := s.w.Dynamic.Resource(mapping.Resource).Namespace(u.GetNamespace()).
-		Create(ctx, u, metav1.CreateOptions{FieldValidation: "Strict"})
+	submitted := u.DeepCopy()
+	created, err := s.w.Dynamic.Resource(mapping.Resource).Namespace(u.GetNamespace()).Create(ctx, u, createOpts)
 	if err != nil {
 		return nil, fmt.Errorf("unable to create %s %q: %s", o.GVK.Kind, u.GetName(), s.Logical(err.Error()))
 	}
+	if opts.dryRun {
+		return created, nil
+	}
+	s.submitted[key] = submitted
 	if o.GVK.GroupKind() == v1alpha1.SchemeGroupVersion.WithKind("PodPreset").GroupKind() {
 		s.versions[key] = created.GetResourceVersion()
 		if err := s.w.WaitForPreset(ctx, created.GetNamespace(), created.GetName(), created.GetResourceVersion()); err != nil {
@@ -333,6 +356,54 @@ func (s *Scenario) defaultPod(ctx context.Context, want *corev1.Pod) (*corev1.Po
 	}
 	got.Labels, got.Annotations = want.Labels, want.Annotations
 	return got, nil
+}
+
+// DryRunPodShouldBe compares the pod returned by the last (dry-run) try
+// with the expected one.
+func (s *Scenario) DryRunPodShouldBe(ctx context.Context, src manifest.Source, content string) error {
+	a, err := s.LastAttempt()
+	if err != nil {
+		return err
+	}
+	if a.Err != nil || a.Object == nil {
+		return fmt.Errorf("the last request returned no object (error: %v)", a.Err)
+	}
+	got := &corev1.Pod{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(a.Object.Object, got); err != nil {
+		return fmt.Errorf("the last request did not return a pod: %w", err)
+	}
+	want, err := s.expectedPod(src, content, s.logicalOf(got.Namespace))
+	if err != nil {
+		return err
+	}
+	return s.comparePod(ctx, want, got)
+}
+
+// PodShouldNotExist checks the scenario's namespace holds no such pod.
+func (s *Scenario) PodShouldNotExist(ctx context.Context, name string) error {
+	ns, err := s.Namespace(ctx, s.podNamespace(name))
+	if err != nil {
+		return err
+	}
+	_, err = s.w.Client.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil
+	case err != nil:
+		return err
+	default:
+		return fmt.Errorf("pod %q exists", name)
+	}
+}
+
+// logicalOf returns the logical name of a physical namespace.
+func (s *Scenario) logicalOf(physical string) string {
+	for l, p := range s.physical {
+		if p == physical {
+			return l
+		}
+	}
+	return physical
 }
 
 // PodAsSubmitted checks the stored pod's spec, labels and annotations equal

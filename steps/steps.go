@@ -75,7 +75,18 @@ func register(sc *godog.ScenarioContext) {
 	})
 	sc.Step(`^I try to create:$`, func(ctx context.Context, doc *godog.DocString) error {
 		s := from(ctx)
-		return s.scenario.TryCreate(ctx, s.source(), doc.Content)
+		return s.scenario.TryCreate(ctx, s.source(), doc.Content, false)
+	})
+	sc.Step(`^I try to create with a server-side dry run:$`, func(ctx context.Context, doc *godog.DocString) error {
+		s := from(ctx)
+		return s.scenario.TryCreate(ctx, s.source(), doc.Content, true)
+	})
+	sc.Step(`^the dry-run pod should be:$`, func(ctx context.Context, doc *godog.DocString) error {
+		s := from(ctx)
+		return s.scenario.DryRunPodShouldBe(ctx, s.source(), doc.Content)
+	})
+	sc.Step(`^the pod "([^"]*)" should not exist$`, func(ctx context.Context, name string) error {
+		return from(ctx).scenario.PodShouldNotExist(ctx, name)
 	})
 	sc.Step(`^I try to update the PodPreset "([^"]*)" to:$`, func(ctx context.Context, name string, doc *godog.DocString) error {
 		s := from(ctx)
