@@ -85,7 +85,11 @@ func NewReferenceModule(ctx context.Context, deps ModuleDeps) (*InProcess, error
 	}
 	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
 	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: deps.Client.CoreV1().Events("")})
-	recorder := broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "podpreset-admission"})
+	recorder := &podpreset.UIDResolvingRecorder{
+		EventRecorder: broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "podpreset-admission"}),
+		Pods:          deps.Client.CoreV1(),
+		Context:       ctx,
+	}
 
 	plugin := podpreset.New()
 	plugin.SetPodPresetLister(lister)

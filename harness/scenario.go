@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/apimachinery/pkg/util/wait"
 
@@ -578,9 +579,10 @@ func (s *Scenario) ObjectAsSubmitted(ctx context.Context, kind, name string) err
 // EventSpec is an expected event; Message is a substring.
 type EventSpec struct{ Type, Reason, Message string }
 
-// HasEvent waits until the object has a matching event.
+// HasEvent waits until the object has a matching event. When the object
+// exists, the event must carry its UID, as `kubectl describe` lists only those.
 func (s *Scenario) HasEvent(ctx context.Context, kind, name string, want EventSpec) error {
-	gvk, _, err := s.kindOf(kind)
+	gvk, mapping, err := s.kindOf(kind)
 	if err != nil {
 		return err
 	}
@@ -588,7 +590,12 @@ func (s *Scenario) HasEvent(ctx context.Context, kind, name string, want EventSp
 	if err != nil {
 		return err
 	}
+	var uid types.UID
+	if obj, err := s.w.Dynamic.Resource(mapping.Resource).Namespace(ns).Get(ctx, name, metav1.GetOptions{}); err == nil {
+		uid = obj.GetUID()
+	}
 	var seen []corev1.Event
+	var wrongUID bool
 	err = wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, s.w.Timeouts.Wait, true, func(ctx context.Context) (bool, error) {
 		seen, err = s.events(ctx, ns, gvk.Kind, name)
 		if err != nil {
@@ -596,14 +603,22 @@ func (s *Scenario) HasEvent(ctx context.Context, kind, name string, want EventSp
 		}
 		for _, e := range seen {
 			if (want.Type == "" || e.Type == want.Type) && (want.Reason == "" || e.Reason == want.Reason) && strings.Contains(e.Message, want.Message) {
+				if uid != "" && e.InvolvedObject.UID != uid {
+					wrongUID = true
+					continue
+				}
 				return true, nil
 			}
 		}
 		return false, nil
 	})
 	if err != nil {
-		return fmt.Errorf("no event type=%s reason=%s message~%q on %s %q after %s; events seen: %s",
-			want.Type, want.Reason, want.Message, gvk.Kind, name, s.w.Timeouts.Wait, describeEvents(seen))
+		hint := ""
+		if wrongUID {
+			hint = fmt.Sprintf(" (a matching event exists, but its involvedObject.uid is not the %s's UID %s, so `kubectl describe` does not show it)", gvk.Kind, uid)
+		}
+		return fmt.Errorf("no event type=%s reason=%s message~%q on %s %q after %s%s; events seen: %s",
+			want.Type, want.Reason, want.Message, gvk.Kind, name, s.w.Timeouts.Wait, hint, s.Logical(describeEvents(seen)))
 	}
 	return nil
 }

@@ -16,6 +16,7 @@
 // Conflict events are attached to the pod when it has a name; a pod created
 // with generateName (as controllers do) has no name yet at admission time, so
 // the event goes to its controller owner (e.g. the ReplicaSet). A pod with
-// neither gets only the admission warning. The pod has no UID yet either, so the
-// event's involvedObject carries kind, namespace and name only.
+// neither gets only the admission warning. The pod has no UID yet either, and
+// `kubectl describe` selects events by UID: UIDResolvingRecorder records a pod's
+// event once the pod is stored, with its UID.
 package admission

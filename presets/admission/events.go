@@ -1,0 +1,91 @@
+package admission
+
+import (
+	"context"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/client-go/tools/record"
+)
+
+// UIDResolvingRecorder wraps an EventRecorder for admission-time events.
+//
+// At admission a pod has no UID yet, and `kubectl describe pod` lists only the
+// events whose involvedObject.uid is the pod's. So an event about a pod
+// reference without a UID is held back until the pod is stored, then recorded
+// with its UID. If the pod does not appear within Timeout (e.g. a later
+// admission step refused it), the event is recorded without a UID: still
+// listed by `kubectl get events`. Other events pass straight through.
+type UIDResolvingRecorder struct {
+	record.EventRecorder
+	Pods corev1client.PodsGetter
+	// Timeout bounds the wait for the pod; 10s when zero.
+	Timeout time.Duration
+	// Context ends pending waits (they then record without a UID).
+	Context context.Context
+}
+
+var _ record.EventRecorder = &UIDResolvingRecorder{}
+
+// Event implements record.EventRecorder.
+func (r *UIDResolvingRecorder) Event(object runtime.Object, eventtype, reason, message string) {
+	if ref, ok := r.unresolvedPod(object); ok {
+		go func() { r.EventRecorder.Event(r.resolve(ref), eventtype, reason, message) }()
+		return
+	}
+	r.EventRecorder.Event(object, eventtype, reason, message)
+}
+
+// Eventf implements record.EventRecorder.
+func (r *UIDResolvingRecorder) Eventf(object runtime.Object, eventtype, reason, messageFmt string, args ...interface{}) {
+	if ref, ok := r.unresolvedPod(object); ok {
+		go func() { r.EventRecorder.Eventf(r.resolve(ref), eventtype, reason, messageFmt, args...) }()
+		return
+	}
+	r.EventRecorder.Eventf(object, eventtype, reason, messageFmt, args...)
+}
+
+// AnnotatedEventf implements record.EventRecorder.
+func (r *UIDResolvingRecorder) AnnotatedEventf(object runtime.Object, annotations map[string]string, eventtype, reason, messageFmt string, args ...interface{}) {
+	if ref, ok := r.unresolvedPod(object); ok {
+		go func() {
+			r.EventRecorder.AnnotatedEventf(r.resolve(ref), annotations, eventtype, reason, messageFmt, args...)
+		}()
+		return
+	}
+	r.EventRecorder.AnnotatedEventf(object, annotations, eventtype, reason, messageFmt, args...)
+}
+
+func (r *UIDResolvingRecorder) unresolvedPod(object runtime.Object) (*corev1.ObjectReference, bool) {
+	ref, ok := object.(*corev1.ObjectReference)
+	if !ok || ref.Kind != "Pod" || ref.UID != "" || ref.Name == "" || r.Pods == nil {
+		return nil, false
+	}
+	return ref.DeepCopy(), true
+}
+
+// resolve waits for the pod to be stored and returns the reference with its
+// UID, or the reference unchanged when the pod does not appear in time.
+func (r *UIDResolvingRecorder) resolve(ref *corev1.ObjectReference) *corev1.ObjectReference {
+	ctx := r.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	timeout := r.Timeout
+	if timeout == 0 {
+		timeout = 10 * time.Second
+	}
+	_ = wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+		pod, err := r.Pods.Pods(ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
+		if err != nil {
+			return false, nil
+		}
+		ref.UID = pod.UID
+		return true, nil
+	})
+	return ref
+}
