@@ -18,7 +18,8 @@ run: ## run the feature suite against the reference implementation
 	@PRESETSIM_BIN_DIR=$(BIN_DIR) $(GO) run ./cmd/presetsim run $(ARGS)
 
 .PHONY: test
-test: ## vet, unit tests and the feature suite, all with the race detector
+test: ## generated files up to date, vet, unit tests and the feature suite with the race detector
+	hack/verify.sh
 	$(GO) vet ./...
 	PRESETSIM_BIN_DIR=$(BIN_DIR) $(GO) test -race ./...
 

@@ -90,3 +90,62 @@ Feature: ReplicaSet with a pod template
             emptyDir: {}
       """
     And the ReplicaSet "frontend" should be as submitted
+
+  @R4.2 @R4.3
+  Scenario: A conflict in a ReplicaSet's pods leaves them unchanged and is reported on the ReplicaSet
+    Given the PodPreset:
+      """
+      apiVersion: settings.k8s.io/v1alpha1
+      kind: PodPreset
+      metadata:
+        name: allow-database
+      spec:
+        selector:
+          matchLabels:
+            tier: frontend
+        env:
+          - name: GET_HOSTS_FROM
+            value: env
+      """
+    When I create the objects:
+      """
+      apiVersion: apps/v1
+      kind: ReplicaSet
+      metadata:
+        name: frontend
+      spec:
+        replicas: 2
+        selector:
+          matchLabels:
+            tier: frontend
+        template:
+          metadata:
+            labels:
+              tier: frontend
+          spec:
+            containers:
+              - name: php-redis
+                image: gcr.io/google_samples/gb-frontend:v3
+                env:
+                  - name: GET_HOSTS_FROM
+                    value: dns
+      """
+    Then 2 pods owned by the ReplicaSet "frontend" should be:
+      """
+      apiVersion: v1
+      kind: Pod
+      metadata:
+        labels:
+          tier: frontend
+      spec:
+        containers:
+          - name: php-redis
+            image: gcr.io/google_samples/gb-frontend:v3
+            env:
+              - name: GET_HOSTS_FROM
+                value: dns
+      """
+    And the ReplicaSet "frontend" should have the event:
+      | type    | reason            | message                                                                           |
+      | Warning | PodPresetConflict | Conflict on pod preset allow-database: duplicate env GET_HOSTS_FROM in container php-redis |
+    And the ReplicaSet "frontend" should be as submitted
