@@ -26,7 +26,7 @@ build() {
 	fi
 	local start=$SECONDS next=$((SECONDS + 15))
 	echo "building $name ($pkg) ..." >&2
-	( cd "$dir" && CGO_ENABLED=0 go build -o "$out/$name.tmp" -ldflags "$ldflags" "$pkg" ) &
+	( cd "$dir" && CGO_ENABLED=0 exec go build -o "$out/$name.tmp" -ldflags "$ldflags" "$pkg" ) &
 	local pid=$!
 	trap 'kill $pid 2>/dev/null' EXIT INT TERM
 	while kill -0 "$pid" 2>/dev/null; do
