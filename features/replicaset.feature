@@ -149,3 +149,59 @@ Feature: ReplicaSet with a pod template
       | type    | reason            | message                                                                           |
       | Warning | PodPresetConflict | Conflict on pod preset allow-database: duplicate env GET_HOSTS_FROM in container php-redis |
     And the ReplicaSet "frontend" should be as submitted
+
+  @R2.6
+  Scenario: Pods added by scaling a ReplicaSet up are mutated like the first
+    Given the PodPreset:
+      """
+      apiVersion: settings.k8s.io/v1alpha1
+      kind: PodPreset
+      metadata:
+        name: allow-database
+      spec:
+        selector:
+          matchLabels:
+            tier: frontend
+        env:
+          - name: DB_PORT
+            value: "6379"
+      """
+    And the objects:
+      """
+      apiVersion: apps/v1
+      kind: ReplicaSet
+      metadata:
+        name: frontend
+      spec:
+        replicas: 1
+        selector:
+          matchLabels:
+            tier: frontend
+        template:
+          metadata:
+            labels:
+              tier: frontend
+          spec:
+            containers:
+              - name: php-redis
+                image: gcr.io/google_samples/gb-frontend:v3
+      """
+    And the ReplicaSet "frontend" should have 1 ready pod
+    When I scale the ReplicaSet "frontend" to 4
+    Then 4 pods owned by the ReplicaSet "frontend" should be:
+      """
+      apiVersion: v1
+      kind: Pod
+      metadata:
+        labels:
+          tier: frontend
+        annotations:
+          podpreset.admission.kubernetes.io/podpreset-allow-database: "${rv:allow-database}"
+      spec:
+        containers:
+          - name: php-redis
+            image: gcr.io/google_samples/gb-frontend:v3
+            env:
+              - name: DB_PORT
+                value: "6379"
+      """

@@ -36,6 +36,8 @@ type Scenario struct {
 	submitted map[objectKey]*unstructured.Unstructured
 	versions  map[objectKey]string // PodPreset resourceVersions, for ${rv:name}
 	last      *Attempt
+
+	nodesChanged bool // the scenario changed the node count
 }
 
 // objectKey names an object by kind, logical namespace and name.
@@ -339,6 +341,7 @@ func (s *Scenario) comparePod(ctx context.Context, want, got *corev1.Pod) error 
 	if err != nil {
 		return err
 	}
+	got = withoutControllerFields(want, got)
 	if m := compare.Pods(defaulted, got, compare.Options{AnnotationPrefix: s.w.AnnotationPrefix}); m != nil {
 		return m
 	}
@@ -482,42 +485,59 @@ func (s *Scenario) kindOf(kind string) (schema.GroupVersionKind, *meta.RESTMappi
 	return gvk, mapping, err
 }
 
-// OwnedPodsShouldBe waits until exactly n pods are controlled by the object
-// and compares each with the expected pod.
-func (s *Scenario) OwnedPodsShouldBe(ctx context.Context, n int, kind, name string, src manifest.Source, content string) error {
-	gvk, mapping, err := s.kindOf(kind)
-	if err != nil {
-		return err
-	}
-	logical := s.namespaceOf(gvk.Kind, name)
-	ns, err := s.Namespace(ctx, logical)
-	if err != nil {
-		return err
-	}
-	owner, err := s.w.Dynamic.Resource(mapping.Resource).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
-	if err != nil {
-		return fmt.Errorf("unable to get %s %q: %s", gvk.Kind, name, s.Logical(err.Error()))
-	}
-	want, err := s.expectedPod(src, content, logical)
-	if err != nil {
-		return err
-	}
-	var pods []corev1.Pod
-	err = wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, s.w.Timeouts.Wait, true, func(ctx context.Context) (bool, error) {
-		list, err := s.w.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+// WaitForPods waits until exactly n pods are controlled by the object (for a
+// Deployment, by its ReplicaSets) and, for workloads, until the controller
+// has settled: every replica updated and ready, nothing left of an old
+// rollout. Pods being deleted do not count.
+func (s *Scenario) WaitForPods(ctx context.Context, n int, kind, name string) ([]corev1.Pod, error) {
+	var (
+		pods   []corev1.Pod
+		status string
+		gvk    string
+	)
+	err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, s.w.Timeouts.Wait, true, func(ctx context.Context) (bool, error) {
+		owner, _, _, err := s.object(ctx, kind, name)
 		if err != nil {
 			return false, err
 		}
-		pods = pods[:0]
-		for _, p := range list.Items {
-			if c := metav1.GetControllerOf(&p); c != nil && c.UID == owner.GetUID() {
-				pods = append(pods, p)
-			}
+		gvk = owner.GetKind()
+		if pods, err = s.ownedPods(ctx, owner); err != nil {
+			return false, err
 		}
-		return len(pods) == n, nil
+		var ok bool
+		ok, status = settled(owner)
+		return ok && len(pods) == n, nil
 	})
 	if err != nil {
-		return fmt.Errorf("want %d pods owned by %s %q, have %d after %s", n, gvk.Kind, name, len(pods), s.w.Timeouts.Wait)
+		if status != "" {
+			status = fmt.Sprintf(" (%s %q not settled: %s)", gvk, name, status)
+		}
+		if ctx.Err() == nil && (wait.Interrupted(err) || errors.Is(err, context.DeadlineExceeded)) {
+			err = nil // just the timeout, said already
+		}
+		msg := fmt.Sprintf("want %d pods owned by %s %q, have %d after %s%s", n, kind, name, len(pods), s.w.Timeouts.Wait, status)
+		if err != nil {
+			msg += ": " + err.Error()
+		}
+		return nil, errors.New(msg)
+	}
+	return pods, nil
+}
+
+// OwnedPodsShouldBe waits as WaitForPods, then compares each pod with the
+// expected one.
+func (s *Scenario) OwnedPodsShouldBe(ctx context.Context, n int, kind, name string, src manifest.Source, content string) error {
+	gvk, _, err := s.kindOf(kind)
+	if err != nil {
+		return err
+	}
+	want, err := s.expectedPod(src, content, s.namespaceOf(gvk.Kind, name))
+	if err != nil {
+		return err
+	}
+	pods, err := s.WaitForPods(ctx, n, kind, name)
+	if err != nil {
+		return err
 	}
 	var errs []string
 	for i := range pods {

@@ -1,37 +1,96 @@
 package harness
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 )
 
-// StopOnSignal calls stop and exits when the process gets SIGINT or SIGTERM,
-// so that no control-plane process outlives an interrupted run (envtest runs
-// them in their own process groups, out of reach of a terminal's Ctrl-C). The
-// returned function cancels the handler.
-func StopOnSignal(stop func() error) (cancel func()) {
-	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
-	done := make(chan struct{})
+// Interrupts catches SIGINT and SIGTERM for the whole life of a run, so that
+// no control-plane process outlives an interrupted run (envtest runs etcd and
+// the API server in their own process groups, out of reach of a terminal's
+// Ctrl-C).
+//
+// Before the World is up, a signal cancels Context: Start, which takes it,
+// then fails and stops what it had started. Once OnSignal has been given the
+// World's Stop, a signal stops the World and exits the process.
+type Interrupts struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	ch     chan os.Signal
+	done   chan struct{}
+
+	mu     sync.Mutex
+	caught os.Signal
+	stop   func() error
+}
+
+// CatchSignals starts catching SIGINT and SIGTERM.
+func CatchSignals(parent context.Context) *Interrupts {
+	ctx, cancel := context.WithCancel(parent)
+	i := &Interrupts{ctx: ctx, cancel: cancel, ch: make(chan os.Signal, 1), done: make(chan struct{})}
+	signal.Notify(i.ch, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		select {
-		case sig := <-ch:
-			fmt.Fprintf(os.Stderr, "\n%s: stopping the control plane ...\n", sig)
-			if err := stop(); err != nil {
-				fmt.Fprintf(os.Stderr, "error while stopping: %v\n", err)
+		case sig := <-i.ch:
+			i.mu.Lock()
+			i.caught = sig
+			stop := i.stop
+			i.mu.Unlock()
+			fmt.Fprintf(os.Stderr, "\n%s: stopping ...\n", sig)
+			i.cancel()
+			if stop != nil {
+				i.stopAndExit(stop)
 			}
-			code := 130
-			if sig == syscall.SIGTERM {
-				code = 143
-			}
-			os.Exit(code)
-		case <-done:
+		case <-i.done:
 		}
 	}()
-	return func() {
-		signal.Stop(ch)
-		close(done)
+	return i
+}
+
+// Context is cancelled when a signal arrives.
+func (i *Interrupts) Context() context.Context { return i.ctx }
+
+// Code is the exit status for the caught signal (130 for SIGINT, 143 for
+// SIGTERM), or 0 when none was caught.
+func (i *Interrupts) Code() int {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	switch i.caught {
+	case nil:
+		return 0
+	case syscall.SIGTERM:
+		return 143
+	default:
+		return 130
 	}
+}
+
+// OnSignal makes a signal call stop and exit the process; if a signal came
+// already, it does so at once.
+func (i *Interrupts) OnSignal(stop func() error) {
+	i.mu.Lock()
+	caught := i.caught != nil
+	i.stop = stop
+	i.mu.Unlock()
+	if caught {
+		i.stopAndExit(stop)
+	}
+}
+
+func (i *Interrupts) stopAndExit(stop func() error) {
+	if err := stop(); err != nil {
+		fmt.Fprintf(os.Stderr, "error while stopping: %v\n", err)
+	}
+	os.Exit(i.Code())
+}
+
+// Release stops catching signals.
+func (i *Interrupts) Release() {
+	signal.Stop(i.ch)
+	close(i.done)
+	i.cancel()
 }

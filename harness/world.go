@@ -25,6 +25,7 @@ import (
 
 	"presetsim.dev/presetsim/harness/controlplane"
 	"presetsim.dev/presetsim/harness/manifest"
+	"presetsim.dev/presetsim/harness/nodes"
 	"presetsim.dev/presetsim/harness/webhook"
 	"presetsim.dev/presetsim/presets"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
@@ -54,7 +55,13 @@ type Options struct {
 	Progress io.Writer
 	// Timeouts for waiting steps; DefaultTimeouts when zero.
 	Timeouts Timeouts
+	// Nodes is the number of simulated nodes; DefaultNodes when zero. A
+	// scenario may change it for itself ("Given the cluster has 5 nodes").
+	Nodes int
 }
+
+// DefaultNodes is the number of simulated nodes a run starts with.
+const DefaultNodes = 3
 
 // Timeouts bound the harness's waits.
 type Timeouts struct {
@@ -86,6 +93,10 @@ type World struct {
 	Timeouts Timeouts
 	// Started is how long Start took, from binaries found to webhook answering.
 	Started time.Duration
+	// Nodes simulates the cluster's nodes and their kubelet.
+	Nodes *nodes.Simulator
+	// DefaultNodes is the node count scenarios start with.
+	DefaultNodes int
 
 	cp      *controlplane.ControlPlane
 	module  *InProcess
@@ -112,6 +123,9 @@ func Start(ctx context.Context, opts Options) (_ *World, err error) {
 	if opts.Timeouts == (Timeouts{}) {
 		opts.Timeouts = DefaultTimeouts
 	}
+	if opts.Nodes == 0 {
+		opts.Nodes = DefaultNodes
+	}
 	factory, err := opts.Modules.Get(opts.Module)
 	if err != nil {
 		return nil, err
@@ -128,13 +142,14 @@ func Start(ctx context.Context, opts Options) (_ *World, err error) {
 		Scheme:           manifest.Scheme(),
 		AnnotationPrefix: merge.AnnotationPrefix,
 		Timeouts:         opts.Timeouts,
+		DefaultNodes:     opts.Nodes,
 	}
 	defer func() {
 		if err != nil {
 			_ = w.Stop()
 		}
 	}()
-	fmt.Fprintf(progress, "starting etcd, kube-apiserver and kube-controller-manager ...\n")
+	fmt.Fprintf(progress, "starting etcd, kube-apiserver, kube-controller-manager and kube-scheduler ...\n")
 	if w.cp, err = controlplane.Start(ctx, controlplane.Options{BinDir: opts.BinDir}); err != nil {
 		return nil, err
 	}
@@ -142,7 +157,15 @@ func Start(ctx context.Context, opts Options) (_ *World, err error) {
 		return nil, err
 	}
 	w.KubeConfig = w.cp.KubeConfig
-	fmt.Fprintf(progress, "control plane up in %s; installing the PodPreset CRD ...\n", since(began))
+	fmt.Fprintf(progress, "control plane up in %s; starting %d simulated nodes ...\n", since(began), opts.Nodes)
+	version, err := w.Client.Discovery().ServerVersion()
+	if err != nil {
+		return nil, fmt.Errorf("unable to read the API server's version: %w", err)
+	}
+	if w.Nodes, err = nodes.Start(ctx, w.Client, nodes.Options{Prefix: "presetsim-node-", Nodes: opts.Nodes, KubeletVersion: version.GitVersion}); err != nil {
+		return nil, fmt.Errorf("unable to start the simulated nodes: %w", err)
+	}
+	fmt.Fprintf(progress, "nodes ready in %s; installing the PodPreset CRD ...\n", since(began))
 	if err := w.installCRD(ctx); err != nil {
 		return nil, err
 	}
@@ -340,6 +363,9 @@ func (w *World) stopAll() error {
 	}
 	if w.cancel != nil {
 		w.cancel()
+	}
+	if w.Nodes != nil {
+		w.Nodes.Stop()
 	}
 	if w.server != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -62,7 +62,16 @@ func Initializer(w *harness.World) func(*godog.ScenarioContext) {
 			}
 			return ctx, nil
 		})
+		sc.After(func(ctx context.Context, _ *godog.Scenario, err error) (context.Context, error) {
+			if s := from(ctx); s != nil {
+				if cerr := s.scenario.Cleanup(ctx); cerr != nil {
+					return ctx, fmt.Errorf("unable to clean up after the scenario: %w", cerr)
+				}
+			}
+			return ctx, nil
+		})
 		register(sc)
+		registerWorkloads(sc)
 	}
 }
 
@@ -139,6 +148,47 @@ func register(sc *godog.ScenarioContext) {
 	})
 	sc.Step(`^the (\w+) "([^"]*)" should have no events with reason "([^"]*)"$`, func(ctx context.Context, kind, name, reason string) error {
 		return from(ctx).scenario.HasNoEvents(ctx, kind, name, reason)
+	})
+}
+
+// registerWorkloads registers the steps about controllers and nodes.
+func registerWorkloads(sc *godog.ScenarioContext) {
+	sc.Step(`^the cluster has (\d+) nodes?$`, func(ctx context.Context, n string) error {
+		count, err := strconv.Atoi(n)
+		if err != nil {
+			return err
+		}
+		return from(ctx).scenario.SetNodes(ctx, count)
+	})
+	sc.Step(`^I scale the (\w+) "([^"]*)" to (\d+)$`, func(ctx context.Context, kind, name, n string) error {
+		count, err := strconv.Atoi(n)
+		if err != nil {
+			return err
+		}
+		return from(ctx).scenario.Scale(ctx, kind, name, count)
+	})
+	sc.Step(`^I delete the pod "([^"]*)"$`, func(ctx context.Context, name string) error {
+		return from(ctx).scenario.DeletePod(ctx, name)
+	})
+	sc.Step(`^I trigger a rollout of the (\w+) "([^"]*)"$`, func(ctx context.Context, kind, name string) error {
+		return from(ctx).scenario.Rollout(ctx, kind, name)
+	})
+	sc.Step(`^the pods of the (\w+) "([^"]*)" should have been created in order$`, func(ctx context.Context, kind, name string) error {
+		return from(ctx).scenario.PodsCreatedInOrder(ctx, kind, name)
+	})
+	sc.Step(`^each simulated node should run one pod of the (\w+) "([^"]*)"$`, func(ctx context.Context, kind, name string) error {
+		return from(ctx).scenario.OnePodPerNode(ctx, kind, name)
+	})
+	sc.Step(`^the (\w+) "([^"]*)" should have (\d+) ready pods?$`, func(ctx context.Context, kind, name, n string) error {
+		count, err := strconv.Atoi(n)
+		if err != nil {
+			return err
+		}
+		_, err = from(ctx).scenario.WaitForPods(ctx, count, kind, name)
+		return err
+	})
+	sc.Step(`^the Job "([^"]*)" should complete$`, func(ctx context.Context, name string) error {
+		return from(ctx).scenario.JobCompletes(ctx, name)
 	})
 }
 

@@ -15,11 +15,13 @@ func TestFeatures(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the feature suite starts etcd, kube-apiserver and kube-controller-manager; skipped with -short")
 	}
-	w, err := harness.Start(context.Background(), harness.Options{Progress: os.Stderr})
+	interrupts := harness.CatchSignals(context.Background())
+	defer interrupts.Release()
+	w, err := harness.Start(interrupts.Context(), harness.Options{Progress: os.Stderr})
 	if err != nil {
 		t.Fatalf("unable to start the harness: %v", err)
 	}
-	defer harness.StopOnSignal(w.Stop)()
+	interrupts.OnSignal(w.Stop)
 	t.Cleanup(func() {
 		if err := w.Stop(); err != nil {
 			t.Errorf("unable to stop the harness: %v", err)

@@ -36,11 +36,13 @@ func TestNoLeftoverProcesses(t *testing.T) {
 	tests := []struct {
 		name      string
 		interrupt syscall.Signal // 0: let the run finish
+		after     string         // the output line start after which to send it
 		wantCode  int
 	}{
 		{name: "run finishes", wantCode: 0},
-		{name: "Ctrl-C while the suite runs", interrupt: syscall.SIGINT, wantCode: 130},
-		{name: "SIGTERM while the suite runs", interrupt: syscall.SIGTERM, wantCode: 143},
+		{name: "Ctrl-C during start-up", interrupt: syscall.SIGINT, after: "control plane up", wantCode: 130},
+		{name: "Ctrl-C while the suite runs", interrupt: syscall.SIGINT, after: "ready in", wantCode: 130},
+		{name: "SIGTERM while the suite runs", interrupt: syscall.SIGTERM, after: "ready in", wantCode: 143},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -65,7 +67,7 @@ func TestNoLeftoverProcesses(t *testing.T) {
 				t.Fatalf("saw only %v of the control plane start; output:\n%s", pids, out.String())
 			}
 			if tt.interrupt != 0 {
-				for !strings.Contains(out.String(), "ready in") && time.Now().Before(deadline) {
+				for !strings.Contains("\n"+out.String(), "\n"+tt.after) && time.Now().Before(deadline) {
 					time.Sleep(20 * time.Millisecond)
 				}
 				if err := cmd.Process.Signal(tt.interrupt); err != nil {

@@ -35,25 +35,39 @@ type Options struct {
 	Controllers []string
 	// StartTimeout bounds each component's start; 60s when zero.
 	StartTimeout time.Duration
+	// NoScheduler leaves kube-scheduler out (pods then stay unbound).
+	NoScheduler bool
 }
 
-// ControlPlane is a running etcd, kube-apiserver and kube-controller-manager.
+// ControlPlane is a running etcd, kube-apiserver, kube-controller-manager and
+// kube-scheduler.
 type ControlPlane struct {
 	// Config is an admin (system:masters) client configuration.
 	Config *rest.Config
 	// KubeConfig is the same, as a kubeconfig file's contents.
 	KubeConfig []byte
 
-	env     *envtest.Environment
-	kcm     *exec.Cmd
-	kcmDone chan error
-	dir     string
+	env        *envtest.Environment
+	components []*component // started after the API server, stopped before it
+	dir        string
+}
+
+// component is a control-plane process started by this package.
+type component struct {
+	name string
+	cmd  *exec.Cmd
+	done chan error // receives the exit status once
+	log  string
 }
 
 // Start starts the control plane and waits until the API server is healthy
 // and the controller-manager runs. On error, whatever was started is stopped.
 func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
-	for _, bin := range []string{"kube-apiserver", "etcd", "kube-controller-manager"} {
+	bins := []string{"kube-apiserver", "etcd", "kube-controller-manager"}
+	if !opts.NoScheduler {
+		bins = append(bins, "kube-scheduler")
+	}
+	for _, bin := range bins {
 		if _, err := os.Stat(filepath.Join(opts.BinDir, bin)); err != nil {
 			return nil, fmt.Errorf("control-plane binary %s missing in %q (run hack/build-tools.sh): %w", bin, opts.BinDir, err)
 		}
@@ -93,26 +107,80 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
 	if cp.KubeConfig, err = admin.KubeConfig(); err != nil {
 		return nil, fmt.Errorf("unable to write the admin kubeconfig: %w", err)
 	}
-	if cp.dir, err = os.MkdirTemp("", "presetsim-kcm-"); err != nil {
+	if cp.dir, err = os.MkdirTemp("", "presetsim-components-"); err != nil {
 		return nil, err
 	}
 	if err := cp.startControllerManager(ctx, opts); err != nil {
 		return nil, err
 	}
+	if !opts.NoScheduler {
+		if err := cp.startScheduler(ctx, opts); err != nil {
+			return nil, err
+		}
+	}
 	return cp, nil
 }
 
-func (cp *ControlPlane) startControllerManager(ctx context.Context, opts Options) error {
-	kubeconfig := filepath.Join(cp.dir, "kubeconfig")
-	if err := os.WriteFile(kubeconfig, cp.KubeConfig, 0o600); err != nil {
-		return fmt.Errorf("unable to write the controller-manager kubeconfig: %w", err)
+func (cp *ControlPlane) kubeconfig() (string, error) {
+	path := filepath.Join(cp.dir, "kubeconfig")
+	if _, err := os.Stat(path); err == nil {
+		return path, nil
 	}
-	logPath := filepath.Join(cp.dir, "kube-controller-manager.log")
+	if err := os.WriteFile(path, cp.KubeConfig, 0o600); err != nil {
+		return "", fmt.Errorf("unable to write the components' kubeconfig: %w", err)
+	}
+	return path, nil
+}
+
+// start starts a component with its output in a log file of the run.
+func (cp *ControlPlane) start(name, bin string, args ...string) (*component, error) {
+	logPath := filepath.Join(cp.dir, name+".log")
 	logFile, err := os.Create(logPath)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	// Die with us even if we are killed without a chance to clean up.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		logFile.Close()
+		return nil, fmt.Errorf("unable to start %s: %w", name, err)
+	}
+	c := &component{name: name, cmd: cmd, done: make(chan error, 1), log: logPath}
+	cp.components = append(cp.components, c)
+	go func() {
+		c.done <- cmd.Wait()
+		logFile.Close()
+	}()
+	return c, nil
+}
+
+// waitFor polls ready until it returns true, failing early if c exits.
+func (cp *ControlPlane) waitFor(ctx context.Context, c *component, timeout time.Duration, ready func(context.Context) (bool, error)) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	err := wait.PollUntilContextCancel(ctx, 20*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+		select {
+		case err := <-c.done:
+			c.done <- err
+			return false, fmt.Errorf("%s exited: %v", c.name, err)
+		default:
+		}
+		return ready(ctx)
+	})
+	if err != nil {
+		return fmt.Errorf("%s did not start (log: %s):\n%s\n%w", c.name, c.log, tail(c.log, 20), err)
+	}
+	return nil
+}
+
+func (cp *ControlPlane) startControllerManager(ctx context.Context, opts Options) error {
+	kubeconfig, err := cp.kubeconfig()
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command(filepath.Join(opts.BinDir, "kube-controller-manager"),
+	c, err := cp.start("kube-controller-manager", filepath.Join(opts.BinDir, "kube-controller-manager"),
 		"--kubeconfig="+kubeconfig,
 		"--authentication-kubeconfig="+kubeconfig,
 		"--authorization-kubeconfig="+kubeconfig,
@@ -122,61 +190,63 @@ func (cp *ControlPlane) startControllerManager(ctx context.Context, opts Options
 		"--controllers="+strings.Join(opts.Controllers, ","),
 		"--v=1",
 	)
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	// Die with us even if we are killed without a chance to clean up.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		logFile.Close()
-		return fmt.Errorf("unable to start kube-controller-manager: %w", err)
+	if err != nil {
+		return err
 	}
-	cp.kcm = cmd
-	cp.kcmDone = make(chan error, 1)
-	go func() {
-		cp.kcmDone <- cmd.Wait()
-		logFile.Close()
-	}()
-
 	// The serviceaccount controller creating the default namespace's
 	// "default" ServiceAccount shows the controller-manager is working.
 	client, err := kubernetes.NewForConfig(cp.Config)
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(ctx, opts.StartTimeout)
-	defer cancel()
-	err = wait.PollUntilContextCancel(ctx, 20*time.Millisecond, true, func(ctx context.Context) (bool, error) {
-		select {
-		case err := <-cp.kcmDone:
-			cp.kcmDone <- err
-			return false, fmt.Errorf("kube-controller-manager exited: %v", err)
-		default:
-		}
+	return cp.waitFor(ctx, c, opts.StartTimeout, func(ctx context.Context) (bool, error) {
 		_, err := client.CoreV1().ServiceAccounts(metav1.NamespaceDefault).Get(ctx, "default", metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
 			return false, nil
 		}
 		return err == nil, err
 	})
-	if err != nil {
-		return fmt.Errorf("kube-controller-manager did not start (log: %s):\n%s\n%w", logPath, tail(logPath, 20), err)
-	}
-	return nil
 }
 
-// Stop stops the controller-manager, the API server and etcd, and removes
-// their files. It is safe to call more than once.
+func (cp *ControlPlane) startScheduler(ctx context.Context, opts Options) error {
+	kubeconfig, err := cp.kubeconfig()
+	if err != nil {
+		return err
+	}
+	c, err := cp.start("kube-scheduler", filepath.Join(opts.BinDir, "kube-scheduler"),
+		"--kubeconfig="+kubeconfig,
+		"--authentication-kubeconfig="+kubeconfig,
+		"--authorization-kubeconfig="+kubeconfig,
+		"--leader-elect=false",
+		"--secure-port=0",
+		"--v=1",
+	)
+	if err != nil {
+		return err
+	}
+	// There is no health endpoint without secure serving; a scheduler that
+	// stays up for a moment has parsed its flags and reached the API server.
+	deadline := time.Now().Add(300 * time.Millisecond)
+	return cp.waitFor(ctx, c, opts.StartTimeout, func(context.Context) (bool, error) {
+		return time.Now().After(deadline), nil
+	})
+}
+
+// Stop stops the scheduler, the controller-manager, the API server and
+// etcd, and removes their files. It is safe to call more than once.
 func (cp *ControlPlane) Stop() error {
 	var errs []error
-	if cp.kcm != nil && cp.kcm.Process != nil {
-		_ = cp.kcm.Process.Signal(syscall.SIGTERM)
+	for i := len(cp.components) - 1; i >= 0; i-- {
+		c := cp.components[i]
+		_ = c.cmd.Process.Signal(syscall.SIGTERM)
 		select {
-		case <-cp.kcmDone:
+		case <-c.done:
 		case <-time.After(10 * time.Second):
-			_ = cp.kcm.Process.Kill()
-			<-cp.kcmDone
+			_ = c.cmd.Process.Kill()
+			<-c.done
 		}
-		cp.kcm = nil
 	}
+	cp.components = nil
 	if cp.env != nil {
 		if err := cp.env.Stop(); err != nil {
 			errs = append(errs, fmt.Errorf("unable to stop etcd and kube-apiserver: %w", err))

@@ -37,7 +37,8 @@ func NewInformerLister(client dynamic.Interface) *InformerLister {
 			return res.Watch(ctx, opts)
 		},
 	}
-	inf := cache.NewSharedIndexInformer(lw, &unstructured.Unstructured{}, 0,
+	// Carry over whether the client can stream lists (fake clients cannot).
+	inf := cache.NewSharedIndexInformer(cache.ToListWatcherWithWatchListSemantics(lw, client), &unstructured.Unstructured{}, 0,
 		cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
 	// Convert once, when an object enters the cache, rather than on each List.
 	if err := inf.SetTransform(toPodPreset); err != nil {

@@ -73,12 +73,16 @@ func runSuite(ctx context.Context, stdout, stderr io.Writer, args []string) erro
 	}
 
 	start := time.Now()
-	w, err := harness.Start(ctx, harness.Options{Module: *module, Progress: stderr})
+	interrupts := harness.CatchSignals(ctx)
+	defer interrupts.Release()
+	w, err := harness.Start(interrupts.Context(), harness.Options{Module: *module, Progress: stderr})
 	if err != nil {
+		if code := interrupts.Code(); code != 0 {
+			return ExitError{Code: code}
+		}
 		return err
 	}
-	cancel := harness.StopOnSignal(w.Stop)
-	defer cancel()
+	interrupts.OnSignal(w.Stop)
 	defer func() {
 		if err := w.Stop(); err != nil {
 			fmt.Fprintf(stderr, "error while stopping the control plane: %v\n", err)

@@ -1,0 +1,92 @@
+package nodes
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes/fake"
+)
+
+func TestSimulatorRunsPodsOnItsNodes(t *testing.T) {
+	ctx := context.Background()
+	client := fake.NewSimpleClientset()
+	sim, err := Start(ctx, client, Options{Prefix: "sim-", Nodes: 2, KubeletVersion: "v1.37.1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sim.Stop()
+
+	nodes, err := client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil || len(nodes.Items) != 2 {
+		t.Fatalf("nodes: %v, %v", nodes, err)
+	}
+	for _, n := range nodes.Items {
+		if len(n.Status.Conditions) == 0 || n.Status.Conditions[0].Type != corev1.NodeReady || n.Status.Conditions[0].Status != corev1.ConditionTrue {
+			t.Errorf("node %s is not Ready: %v", n.Name, n.Status.Conditions)
+		}
+	}
+
+	yes := true
+	pods := []*corev1.Pod{
+		{ObjectMeta: metav1.ObjectMeta{Name: "bound", Namespace: "ns"}, Spec: corev1.PodSpec{NodeName: "sim-1", Containers: []corev1.Container{{Name: "c", Image: "i"}}}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "job-pod", Namespace: "ns", OwnerReferences: []metav1.OwnerReference{{Kind: "Job", Name: "j", Controller: &yes}}},
+			Spec: corev1.PodSpec{NodeName: "sim-0", Containers: []corev1.Container{{Name: "c", Image: "i"}}}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "elsewhere", Namespace: "ns"}, Spec: corev1.PodSpec{NodeName: "other-node", Containers: []corev1.Container{{Name: "c"}}}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "unbound", Namespace: "ns"}, Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c"}}}},
+	}
+	for _, p := range pods {
+		if _, err := client.CoreV1().Pods("ns").Create(ctx, p, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	phase := func(name string) corev1.PodPhase {
+		p, err := client.CoreV1().Pods("ns").Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return "gone"
+		}
+		return p.Status.Phase
+	}
+	waitFor := func(name string, want corev1.PodPhase) {
+		t.Helper()
+		err := wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 5*time.Second, true, func(context.Context) (bool, error) {
+			return phase(name) == want, nil
+		})
+		if err != nil {
+			t.Fatalf("pod %s: phase %q, want %q", name, phase(name), want)
+		}
+	}
+	waitFor("bound", corev1.PodRunning)
+	waitFor("job-pod", corev1.PodSucceeded)
+	bound, _ := client.CoreV1().Pods("ns").Get(ctx, "bound", metav1.GetOptions{})
+	if bound.Status.PodIP == "" || len(bound.Status.ContainerStatuses) != 1 || !bound.Status.ContainerStatuses[0].Ready {
+		t.Errorf("running pod status incomplete: %+v", bound.Status)
+	}
+	if got := phase("elsewhere"); got != "" {
+		t.Errorf("a pod on another node was touched: phase %q", got)
+	}
+	if got := phase("unbound"); got != "" {
+		t.Errorf("an unbound pod was touched: phase %q", got)
+	}
+	if got := sim.CreationOrder("ns"); len(got) != 4 || got[0] != "bound" {
+		t.Errorf("CreationOrder = %v", got)
+	}
+
+	// A pod being deleted is removed at once.
+	now := metav1.Now()
+	bound.DeletionTimestamp = &now
+	if _, err := client.CoreV1().Pods("ns").Update(ctx, bound, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("bound", "gone")
+
+	if err := sim.SetNodes(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if names := sim.Nodes(); len(names) != 1 || names[0] != "sim-0" {
+		t.Errorf("after SetNodes(1): %v", names)
+	}
+}
