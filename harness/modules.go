@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/tools/record"
 
 	podpreset "presetsim.dev/presetsim/presets/admission"
+	"presetsim.dev/presetsim/presets/rollout"
 )
 
 // ReferenceModule is the name of the reference PodPreset implementation.
@@ -90,6 +91,15 @@ func NewReferenceModule(ctx context.Context, deps ModuleDeps) (*InProcess, error
 		Pods:          deps.Client.CoreV1(),
 		Context:       ctx,
 	}
+
+	// The opt-in rollout controller shares the lister's watch; it acts only in
+	// namespaces labelled rollout.EnableLabel=true.
+	roller, err := rollout.New(deps.Client, lister.Informer())
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	go roller.Run(ctx)
 
 	plugin := podpreset.New()
 	plugin.SetPodPresetLister(lister)

@@ -16,6 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/wait"
+
+	"presetsim.dev/presetsim/presets/rollout"
 )
 
 // SetNodes makes the cluster have n simulated nodes for this scenario; the
@@ -33,6 +35,57 @@ func (s *Scenario) Cleanup(ctx context.Context) error {
 		return s.w.Nodes.SetNodes(ctx, s.w.DefaultNodes)
 	}
 	return nil
+}
+
+// EnableRollout labels a logical namespace so that the rollout controller
+// restarts its workloads when a preset that selects them is created or
+// deleted.
+func (s *Scenario) EnableRollout(ctx context.Context, logical string) error {
+	ns, err := s.Namespace(ctx, logical)
+	if err != nil {
+		return err
+	}
+	patch := fmt.Sprintf(`{"metadata":{"labels":{%q:"true"}}}`, rollout.EnableLabel)
+	if _, err := s.w.Client.CoreV1().Namespaces().Patch(ctx, ns, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+		return fmt.Errorf("unable to label namespace %s: %s", logical, s.Logical(err.Error()))
+	}
+	return nil
+}
+
+// RestartedFor waits until the workload's pod template records a restart
+// for the preset.
+func (s *Scenario) RestartedFor(ctx context.Context, kind, name, preset string) error {
+	var cause string
+	err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, s.w.Timeouts.Wait, true, func(ctx context.Context) (bool, error) {
+		obj, _, _, err := s.object(ctx, kind, name)
+		if err != nil {
+			return false, err
+		}
+		cause, _, _ = unstructured.NestedString(obj.Object, "spec", "template", "metadata", "annotations", rollout.CauseAnnotation)
+		return strings.HasPrefix(cause, "PodPreset "+preset+" "), nil
+	})
+	if err != nil {
+		return fmt.Errorf("%s %q was not restarted for PodPreset %q within %s (its %s is %q)", kind, name, preset, s.w.Timeouts.Wait, rollout.CauseAnnotation, cause)
+	}
+	return nil
+}
+
+// StaysAsSubmitted checks ObjectAsSubmitted for the settle window.
+func (s *Scenario) StaysAsSubmitted(ctx context.Context, kind, name string) error {
+	deadline := time.Now().Add(s.w.Timeouts.Settle)
+	for {
+		if err := s.ObjectAsSubmitted(ctx, kind, name); err != nil {
+			return err
+		}
+		if time.Now().After(deadline) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
 
 // object returns a workload of the scenario by the kind written in a step.

@@ -187,6 +187,18 @@ func registerWorkloads(sc *godog.ScenarioContext) {
 		_, err = from(ctx).scenario.WaitForPods(ctx, count, kind, name)
 		return err
 	})
+	sc.Step(`^preset changes roll out to running workloads$`, func(ctx context.Context) error {
+		return from(ctx).scenario.EnableRollout(ctx, "default")
+	})
+	sc.Step(`^preset changes roll out to running workloads in the namespace "([^"]*)"$`, func(ctx context.Context, ns string) error {
+		return from(ctx).scenario.EnableRollout(ctx, ns)
+	})
+	sc.Step(`^the (\w+) "([^"]*)" should be restarted for the PodPreset "([^"]*)"$`, func(ctx context.Context, kind, name, preset string) error {
+		return from(ctx).scenario.RestartedFor(ctx, kind, name, preset)
+	})
+	sc.Step(`^the (\w+) "([^"]*)" should stay as submitted$`, func(ctx context.Context, kind, name string) error {
+		return from(ctx).scenario.StaysAsSubmitted(ctx, kind, name)
+	})
 	sc.Step(`^the Job "([^"]*)" should complete$`, func(ctx context.Context, name string) error {
 		return from(ctx).scenario.JobCompletes(ctx, name)
 	})

@@ -59,6 +59,10 @@ func toPodPreset(obj any) (any, error) {
 	return pp, nil
 }
 
+// Informer is the shared PodPreset informer, for other consumers of the
+// same watch (e.g. package rollout).
+func (l *InformerLister) Informer() cache.SharedIndexInformer { return l.informer }
+
 // Run runs the informer until ctx is done.
 func (l *InformerLister) Run(ctx context.Context) { l.informer.RunWithContext(ctx) }
 
