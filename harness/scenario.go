@@ -654,8 +654,7 @@ func (s *Scenario) HasNoEvents(ctx context.Context, kind, name, reason string) e
 	if err != nil {
 		return err
 	}
-	deadline := time.Now().Add(s.w.Timeouts.Settle)
-	for {
+	return s.holds(ctx, func() error {
 		evs, err := s.events(ctx, ns, gvk.Kind, name)
 		if err != nil {
 			return err
@@ -664,6 +663,18 @@ func (s *Scenario) HasNoEvents(ctx context.Context, kind, name, reason string) e
 			if e.Reason == reason {
 				return fmt.Errorf("%s %q has an event with reason %s: %s", gvk.Kind, name, reason, s.Logical(e.Message))
 			}
+		}
+		return nil
+	})
+}
+
+// holds checks check every 100ms for the settle window: something that must
+// not happen is watched for a while, not looked for once.
+func (s *Scenario) holds(ctx context.Context, check func() error) error {
+	deadline := time.Now().Add(s.w.Timeouts.Settle)
+	for {
+		if err := check(); err != nil {
+			return err
 		}
 		if time.Now().After(deadline) {
 			return nil

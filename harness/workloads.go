@@ -72,20 +72,7 @@ func (s *Scenario) RestartedFor(ctx context.Context, kind, name, preset string) 
 
 // StaysAsSubmitted checks ObjectAsSubmitted for the settle window.
 func (s *Scenario) StaysAsSubmitted(ctx context.Context, kind, name string) error {
-	deadline := time.Now().Add(s.w.Timeouts.Settle)
-	for {
-		if err := s.ObjectAsSubmitted(ctx, kind, name); err != nil {
-			return err
-		}
-		if time.Now().After(deadline) {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
+	return s.holds(ctx, func() error { return s.ObjectAsSubmitted(ctx, kind, name) })
 }
 
 // object returns a workload of the scenario by the kind written in a step.
