@@ -74,6 +74,34 @@ func Defaulted(pp *v1alpha1.PodPreset) *v1alpha1.PodPreset {
 	return out
 }
 
+// DefaultedPod returns a deep copy of the pod whose volumes and container env
+// vars (init, regular and ephemeral containers) carry the same defaults as
+// Defaulted gives a preset. Callers without an API server (an offline preview)
+// use it so that a pod's own items compare with a preset's as they would after
+// the API server's defaulting. Other pod defaults are not applied.
+func DefaultedPod(pod *corev1.Pod) *corev1.Pod {
+	if pod == nil {
+		return nil
+	}
+	out := pod.DeepCopy()
+	for i := range out.Spec.Volumes {
+		defaultVolume(&out.Spec.Volumes[i])
+	}
+	for _, list := range [][]corev1.Container{out.Spec.InitContainers, out.Spec.Containers} {
+		for c := range list {
+			for i := range list[c].Env {
+				defaultEnvVar(&list[c].Env[i])
+			}
+		}
+	}
+	for c := range out.Spec.EphemeralContainers {
+		for i := range out.Spec.EphemeralContainers[c].Env {
+			defaultEnvVar(&out.Spec.EphemeralContainers[c].Env[i])
+		}
+	}
+	return out
+}
+
 // Default values that k8s.io/api/core/v1 declares only in +default tags, without a constant.
 const (
 	defaultFieldRefAPIVersion = "v1"

@@ -661,3 +661,27 @@ func TestImagePullPolicy(t *testing.T) {
 		})
 	}
 }
+
+func TestDefaultedPod(t *testing.T) {
+	pod := &corev1.Pod{Spec: corev1.PodSpec{
+		Volumes:        []corev1.Volume{{Name: "s", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: "x"}}}},
+		InitContainers: []corev1.Container{{Name: "i", Env: []corev1.EnvVar{{Name: "N", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.name"}}}}}},
+		Containers:     []corev1.Container{{Name: "c", Env: []corev1.EnvVar{{Name: "N", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.name"}}}}}},
+	}}
+	before := pod.DeepCopy()
+	got := DefaultedPod(pod)
+	if m := got.Spec.Volumes[0].Secret.DefaultMode; m == nil || *m != 0o644 {
+		t.Errorf("secret defaultMode = %v, want 0644", m)
+	}
+	for _, c := range append(got.Spec.InitContainers, got.Spec.Containers...) {
+		if v := c.Env[0].ValueFrom.FieldRef.APIVersion; v != "v1" {
+			t.Errorf("container %s: fieldRef apiVersion %q, want v1", c.Name, v)
+		}
+	}
+	if !equality.Semantic.DeepEqual(before, pod) {
+		t.Errorf("DefaultedPod mutated its input")
+	}
+	if DefaultedPod(nil) != nil {
+		t.Errorf("DefaultedPod(nil) != nil")
+	}
+}

@@ -37,6 +37,7 @@ const usage = `usage: presetsim <command> [flags]
 
 commands:
   run [flags] [feature files or folders]   run the feature suite (default: features)
+  apply -f FILE [-f FILE ...] [flags]      preview offline what presets do to pods and workloads
   modules                                  list the in-process admission modules
 `
 
@@ -49,6 +50,8 @@ func Run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 	switch args[0] {
 	case "run":
 		return runSuite(ctx, stdout, stderr, args[1:])
+	case "apply":
+		return apply(ctx, os.Stdin, stdout, stderr, args[1:])
 	case "modules":
 		fmt.Fprintln(stdout, strings.Join(harness.NewModules().Names(), "\n"))
 		return nil

@@ -1,0 +1,118 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"presetsim.dev/presetsim/harness/manifest"
+	"presetsim.dev/presetsim/harness/preview"
+)
+
+// ConflictExitCode is apply's exit status when --fail-on-conflict is set and
+// a pod has a conflict.
+const ConflictExitCode = 3
+
+type fileList []string
+
+func (f *fileList) String() string     { return strings.Join(*f, ",") }
+func (f *fileList) Set(v string) error { *f = append(*f, v); return nil }
+
+// apply previews, without an API server, what the presets in the input do to
+// its pods and to the pods its workloads' templates would produce.
+func apply(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, args []string) error {
+	fs := flag.NewFlagSet("apply", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var files fileList
+	fs.Var(&files, "f", "manifest file (multi-document YAML) or - for standard input; repeatable")
+	output := fs.String("o", "yaml", "output: yaml (the admitted pods), json, or diff (submitted → admitted)")
+	color := fs.String("color", "auto", "colour the diff: auto (when writing to a terminal), always, never")
+	failOnConflict := fs.Bool("fail-on-conflict", false, fmt.Sprintf("exit with status %d when a pod has a conflict", ConflictExitCode))
+	if err := fs.Parse(args); err != nil {
+		return ExitError{Code: 2}
+	}
+	if len(files) == 0 || fs.NArg() > 0 {
+		fmt.Fprintln(stderr, "usage: presetsim apply -f FILE [-f FILE ...] [-o yaml|json|diff] [--fail-on-conflict]")
+		return ExitError{Code: 2}
+	}
+	scheme := manifest.Scheme()
+	var objs []manifest.Object
+	var errs []error
+	for _, f := range files {
+		name, data, err := read(f, stdin)
+		if err != nil {
+			return err
+		}
+		o, err := manifest.Decode(manifest.Source{File: name, Line: 1}, string(data), scheme)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		objs = append(objs, o...)
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	results, err := preview.Run(ctx, objs)
+	if err != nil {
+		return err
+	}
+	if len(results) == 0 {
+		fmt.Fprintln(stderr, "no pod or workload in the input")
+	}
+	switch *output {
+	case "yaml":
+		err = preview.WriteYAML(stdout, results)
+	case "json":
+		err = preview.WriteJSON(stdout, results)
+	case "diff":
+		err = preview.WriteDiff(stdout, results, useColor(*color, stdout))
+	default:
+		return fmt.Errorf("unknown output %q (want yaml, json or diff)", *output)
+	}
+	if err != nil {
+		return err
+	}
+	conflicts := 0
+	for _, r := range results {
+		if r.Conflicted() {
+			conflicts++
+		}
+	}
+	if conflicts > 0 && *failOnConflict {
+		fmt.Fprintf(stderr, "%d of %d pods have a PodPreset conflict\n", conflicts, len(results))
+		return ExitError{Code: ConflictExitCode}
+	}
+	return nil
+}
+
+func read(name string, stdin io.Reader) (string, []byte, error) {
+	if name == "-" {
+		b, err := io.ReadAll(stdin)
+		return "<stdin>", b, err
+	}
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return name, nil, fmt.Errorf("unable to read %w", err)
+	}
+	return name, b, nil
+}
+
+func useColor(mode string, w io.Writer) bool {
+	switch mode {
+	case "always":
+		return true
+	case "never":
+		return false
+	}
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,187 @@
+package preview
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apiserver/pkg/admission"
+	"k8s.io/apiserver/pkg/authentication/user"
+	"k8s.io/apiserver/pkg/warning"
+
+	"presetsim.dev/presetsim/harness/manifest"
+	podpreset "presetsim.dev/presetsim/presets/admission"
+	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
+	"presetsim.dev/presetsim/presets/merge"
+)
+
+// OfflineResourceVersion stands in for the resourceVersion of a preset read
+// from a file without one.
+const OfflineResourceVersion = "offline"
+
+// Result is what admission did to one pod.
+type Result struct {
+	// Source names where the pod came from: "Pod website" or
+	// "Deployment web (pod template)".
+	Source string
+	// Input is the pod as submitted; Output as admitted.
+	Input, Output *corev1.Pod
+	// Applied lists the presets applied, by name.
+	Applied []string
+	// Warnings holds the admission warnings: each conflict (R4.3) and any
+	// preset skipped for an invalid selector.
+	Warnings []string
+}
+
+// Conflicted reports whether admission reported a conflict.
+func (r Result) Conflicted() bool {
+	for _, w := range r.Warnings {
+		if strings.HasPrefix(w, "Conflict on pod preset ") {
+			return true
+		}
+	}
+	return false
+}
+
+// Run admits every pod and workload template of objs with the presets of
+// objs. Other kinds (ConfigMaps, Secrets, ...) are accepted and ignored.
+func Run(ctx context.Context, objs []manifest.Object) ([]Result, error) {
+	lister := presetLister{}
+	type pending struct {
+		source string
+		pod    *corev1.Pod
+	}
+	var pods []pending
+	for _, o := range objs {
+		switch obj := o.Object.(type) {
+		case *v1alpha1.PodPreset:
+			pp := obj.DeepCopy()
+			pp.Namespace = namespaceOr(pp.Namespace)
+			if pp.ResourceVersion == "" {
+				pp.ResourceVersion = OfflineResourceVersion
+			}
+			lister[pp.Namespace] = append(lister[pp.Namespace], pp)
+		case *corev1.Pod:
+			pods = append(pods, pending{"Pod " + obj.Name, obj.DeepCopy()})
+		default:
+			if pod, ok := fromTemplate(o); ok {
+				pods = append(pods, pending{fmt.Sprintf("%s %s (pod template)", o.GVK.Kind, pod.GenerateName[:len(pod.GenerateName)-1]), pod})
+			}
+		}
+	}
+	plugin := podpreset.New()
+	plugin.SetPodPresetLister(lister)
+	if err := plugin.ValidateInitialization(); err != nil {
+		return nil, err
+	}
+	var results []Result
+	for _, p := range pods {
+		r, err := admit(ctx, plugin, p.source, p.pod)
+		if err != nil {
+			return nil, err
+		}
+		results = append(results, r)
+	}
+	return results, nil
+}
+
+func admit(ctx context.Context, plugin admission.MutationInterface, source string, pod *corev1.Pod) (Result, error) {
+	pod.Namespace = namespaceOr(pod.Namespace)
+	in := merge.DefaultedPod(pod)
+	out := in.DeepCopy()
+	rec := &warnings{}
+	attrs := admission.NewAttributesRecord(out, nil, corev1.SchemeGroupVersion.WithKind("Pod"), out.Namespace, out.Name,
+		corev1.SchemeGroupVersion.WithResource("pods"), "", admission.Create, &metav1.CreateOptions{}, false,
+		&user.DefaultInfo{Name: "presetsim-preview"})
+	if err := plugin.Admit(warning.WithWarningRecorder(ctx, rec), attrs, nil); err != nil {
+		return Result{}, fmt.Errorf("%s: admission refused the pod: %w", source, err)
+	}
+	return Result{Source: source, Input: in, Output: out, Applied: applied(in, out), Warnings: rec.list}, nil
+}
+
+// applied lists the presets whose annotation admission added or changed.
+func applied(in, out *corev1.Pod) []string {
+	var names []string
+	prefix := merge.AnnotationKey("")
+	for k, v := range out.Annotations {
+		if name, ok := strings.CutPrefix(k, prefix); ok && in.Annotations[k] != v {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// fromTemplate returns the pod a workload's controller would create from its
+// template (without the per-pod fields the controller adds).
+func fromTemplate(o manifest.Object) (*corev1.Pod, bool) {
+	var (
+		meta     metav1.ObjectMeta
+		template *corev1.PodTemplateSpec
+	)
+	switch w := o.Object.(type) {
+	case *appsv1.Deployment:
+		meta, template = w.ObjectMeta, &w.Spec.Template
+	case *appsv1.ReplicaSet:
+		meta, template = w.ObjectMeta, &w.Spec.Template
+	case *appsv1.StatefulSet:
+		meta, template = w.ObjectMeta, &w.Spec.Template
+	case *appsv1.DaemonSet:
+		meta, template = w.ObjectMeta, &w.Spec.Template
+	case *batchv1.Job:
+		meta, template = w.ObjectMeta, &w.Spec.Template
+	case *batchv1.CronJob:
+		meta, template = w.ObjectMeta, &w.Spec.JobTemplate.Spec.Template
+	case *corev1.ReplicationController:
+		if w.Spec.Template == nil {
+			return nil, false
+		}
+		meta, template = w.ObjectMeta, w.Spec.Template
+	default:
+		return nil, false
+	}
+	yes := true
+	pod := &corev1.Pod{
+		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+		ObjectMeta: metav1.ObjectMeta{
+			GenerateName: meta.Name + "-",
+			Namespace:    meta.Namespace,
+			Labels:       template.Labels,
+			Annotations:  template.Annotations,
+			OwnerReferences: []metav1.OwnerReference{{
+				APIVersion: o.GVK.GroupVersion().String(), Kind: o.GVK.Kind, Name: meta.Name, Controller: &yes,
+			}},
+		},
+		Spec: *template.Spec.DeepCopy(),
+	}
+	return pod.DeepCopy(), true
+}
+
+func namespaceOr(ns string) string {
+	if ns == "" {
+		return metav1.NamespaceDefault
+	}
+	return ns
+}
+
+// presetLister serves the presets read from the input, by namespace.
+type presetLister map[string][]*v1alpha1.PodPreset
+
+func (l presetLister) List(namespace string) ([]*v1alpha1.PodPreset, error) { return l[namespace], nil }
+
+type warnings struct {
+	mu   sync.Mutex
+	list []string
+}
+
+func (w *warnings) AddWarning(_, text string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.list = append(w.list, text)
+}
