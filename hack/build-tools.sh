@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds the control-plane binaries (kube-apiserver, kube-controller-manager,
-# kube-scheduler, etcd) from the modules pinned in hack/tools/*/go.mod into a git-ignored cache:
+# kube-scheduler, etcd) and kubectl from the modules pinned in hack/tools/*/go.mod into a git-ignored cache:
 #
-#   .cache/tools/<stamp>/bin/{kube-apiserver,kube-controller-manager,kube-scheduler,etcd}
+#   .cache/tools/<stamp>/bin/{kube-apiserver,kube-controller-manager,kube-scheduler,etcd,kubectl}
 #
 # <stamp> is a hash of the pins (go.mod, go.sum) and the Go version, so the
 # binaries are rebuilt only when a pin changes. Prints the directory on stdout
@@ -53,6 +53,7 @@ kube_ldflags="-s -w -X $vpkg.gitVersion=$k8s_version -X $vpkg.gitMajor=1 -X $vpk
 build kube-apiserver "$tools/kubernetes" k8s.io/kubernetes/cmd/kube-apiserver "$kube_ldflags"
 build kube-controller-manager "$tools/kubernetes" k8s.io/kubernetes/cmd/kube-controller-manager "$kube_ldflags"
 build kube-scheduler "$tools/kubernetes" k8s.io/kubernetes/cmd/kube-scheduler "$kube_ldflags"
+build kubectl "$tools/kubernetes" k8s.io/kubernetes/cmd/kubectl "$kube_ldflags"
 build etcd "$tools/etcd" go.etcd.io/etcd/server/v3 "-s -w"
 
 echo "$out"

@@ -55,6 +55,9 @@ type Options struct {
 	Progress io.Writer
 	// Timeouts for waiting steps; DefaultTimeouts when zero.
 	Timeouts Timeouts
+	// AllNamespaces registers the module's webhook for every namespace, not
+	// only the run's scenario namespaces (for a live cluster, `presetsim up`).
+	AllNamespaces bool
 	// Nodes is the number of simulated nodes; DefaultNodes when zero. A
 	// scenario may change it for itself ("Given the cluster has 5 nodes").
 	Nodes int
@@ -175,7 +178,7 @@ func Start(ctx context.Context, opts Options) (_ *World, err error) {
 	if w.module, err = factory(moduleCtx, ModuleDeps{Client: w.Client, Dynamic: w.Dynamic}); err != nil {
 		return nil, fmt.Errorf("unable to start admission module %q: %w", opts.Module, err)
 	}
-	if err := w.serveModule(ctx); err != nil {
+	if err := w.serveModule(ctx, opts.AllNamespaces); err != nil {
 		return nil, err
 	}
 	if err := w.waitForWebhook(ctx); err != nil {
@@ -238,18 +241,22 @@ func (w *World) installCRD(ctx context.Context) error {
 	return nil
 }
 
-func (w *World) serveModule(ctx context.Context) error {
+func (w *World) serveModule(ctx context.Context, allNamespaces bool) error {
 	mux := http.NewServeMux()
 	mux.Handle("/mutate-pods", webhook.NewHandler(w.module.Plugin, w.Scheme))
 	var err error
 	if w.server, err = webhook.Serve("127.0.0.1", mux); err != nil {
 		return err
 	}
+	selector := &metav1.LabelSelector{MatchLabels: map[string]string{AdmissionLabel: w.RunID}}
+	if allNamespaces {
+		selector = nil
+	}
 	cfg := webhook.MutatingWebhookConfiguration(webhook.PodConfig{
 		Name:              "podpreset.presetsim.dev",
 		URL:               w.server.URL + "/mutate-pods",
 		CABundle:          w.server.CABundle,
-		NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{AdmissionLabel: w.RunID}},
+		NamespaceSelector: selector,
 	})
 	cfg.Name = "presetsim-" + w.RunID
 	if _, err := w.Client.AdmissionregistrationV1().MutatingWebhookConfigurations().Create(ctx, cfg, metav1.CreateOptions{}); err != nil {

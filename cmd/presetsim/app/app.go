@@ -38,6 +38,7 @@ const usage = `usage: presetsim <command> [flags]
 commands:
   run [flags] [feature files or folders]   run the feature suite (default: features)
   apply -f FILE [-f FILE ...] [flags]      preview offline what presets do to pods and workloads
+  up [--kubeconfig FILE]                   run a local cluster with presets active, for kubectl, until Ctrl-C
   modules                                  list the in-process admission modules
 `
 
@@ -50,6 +51,8 @@ func Run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 	switch args[0] {
 	case "run":
 		return runSuite(ctx, stdout, stderr, args[1:])
+	case "up":
+		return up(ctx, stdout, stderr, args[1:])
 	case "apply":
 		return apply(ctx, os.Stdin, stdout, stderr, args[1:])
 	case "modules":
