@@ -23,6 +23,10 @@ test: ## generated files up to date, vet, unit tests and the feature suite with 
 	$(GO) vet ./...
 	PRESETSIM_BIN_DIR=$(BIN_DIR) $(GO) test -race ./...
 
+.PHONY: bench
+bench: ## merge-engine throughput: pods/s with 1, 10 and 100 matching presets
+	$(GO) test -run '^$$' -bench . -benchtime 2s ./presets/merge/
+
 .PHONY: generate
 generate: ## regenerate the PodPreset deepcopy functions and CRD manifest
 	hack/generate.sh
