@@ -97,7 +97,7 @@ func read(name string, stdin io.Reader) (string, []byte, error) {
 	}
 	b, err := os.ReadFile(name)
 	if err != nil {
-		return name, nil, fmt.Errorf("unable to read %w", err)
+		return name, nil, fmt.Errorf("unable to read the manifest: %w", err)
 	}
 	return name, b, nil
 }
