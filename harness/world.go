@@ -96,6 +96,8 @@ type World struct {
 	Timeouts Timeouts
 	// Started is how long Start took, from binaries found to webhook answering.
 	Started time.Duration
+	// BinDir holds the control-plane binaries (and kubectl) of this run.
+	BinDir string
 	// Nodes simulates the cluster's nodes and their kubelet.
 	Nodes *nodes.Simulator
 	// DefaultNodes is the node count scenarios start with.
@@ -146,6 +148,7 @@ func Start(ctx context.Context, opts Options) (_ *World, err error) {
 		AnnotationPrefix: merge.AnnotationPrefix,
 		Timeouts:         opts.Timeouts,
 		DefaultNodes:     opts.Nodes,
+		BinDir:           opts.BinDir,
 	}
 	defer func() {
 		if err != nil {

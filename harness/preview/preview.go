@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
@@ -95,14 +94,14 @@ func admit(ctx context.Context, plugin admission.MutationInterface, source strin
 	pod.Namespace = namespaceOr(pod.Namespace)
 	in := merge.DefaultedPod(pod)
 	out := in.DeepCopy()
-	rec := &warnings{}
+	rec := &podpreset.Warnings{}
 	attrs := admission.NewAttributesRecord(out, nil, corev1.SchemeGroupVersion.WithKind("Pod"), out.Namespace, out.Name,
 		corev1.SchemeGroupVersion.WithResource("pods"), "", admission.Create, &metav1.CreateOptions{}, false,
 		&user.DefaultInfo{Name: "presetsim-preview"})
 	if err := plugin.Admit(warning.WithWarningRecorder(ctx, rec), attrs, nil); err != nil {
 		return Result{}, fmt.Errorf("%s: admission refused the pod: %w", source, err)
 	}
-	return Result{Source: source, Input: in, Output: out, Applied: applied(in, out), Warnings: rec.list}, nil
+	return Result{Source: source, Input: in, Output: out, Applied: applied(in, out), Warnings: rec.List()}, nil
 }
 
 // applied lists the presets whose annotation admission added or changed.
@@ -174,14 +173,3 @@ func namespaceOr(ns string) string {
 type presetLister map[string][]*v1alpha1.PodPreset
 
 func (l presetLister) List(namespace string) ([]*v1alpha1.PodPreset, error) { return l[namespace], nil }
-
-type warnings struct {
-	mu   sync.Mutex
-	list []string
-}
-
-func (w *warnings) AddWarning(_, text string) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.list = append(w.list, text)
-}

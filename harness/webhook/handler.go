@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"sync"
 
 	"gomodules.xyz/jsonpatch/v2"
+
 	admissionv1 "k8s.io/api/admission/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -20,6 +20,8 @@ import (
 	"k8s.io/apiserver/pkg/admission"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/warning"
+
+	podpreset "presetsim.dev/presetsim/presets/admission"
 )
 
 // MaxRequestBytes bounds the size of an AdmissionReview request body. The API
@@ -88,7 +90,7 @@ func (h *Handler) Review(ctx context.Context, req *admissionv1.AdmissionRequest)
 		schema.GroupVersionResource(req.Resource), req.SubResource, admission.Operation(req.Operation),
 		nil, req.DryRun != nil && *req.DryRun, userInfo(req.UserInfo))
 
-	warnings := &warnings{}
+	warnings := &podpreset.Warnings{}
 	ctx = warning.WithWarningRecorder(ctx, warnings)
 	resp := &admissionv1.AdmissionResponse{UID: req.UID, Allowed: true}
 	if h.plugin.Handles(attrs.GetOperation()) {
@@ -97,7 +99,7 @@ func (h *Handler) Review(ctx context.Context, req *admissionv1.AdmissionRequest)
 			resp.Result = statusOf(err)
 		}
 	}
-	resp.Warnings = warnings.list()
+	resp.Warnings = warnings.List()
 	if !resp.Allowed || obj == nil || equality.Semantic.DeepEqual(original, obj) {
 		return resp, nil
 	}
@@ -160,22 +162,4 @@ func userInfo(u authenticationv1.UserInfo) user.Info {
 		extra[k] = v
 	}
 	return &user.DefaultInfo{Name: u.Username, UID: u.UID, Groups: u.Groups, Extra: extra}
-}
-
-type warnings struct {
-	mu   sync.Mutex
-	text []string
-}
-
-// AddWarning implements warning.Recorder.
-func (w *warnings) AddWarning(_, text string) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.text = append(w.text, text)
-}
-
-func (w *warnings) list() []string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return append([]string(nil), w.text...)
 }

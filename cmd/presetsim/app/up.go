@@ -47,10 +47,7 @@ func up(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 		return fmt.Errorf("unable to write the kubeconfig: %w", err)
 	}
 	defer os.Remove(path)
-	kubectl := "kubectl"
-	if bin, err := harness.FindBinaries(io.Discard); err == nil {
-		kubectl = filepath.Join(bin, "kubectl")
-	}
+	kubectl := filepath.Join(w.BinDir, "kubectl")
 	fmt.Fprintf(stdout, `The cluster is up: kube-apiserver, kube-controller-manager, kube-scheduler, %d simulated nodes,
 the PodPreset CRD and the reference PodPreset webhook for every namespace.
 
