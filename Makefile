@@ -24,8 +24,8 @@ test: ## generated files up to date, vet, unit tests and the feature suite with 
 	PRESETSIM_BIN_DIR=$(BIN_DIR) $(GO) test -race ./...
 
 .PHONY: bench
-bench: ## merge-engine throughput: pods/s with 1, 10 and 100 matching presets
-	$(GO) test -run '^$$' -bench . -benchtime 2s ./presets/merge/
+bench: ## merge-engine pods/s (1, 10, 100 presets) and offline scenarios/s (seed features)
+	$(GO) test -run '^$$' -bench . -benchtime 2s ./presets/merge/ ./steps/
 
 .PHONY: generate
 generate: ## regenerate the PodPreset deepcopy functions and CRD manifest

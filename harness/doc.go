@@ -1,7 +1,17 @@
-// Package harness runs the world a PodPreset scenario needs: a control plane
-// (the envtest backend: real etcd, kube-apiserver and kube-controller-manager),
-// the admission module under test served to it as a TLS webhook, the PodPreset
-// CRD, and per-scenario namespaces.
+// Package harness runs the world a PodPreset scenario needs: a backend where
+// objects live, the admission module under test, the PodPreset CRD, and
+// per-scenario namespaces. There are two backends:
+//
+//   - envtest (the default): real etcd, kube-apiserver, kube-controller-manager
+//     and kube-scheduler with simulated nodes; the module is served to the API
+//     server as a TLS webhook.
+//   - offline: an in-memory store with the module called in-process, for
+//     speed. It honours what it can (admission, dry runs, events, a
+//     ReplicaSet controller) and reports the rest as unsupported, with the
+//     reason (an UnsupportedError), never as passed: no validation, no other
+//     controllers, no nodes. See offlineCluster for exactly what it does.
+//
+// Scenarios reach a backend only through the small cluster interface.
 //
 // A World is started once per run and shared by every scenario; a Scenario
 // holds one scenario's state (its namespaces, what it submitted, the outcome
@@ -15,5 +25,6 @@
 // Defaulting for comparisons: an expected object is passed through a
 // server-side dry-run create in the run's defaulting namespace, which no
 // admission module under test is registered for, so the expected object gets
-// exactly the API server's defaults and nothing from the module.
+// exactly the backend's defaults (on envtest the API server's) and nothing
+// from the module.
 package harness

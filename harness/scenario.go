@@ -49,6 +49,11 @@ type Attempt struct {
 	Warnings []string
 	// Object is what the API server returned for the last object created.
 	Object *unstructured.Unstructured
+	// Unvalidated is set when the backend did not run the API server's
+	// validation: a request that succeeded might have been rejected.
+	Unvalidated bool
+	// Backend is the backend the request went to.
+	Backend Backend
 }
 
 // NewScenario returns a scenario with no namespaces yet.
@@ -77,7 +82,7 @@ func (s *Scenario) Namespace(ctx context.Context, logical string) (string, error
 	}
 	p := base + "-" + s.id
 	labels := map[string]string{RunLabel: s.w.RunID, AdmissionLabel: s.w.RunID, LogicalLabel: base}
-	if err := s.w.createNamespace(ctx, p, labels); err != nil {
+	if err := s.w.cluster.createNamespace(ctx, p, labels); err != nil {
 		return "", err
 	}
 	s.physical[logical] = p
@@ -117,7 +122,7 @@ func (s *Scenario) TryCreate(ctx context.Context, src manifest.Source, content s
 	if err != nil {
 		return err
 	}
-	s.last = &Attempt{}
+	s.last = &Attempt{Unvalidated: !s.w.cluster.validates(), Backend: s.w.Backend}
 	warnings := &Warnings{}
 	opts := &createOptions{warnings: warnings, dryRun: dryRun}
 	for _, o := range objs {
@@ -130,12 +135,6 @@ func (s *Scenario) TryCreate(ctx context.Context, src manifest.Source, content s
 	}
 	s.last.Warnings = warnings.List()
 	return nil
-}
-
-// createOptions change how create creates an object.
-type createOptions struct {
-	warnings *Warnings // collects the API server's warnings
-	dryRun   bool      // server-side dry run; nothing is stored or recorded
 }
 
 // TryUpdatePreset replaces the PodPreset name (in the DocString's logical
@@ -154,8 +153,8 @@ func (s *Scenario) TryUpdatePreset(ctx context.Context, name string, src manifes
 	if err != nil {
 		return err
 	}
-	res := s.w.Dynamic.Resource(v1alpha1.GroupVersionResource()).Namespace(ns)
-	current, err := res.Get(ctx, name, metav1.GetOptions{})
+	gvr := v1alpha1.GroupVersionResource()
+	current, err := s.w.cluster.get(ctx, gvr, ns, name)
 	if err != nil {
 		return fmt.Errorf("unable to get PodPreset %q: %w", name, err)
 	}
@@ -163,14 +162,25 @@ func (s *Scenario) TryUpdatePreset(ctx context.Context, name string, src manifes
 	u.SetName(name)
 	u.SetResourceVersion(current.GetResourceVersion())
 	warnings := &Warnings{}
-	updated, err := res.Update(WithWarnings(ctx, warnings), u, metav1.UpdateOptions{FieldValidation: "Strict"})
-	s.last = &Attempt{Err: err, Warnings: warnings.List()}
+	updated, err := s.w.cluster.update(ctx, gvr, u, warnings)
+	s.last = &Attempt{Err: err, Warnings: warnings.List(), Unvalidated: !s.w.cluster.validates(), Backend: s.w.Backend}
 	if err == nil {
 		key := objectKey{"PodPreset", logical, name}
 		s.versions[key] = updated.GetResourceVersion()
 		return s.w.WaitForPreset(ctx, ns, name, updated.GetResourceVersion())
 	}
 	return nil
+}
+
+// failed describes a backend error in the feature file's terms: with
+// logical namespace names, after what the step was doing. An
+// UnsupportedError is returned as it is, so the step is reported as
+// unsupported.
+func (s *Scenario) failed(err error, format string, args ...any) error {
+	if u, ok := IsUnsupported(err); ok {
+		return u
+	}
+	return fmt.Errorf("%s: %s", fmt.Sprintf(format, args...), s.Logical(err.Error()))
 }
 
 // LastAttempt returns the outcome of the last try step.
@@ -207,7 +217,7 @@ func (s *Scenario) create(ctx context.Context, o manifest.Object, opts *createOp
 		opts = &createOptions{}
 	}
 	u := o.Raw.DeepCopy()
-	mapping, err := s.w.Mapper.RESTMapping(o.GVK.GroupKind(), o.GVK.Version)
+	mapping, err := s.w.cluster.mapper().RESTMapping(o.GVK.GroupKind(), o.GVK.Version)
 	if err != nil {
 		return nil, fmt.Errorf("unknown kind %s: %w", o.GVK, err)
 	}
@@ -220,18 +230,11 @@ func (s *Scenario) create(ctx context.Context, o manifest.Object, opts *createOp
 		}
 		u.SetNamespace(ns)
 	}
-	if opts.warnings != nil {
-		ctx = WithWarnings(ctx, opts.warnings)
-	}
-	createOpts := metav1.CreateOptions{FieldValidation: "Strict"}
-	if opts.dryRun {
-		createOpts.DryRun = []string{metav1.DryRunAll}
-	}
 	key := objectKey{o.GVK.Kind, logical, u.GetName()}
 	submitted := u.DeepCopy()
-	created, err := s.w.Dynamic.Resource(mapping.Resource).Namespace(u.GetNamespace()).Create(ctx, u, createOpts)
+	created, err := s.w.cluster.create(ctx, mapping.Resource, u, *opts)
 	if err != nil {
-		return nil, fmt.Errorf("unable to create %s %q: %s", o.GVK.Kind, u.GetName(), s.Logical(err.Error()))
+		return nil, s.failed(err, "unable to create %s %q", o.GVK.Kind, u.GetName())
 	}
 	if opts.dryRun {
 		return created, nil
@@ -299,11 +302,11 @@ func (s *Scenario) GetPod(ctx context.Context, logicalNS, name string) (*corev1.
 	if err != nil {
 		return nil, err
 	}
-	pod, err := s.w.Client.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
+	u, err := s.w.cluster.get(ctx, podsResource, ns, name)
 	if err != nil {
-		return nil, fmt.Errorf("unable to get pod %q: %s", name, s.Logical(err.Error()))
+		return nil, s.failed(err, "unable to get pod %q", name)
 	}
-	return pod, nil
+	return toPod(u)
 }
 
 // PodShouldBe compares the stored pod with the expected one in the
@@ -337,26 +340,44 @@ func (s *Scenario) expectedPod(src manifest.Source, content, ns string) (*corev1
 }
 
 func (s *Scenario) comparePod(ctx context.Context, want, got *corev1.Pod) error {
-	defaulted, err := s.defaultPod(ctx, want)
+	return s.w.ComparePod(ctx, want, got)
+}
+
+// ComparePod compares an expected pod with an actual one of this World as
+// "the pod ... should be" does: the expected pod first gets the backend's
+// defaults (on envtest, the API server's), and the fields a workload
+// controller sets per pod are left out of the actual one unless expected.
+// The error is a *compare.Mismatch when the pods differ.
+func (w *World) ComparePod(ctx context.Context, want, got *corev1.Pod) error {
+	defaulted, err := w.defaultPod(ctx, want)
 	if err != nil {
 		return err
 	}
 	got = withoutControllerFields(want, got)
-	if m := compare.Pods(defaulted, got, compare.Options{AnnotationPrefix: s.w.AnnotationPrefix}); m != nil {
+	if m := compare.Pods(defaulted, got, compare.Options{AnnotationPrefix: w.AnnotationPrefix}); m != nil {
 		return m
 	}
 	return nil
 }
 
-// defaultPod gives an expected pod the API server's defaults by a dry-run
+// defaultPod gives an expected pod the backend's defaults by a dry-run
 // create in the defaulting namespace, where no module under test runs.
-func (s *Scenario) defaultPod(ctx context.Context, want *corev1.Pod) (*corev1.Pod, error) {
+func (w *World) defaultPod(ctx context.Context, want *corev1.Pod) (*corev1.Pod, error) {
 	p := want.DeepCopy()
-	p.Namespace, p.Name, p.GenerateName = s.w.DefaultingNamespace, "", "expected-"
-	p.OwnerReferences, p.ResourceVersion = nil, ""
-	got, err := s.w.Client.CoreV1().Pods(p.Namespace).Create(ctx, p, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+	p.Namespace, p.Name, p.GenerateName = w.DefaultingNamespace, "", "expected-"
+	p.OwnerReferences, p.ResourceVersion, p.UID, p.CreationTimestamp = nil, "", "", metav1.Time{}
+	p.TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"}
+	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(p)
 	if err != nil {
-		return nil, fmt.Errorf("the expected pod is not valid (dry-run create: %s)", s.Logical(err.Error()))
+		return nil, err
+	}
+	created, err := w.cluster.create(ctx, podsResource, &unstructured.Unstructured{Object: u}, createOptions{dryRun: true})
+	if err != nil {
+		return nil, fmt.Errorf("the expected pod is not valid (dry-run create: %v)", err)
+	}
+	got, err := toPod(created)
+	if err != nil {
+		return nil, err
 	}
 	got.Labels, got.Annotations = want.Labels, want.Annotations
 	return got, nil
@@ -389,7 +410,7 @@ func (s *Scenario) PodShouldNotExist(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
-	_, err = s.w.Client.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
+	_, err = s.w.cluster.get(ctx, podsResource, ns, name)
 	switch {
 	case apierrors.IsNotFound(err):
 		return nil
@@ -477,11 +498,12 @@ func (s *Scenario) PodHasNoPresetAnnotations(ctx context.Context, name string) e
 
 // kindOf resolves a kind written in a step ("pod", "ReplicaSet").
 func (s *Scenario) kindOf(kind string) (schema.GroupVersionKind, *meta.RESTMapping, error) {
-	gvk, err := s.w.Mapper.KindFor(schema.GroupVersionResource{Resource: strings.ToLower(kind)})
+	mapper := s.w.cluster.mapper()
+	gvk, err := mapper.KindFor(schema.GroupVersionResource{Resource: strings.ToLower(kind)})
 	if err != nil {
 		return gvk, nil, fmt.Errorf("unknown kind %q: %w", kind, err)
 	}
-	mapping, err := s.w.Mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	mapping, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 	return gvk, mapping, err
 }
 
@@ -567,14 +589,13 @@ func (s *Scenario) ObjectAsSubmitted(ctx context.Context, kind, name string) err
 	if !ok {
 		return fmt.Errorf("this scenario created no %s %q", gvk.Kind, name)
 	}
-	got, err := s.w.Dynamic.Resource(mapping.Resource).Namespace(submitted.GetNamespace()).Get(ctx, name, metav1.GetOptions{})
+	got, err := s.w.cluster.get(ctx, mapping.Resource, submitted.GetNamespace(), name)
 	if err != nil {
-		return fmt.Errorf("unable to get %s %q: %s", gvk.Kind, name, s.Logical(err.Error()))
+		return s.failed(err, "unable to get %s %q", gvk.Kind, name)
 	}
 	dry := submitted.DeepCopy()
 	dry.SetNamespace(s.w.DefaultingNamespace)
-	defaulted, err := s.w.Dynamic.Resource(mapping.Resource).Namespace(dry.GetNamespace()).
-		Create(ctx, dry, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+	defaulted, err := s.w.cluster.create(ctx, mapping.Resource, dry, createOptions{dryRun: true})
 	if err != nil {
 		return fmt.Errorf("unable to default the submitted %s (dry-run create: %s)", gvk.Kind, s.Logical(err.Error()))
 	}
@@ -611,7 +632,7 @@ func (s *Scenario) HasEvent(ctx context.Context, kind, name string, want EventSp
 		return err
 	}
 	var uid types.UID
-	if obj, err := s.w.Dynamic.Resource(mapping.Resource).Namespace(ns).Get(ctx, name, metav1.GetOptions{}); err == nil {
+	if obj, err := s.w.cluster.get(ctx, mapping.Resource, ns, name); err == nil {
 		uid = obj.GetUID()
 	}
 	var seen []corev1.Event
@@ -688,7 +709,7 @@ func (s *Scenario) holds(ctx context.Context, check func() error) error {
 }
 
 func (s *Scenario) events(ctx context.Context, ns, kind, name string) ([]corev1.Event, error) {
-	list, err := s.w.Client.CoreV1().Events(ns).List(ctx, metav1.ListOptions{})
+	list, err := s.w.cluster.list(ctx, eventsResource, ns)
 	if apierrors.IsNotFound(err) {
 		return nil, nil
 	}
@@ -696,7 +717,11 @@ func (s *Scenario) events(ctx context.Context, ns, kind, name string) ([]corev1.
 		return nil, err
 	}
 	var out []corev1.Event
-	for _, e := range list.Items {
+	for _, u := range list {
+		var e corev1.Event
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &e); err != nil {
+			return nil, fmt.Errorf("unable to read event %s: %w", u.GetName(), err)
+		}
 		if e.InvolvedObject.Kind == kind && e.InvolvedObject.Name == name {
 			out = append(out, e)
 		}
@@ -722,4 +747,37 @@ func sortedKeys(m map[string]string) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// toPod converts an object the backend returned to a Pod.
+func toPod(u *unstructured.Unstructured) (*corev1.Pod, error) {
+	pod := &corev1.Pod{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, pod); err != nil {
+		return nil, fmt.Errorf("unable to read pod %s: %w", u.GetName(), err)
+	}
+	return pod, nil
+}
+
+// Pods returns every pod in the scenario's namespaces, with logical
+// namespace names, sorted by namespace and name: what the scenario left
+// behind, for comparing backends.
+func (s *Scenario) Pods(ctx context.Context) ([]corev1.Pod, error) {
+	var out []corev1.Pod
+	for logical, physical := range s.physical {
+		pods, err := s.pods(ctx, physical)
+		if err != nil {
+			return nil, fmt.Errorf("unable to list the pods of namespace %s: %w", logical, err)
+		}
+		for i := range pods {
+			pods[i].Namespace = logical
+		}
+		out = append(out, pods...)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Namespace != out[j].Namespace {
+			return out[i].Namespace < out[j].Namespace
+		}
+		return out[i].Name < out[j].Name
+	})
+	return out, nil
 }

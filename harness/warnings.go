@@ -26,6 +26,13 @@ func (w *Warnings) List() []string {
 	return append([]string(nil), w.list...)
 }
 
+// add appends warnings.
+func (w *Warnings) add(text ...string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.list = append(w.list, text...)
+}
+
 // contextWarnings is the client's warning handler: it files each warning
 // with the Warnings of the request's context, if any.
 type contextWarnings struct{}
@@ -35,8 +42,6 @@ func (contextWarnings) HandleWarningHeaderWithContext(ctx context.Context, code 
 		return
 	}
 	if w, ok := ctx.Value(warningsKey{}).(*Warnings); ok {
-		w.mu.Lock()
-		w.list = append(w.list, message)
-		w.mu.Unlock()
+		w.add(message)
 	}
 }

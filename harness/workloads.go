@@ -13,10 +13,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/wait"
 
+	"presetsim.dev/presetsim/harness/nodes"
 	"presetsim.dev/presetsim/presets/rollout"
 )
 
@@ -24,15 +24,28 @@ import (
 // count goes back to the run's default at Cleanup. Node counts are
 // cluster-wide: scenarios that change them must not run in parallel.
 func (s *Scenario) SetNodes(ctx context.Context, n int) error {
+	sim, err := s.nodes()
+	if err != nil {
+		return err
+	}
 	s.nodesChanged = true
-	return s.w.Nodes.SetNodes(ctx, n)
+	return sim.SetNodes(ctx, n)
+}
+
+// nodes returns the node simulator, or an UnsupportedError when the backend
+// has none.
+func (s *Scenario) nodes() (*nodes.Simulator, error) {
+	if sim := s.w.cluster.simulatedNodes(); sim != nil {
+		return sim, nil
+	}
+	return nil, &UnsupportedError{Backend: s.w.Backend, Reason: "there are no nodes to schedule pods on"}
 }
 
 // Cleanup undoes what a scenario changed outside its namespaces.
 func (s *Scenario) Cleanup(ctx context.Context) error {
-	if s.nodesChanged && s.w.Nodes != nil {
+	if sim := s.w.cluster.simulatedNodes(); s.nodesChanged && sim != nil {
 		s.nodesChanged = false
-		return s.w.Nodes.SetNodes(ctx, s.w.DefaultNodes)
+		return sim.SetNodes(ctx, s.w.DefaultNodes)
 	}
 	return nil
 }
@@ -45,9 +58,8 @@ func (s *Scenario) EnableRollout(ctx context.Context, logical string) error {
 	if err != nil {
 		return err
 	}
-	patch := fmt.Sprintf(`{"metadata":{"labels":{%q:"true"}}}`, rollout.EnableLabel)
-	if _, err := s.w.Client.CoreV1().Namespaces().Patch(ctx, ns, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
-		return fmt.Errorf("unable to label namespace %s: %s", logical, s.Logical(err.Error()))
+	if err := s.w.cluster.labelNamespace(ctx, ns, rollout.EnableLabel, "true"); err != nil {
+		return s.failed(err, "unable to label namespace %s", logical)
 	}
 	return nil
 }
@@ -85,9 +97,9 @@ func (s *Scenario) object(ctx context.Context, kind, name string) (*unstructured
 	if err != nil {
 		return nil, mapping.Resource, "", err
 	}
-	obj, err := s.w.Dynamic.Resource(mapping.Resource).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
+	obj, err := s.w.cluster.get(ctx, mapping.Resource, ns, name)
 	if err != nil {
-		return nil, mapping.Resource, ns, fmt.Errorf("unable to get %s %q: %s", gvk.Kind, name, s.Logical(err.Error()))
+		return nil, mapping.Resource, ns, s.failed(err, "unable to get %s %q", gvk.Kind, name)
 	}
 	return obj, mapping.Resource, ns, nil
 }
@@ -99,8 +111,8 @@ func (s *Scenario) Scale(ctx context.Context, kind, name string, replicas int) e
 		return err
 	}
 	patch := fmt.Sprintf(`{"spec":{"replicas":%d}}`, replicas)
-	if _, err := s.w.Dynamic.Resource(gvr).Namespace(ns).Patch(ctx, name, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
-		return fmt.Errorf("unable to scale %s %q: %s", kind, name, s.Logical(err.Error()))
+	if err := s.w.cluster.mergePatch(ctx, gvr, ns, name, []byte(patch)); err != nil {
+		return s.failed(err, "unable to scale %s %q", kind, name)
 	}
 	return nil
 }
@@ -114,8 +126,8 @@ func (s *Scenario) Rollout(ctx context.Context, kind, name string) error {
 	}
 	patch := fmt.Sprintf(`{"spec":{"template":{"metadata":{"annotations":{"kubectl.kubernetes.io/restartedAt":%q}}}}}`,
 		time.Now().Format(time.RFC3339Nano))
-	if _, err := s.w.Dynamic.Resource(gvr).Namespace(ns).Patch(ctx, name, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
-		return fmt.Errorf("unable to roll out %s %q: %s", kind, name, s.Logical(err.Error()))
+	if err := s.w.cluster.mergePatch(ctx, gvr, ns, name, []byte(patch)); err != nil {
+		return s.failed(err, "unable to roll out %s %q", kind, name)
 	}
 	return nil
 }
@@ -127,20 +139,19 @@ func (s *Scenario) DeletePod(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
-	pods := s.w.Client.CoreV1().Pods(ns)
-	old, err := pods.Get(ctx, name, metav1.GetOptions{})
+	old, err := s.w.cluster.get(ctx, podsResource, ns, name)
 	if err != nil {
-		return fmt.Errorf("unable to get pod %q: %s", name, s.Logical(err.Error()))
+		return s.failed(err, "unable to get pod %q", name)
 	}
-	if err := pods.Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
-		return fmt.Errorf("unable to delete pod %q: %s", name, s.Logical(err.Error()))
+	if err := s.w.cluster.delete(ctx, podsResource, ns, name); err != nil {
+		return s.failed(err, "unable to delete pod %q", name)
 	}
 	err = wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, s.w.Timeouts.Wait, true, func(ctx context.Context) (bool, error) {
-		p, err := pods.Get(ctx, name, metav1.GetOptions{})
+		p, err := s.w.cluster.get(ctx, podsResource, ns, name)
 		if apierrors.IsNotFound(err) {
 			return true, nil
 		}
-		return err == nil && p.UID != old.UID, nil
+		return err == nil && p.GetUID() != old.GetUID(), nil
 	})
 	if err != nil {
 		return fmt.Errorf("pod %q was not deleted within %s", name, s.w.Timeouts.Wait)
@@ -153,22 +164,22 @@ func (s *Scenario) DeletePod(ctx context.Context, name string) error {
 func (s *Scenario) ownedPods(ctx context.Context, owner *unstructured.Unstructured) ([]corev1.Pod, error) {
 	owners := sets.New(owner.GetUID())
 	if owner.GetKind() == "Deployment" {
-		rss, err := s.w.Client.AppsV1().ReplicaSets(owner.GetNamespace()).List(ctx, metav1.ListOptions{})
+		rss, err := s.w.cluster.list(ctx, replicaSetsResource, owner.GetNamespace())
 		if err != nil {
 			return nil, err
 		}
-		for i := range rss.Items {
-			if c := metav1.GetControllerOf(&rss.Items[i]); c != nil && c.UID == owner.GetUID() {
-				owners.Insert(rss.Items[i].UID)
+		for i := range rss {
+			if c := metav1.GetControllerOf(&rss[i]); c != nil && c.UID == owner.GetUID() {
+				owners.Insert(rss[i].GetUID())
 			}
 		}
 	}
-	list, err := s.w.Client.CoreV1().Pods(owner.GetNamespace()).List(ctx, metav1.ListOptions{})
+	list, err := s.pods(ctx, owner.GetNamespace())
 	if err != nil {
 		return nil, err
 	}
 	var pods []corev1.Pod
-	for _, p := range list.Items {
+	for _, p := range list {
 		if c := metav1.GetControllerOf(&p); c != nil && owners.Has(c.UID) && p.DeletionTimestamp == nil {
 			pods = append(pods, p)
 		}
@@ -234,7 +245,11 @@ func (s *Scenario) PodsCreatedInOrder(ctx context.Context, kind, name string) er
 	}
 	var ordinals []int
 	seen := map[int]bool{}
-	for _, pod := range s.w.Nodes.CreationOrder(ns) {
+	sim, err := s.nodes()
+	if err != nil {
+		return err
+	}
+	for _, pod := range sim.CreationOrder(ns) {
 		suffix, ok := strings.CutPrefix(pod, name+"-")
 		if !ok {
 			continue
@@ -273,7 +288,11 @@ func (s *Scenario) OnePodPerNode(ctx context.Context, kind, name string) error {
 		perNode[p.Spec.NodeName] = append(perNode[p.Spec.NodeName], p.Name)
 	}
 	var problems []string
-	nodes := s.w.Nodes.Nodes()
+	sim, err := s.nodes()
+	if err != nil {
+		return err
+	}
+	nodes := sim.Nodes()
 	for _, n := range nodes {
 		if len(perNode[n]) != 1 {
 			problems = append(problems, fmt.Sprintf("node %s runs %d pods %v", n, len(perNode[n]), perNode[n]))
@@ -317,4 +336,21 @@ func (s *Scenario) JobCompletes(ctx context.Context, name string) error {
 		return fmt.Errorf("Job %q did not complete within %s: %s", name, s.w.Timeouts.Wait, status)
 	}
 	return nil
+}
+
+// pods lists the pods of a physical namespace.
+func (s *Scenario) pods(ctx context.Context, ns string) ([]corev1.Pod, error) {
+	list, err := s.w.cluster.list(ctx, podsResource, ns)
+	if err != nil {
+		return nil, err
+	}
+	pods := make([]corev1.Pod, 0, len(list))
+	for i := range list {
+		p, err := toPod(&list[i])
+		if err != nil {
+			return nil, err
+		}
+		pods = append(pods, *p)
+	}
+	return pods, nil
 }

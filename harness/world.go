@@ -58,6 +58,8 @@ type Options struct {
 	// AllNamespaces registers the module's webhook for every namespace, not
 	// only the run's scenario namespaces (for a live cluster, `presetsim up`).
 	AllNamespaces bool
+	// Backend is where objects live; Envtest when empty.
+	Backend Backend
 	// Nodes is the number of simulated nodes; DefaultNodes when zero. A
 	// scenario may change it for itself ("Given the cluster has 5 nodes").
 	Nodes int
@@ -77,11 +79,19 @@ type Timeouts struct {
 // DefaultTimeouts are used when Options.Timeouts is zero.
 var DefaultTimeouts = Timeouts{Wait: 30 * time.Second, Settle: time.Second}
 
-// World is the control plane and admission module shared by a run's scenarios.
+// OfflineTimeouts are used on the offline backend when Options.Timeouts is
+// zero. Its events come from an in-process broadcaster, in well under a
+// millisecond, so something that should not happen is watched for 200ms.
+var OfflineTimeouts = Timeouts{Wait: 30 * time.Second, Settle: 200 * time.Millisecond}
+
+// World is the backend and admission module shared by a run's scenarios.
 type World struct {
 	// RunID names this run; it labels every namespace the run creates.
 	RunID string
-	// Config and KubeConfig give admin access to the API server.
+	// Backend is where the run's objects live.
+	Backend Backend
+	// Config and KubeConfig give admin access to the API server (nil for
+	// the offline backend, as are Client, Dynamic and Mapper).
 	Config     *rest.Config
 	KubeConfig []byte
 	Client     kubernetes.Interface
@@ -103,6 +113,7 @@ type World struct {
 	// DefaultNodes is the node count scenarios start with.
 	DefaultNodes int
 
+	cluster cluster
 	cp      *controlplane.ControlPlane
 	module  *InProcess
 	server  *webhook.Server
@@ -127,6 +138,9 @@ func Start(ctx context.Context, opts Options) (_ *World, err error) {
 	}
 	if opts.Timeouts == (Timeouts{}) {
 		opts.Timeouts = DefaultTimeouts
+		if opts.Backend == Offline {
+			opts.Timeouts = OfflineTimeouts
+		}
 	}
 	if opts.Nodes == 0 {
 		opts.Nodes = DefaultNodes
@@ -134,6 +148,13 @@ func Start(ctx context.Context, opts Options) (_ *World, err error) {
 	factory, err := opts.Modules.Get(opts.Module)
 	if err != nil {
 		return nil, err
+	}
+	switch opts.Backend {
+	case "", Envtest:
+	case Offline:
+		return startOffline(ctx, opts, factory)
+	default:
+		return nil, fmt.Errorf("unknown backend %q (known: %v)", opts.Backend, Backends())
 	}
 	if opts.BinDir == "" {
 		if opts.BinDir, err = FindBinaries(progress); err != nil {
@@ -144,6 +165,7 @@ func Start(ctx context.Context, opts Options) (_ *World, err error) {
 	began := time.Now()
 	w := &World{
 		RunID:            utilrand.String(6),
+		Backend:          Envtest,
 		Scheme:           manifest.Scheme(),
 		AnnotationPrefix: merge.AnnotationPrefix,
 		Timeouts:         opts.Timeouts,
@@ -171,6 +193,7 @@ func Start(ctx context.Context, opts Options) (_ *World, err error) {
 	if w.Nodes, err = nodes.Start(ctx, w.Client, nodes.Options{Prefix: "presetsim-node-", Nodes: opts.Nodes, KubeletVersion: version.GitVersion}); err != nil {
 		return nil, fmt.Errorf("unable to start the simulated nodes: %w", err)
 	}
+	w.cluster = &apiCluster{client: w.Client, dynamic: w.Dynamic, rest: w.Mapper, nodes: w.Nodes, wait: w.Timeouts.Wait}
 	fmt.Fprintf(progress, "nodes ready in %s; installing the PodPreset CRD ...\n", since(began))
 	if err := w.installCRD(ctx); err != nil {
 		return nil, err
@@ -184,7 +207,7 @@ func Start(ctx context.Context, opts Options) (_ *World, err error) {
 	if err := w.serveModule(ctx, opts.AllNamespaces); err != nil {
 		return nil, err
 	}
-	if err := w.waitForWebhook(ctx); err != nil {
+	if err := w.waitForModule(ctx); err != nil {
 		return nil, err
 	}
 	w.Started = time.Since(began)
@@ -256,7 +279,7 @@ func (w *World) serveModule(ctx context.Context, allNamespaces bool) error {
 		selector = nil
 	}
 	cfg := webhook.MutatingWebhookConfiguration(webhook.PodConfig{
-		Name:              "podpreset.presetsim.dev",
+		Name:              webhookName,
 		URL:               w.server.URL + "/mutate-pods",
 		CABundle:          w.server.CABundle,
 		NamespaceSelector: selector,
@@ -268,16 +291,20 @@ func (w *World) serveModule(ctx context.Context, allNamespaces bool) error {
 	return nil
 }
 
-// waitForWebhook creates the defaulting namespace and a probe namespace with
+// webhookName names the module's webhook in its registration.
+const webhookName = "podpreset.presetsim.dev"
+
+// waitForModule creates the defaulting namespace and a probe namespace with
 // a preset, then dry-runs a pod there until it comes back mutated: proof that
-// the API server calls the webhook and the module sees presets.
-func (w *World) waitForWebhook(ctx context.Context) error {
+// the backend calls the module (on envtest: the API server calls the
+// webhook) and the module sees presets.
+func (w *World) waitForModule(ctx context.Context) error {
 	w.DefaultingNamespace = "presetsim-" + w.RunID + "-defaults"
-	if err := w.createNamespace(ctx, w.DefaultingNamespace, map[string]string{RunLabel: w.RunID}); err != nil {
+	if err := w.cluster.createNamespace(ctx, w.DefaultingNamespace, map[string]string{RunLabel: w.RunID}); err != nil {
 		return err
 	}
 	probeNS := "presetsim-" + w.RunID + "-probe"
-	if err := w.createNamespace(ctx, probeNS, map[string]string{RunLabel: w.RunID, AdmissionLabel: w.RunID}); err != nil {
+	if err := w.cluster.createNamespace(ctx, probeNS, map[string]string{RunLabel: w.RunID, AdmissionLabel: w.RunID}); err != nil {
 		return err
 	}
 	pp := &v1alpha1.PodPreset{
@@ -296,17 +323,22 @@ func (w *World) waitForWebhook(ctx context.Context) error {
 		return err
 	}
 	pod := &corev1.Pod{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
 		ObjectMeta: metav1.ObjectMeta{Name: "probe", Namespace: probeNS, Labels: map[string]string{"presetsim.dev/probe": "true"}},
 		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "probe", Image: "probe"}}},
 	}
+	podObj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(pod)
+	if err != nil {
+		return err
+	}
 	var last error
 	err = wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-		got, err := w.Client.CoreV1().Pods(probeNS).Create(ctx, pod, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		got, err := w.cluster.create(ctx, podsResource, &unstructured.Unstructured{Object: podObj}, createOptions{dryRun: true})
 		if err != nil {
 			last = err
 			return false, nil
 		}
-		_, ok := got.Annotations[merge.AnnotationKey("probe")]
+		_, ok := got.GetAnnotations()[merge.AnnotationKey("probe")]
 		if !ok {
 			last = errors.New("the probe pod came back without the preset annotation")
 		}
@@ -323,8 +355,7 @@ func (w *World) createPreset(ctx context.Context, pp *v1alpha1.PodPreset) (strin
 	if err != nil {
 		return "", err
 	}
-	obj, err := w.Dynamic.Resource(v1alpha1.GroupVersionResource()).Namespace(pp.Namespace).
-		Create(ctx, &unstructured.Unstructured{Object: u}, metav1.CreateOptions{})
+	obj, err := w.cluster.create(ctx, v1alpha1.GroupVersionResource(), &unstructured.Unstructured{Object: u}, createOptions{})
 	if err != nil {
 		return "", err
 	}
@@ -340,23 +371,6 @@ func (w *World) WaitForPreset(ctx context.Context, namespace, name, resourceVers
 	ctx, cancel := context.WithTimeout(ctx, w.Timeouts.Wait)
 	defer cancel()
 	return w.module.WaitForPreset(ctx, namespace, name, resourceVersion)
-}
-
-func (w *World) createNamespace(ctx context.Context, name string, labels map[string]string) error {
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
-	if _, err := w.Client.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
-		return fmt.Errorf("unable to create namespace %s: %w", name, err)
-	}
-	// With the ServiceAccount admission plug-in on, pods are refused until
-	// the serviceaccount controller has made the namespace's default account.
-	err := wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, w.Timeouts.Wait, true, func(ctx context.Context) (bool, error) {
-		_, err := w.Client.CoreV1().ServiceAccounts(name).Get(ctx, "default", metav1.GetOptions{})
-		return err == nil, nil
-	})
-	if err != nil {
-		return fmt.Errorf("namespace %s got no default ServiceAccount: %w", name, err)
-	}
-	return nil
 }
 
 // Stop stops the module, the webhook server and the control plane. It is

@@ -2,21 +2,25 @@ package steps_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
 
 	"presetsim.dev/presetsim/harness"
-	"presetsim.dev/presetsim/harness/manifest"
 	"presetsim.dev/presetsim/steps"
 )
 
 // TestBadInput feeds the seed proposal's verbatim (wrong) YAML and malformed
 // DocStrings through the steps: every scenario must fail, and its error must
 // name the feature file, the line and the problem. Decoding happens before any
-// API call, so no control plane is needed.
+// API call, so the offline backend does.
 func TestBadInput(t *testing.T) {
-	w := &harness.World{Scheme: manifest.Scheme()}
+	w, err := harness.Start(context.Background(), harness.Options{Backend: harness.Offline})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
 	var out bytes.Buffer
 	status, _ := steps.Run(w, steps.SuiteOptions{Paths: []string{"testdata/invalid"}, Format: "cucumber", Output: &out})
 	if status == 0 {

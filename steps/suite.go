@@ -2,6 +2,7 @@ package steps
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cucumber/godog"
+	corev1 "k8s.io/api/core/v1"
 
 	"presetsim.dev/presetsim/harness"
 )
@@ -29,13 +31,35 @@ type SuiteOptions struct {
 	Output io.Writer
 	// TestingT, when set, runs each scenario as a subtest of it.
 	TestingT *testing.T
+	// KeepPods records in each Timing the pods the scenario left behind.
+	KeepPods bool
 }
 
-// Timing is how long one scenario took.
+// Timing is how one scenario went and how long it took.
 type Timing struct {
+	// Scenario is "<feature file>: <scenario name>".
 	Scenario string
 	Duration time.Duration
-	Failed   bool
+	// Failed is set when a step failed; Err is the first failure.
+	Failed bool
+	Err    error
+	// Unsupported says why a step could not run on the backend; the
+	// scenario then neither passed nor failed.
+	Unsupported string
+	// Pods are the pods the scenario left behind, with logical namespace
+	// names (only with SuiteOptions.KeepPods).
+	Pods []corev1.Pod
+}
+
+// Outcome is "passed", "failed" or "unsupported".
+func (t Timing) Outcome() string {
+	switch {
+	case t.Failed:
+		return "failed"
+	case t.Unsupported != "":
+		return "unsupported"
+	}
+	return "passed"
 }
 
 // Timings collects scenario durations.
@@ -91,12 +115,24 @@ func Run(w *harness.World, opts SuiteOptions) (int, *Timings) {
 				return ctx, nil
 			})
 			sc.After(func(ctx context.Context, p *godog.Scenario, err error) (context.Context, error) {
+				t := Timing{Scenario: fmt.Sprintf("%s: %s", p.Uri, p.Name)}
+				s := from(ctx)
+				if s != nil && s.unsupported != nil {
+					t.Unsupported = s.unsupported.Reason
+				}
+				if err != nil && !errors.Is(err, godog.ErrSkip) {
+					t.Failed, t.Err = true, err
+				}
+				if opts.KeepPods && s != nil {
+					pods, perr := s.scenario.Pods(ctx)
+					if perr != nil && !t.Failed {
+						t.Failed, t.Err = true, perr
+					}
+					t.Pods = pods
+				}
 				timings.mu.Lock()
-				timings.list = append(timings.list, Timing{
-					Scenario: fmt.Sprintf("%s: %s", p.Uri, p.Name),
-					Duration: time.Since(timings.start[p.Id]),
-					Failed:   err != nil,
-				})
+				t.Duration = time.Since(timings.start[p.Id])
+				timings.list = append(timings.list, t)
 				timings.mu.Unlock()
 				return ctx, nil
 			})

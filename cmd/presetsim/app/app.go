@@ -37,6 +37,7 @@ const usage = `usage: presetsim <command> [flags]
 
 commands:
   run [flags] [feature files or folders]   run the feature suite (default: features)
+  differential [flags] [features]          run the features offline and on envtest; report every difference
   apply -f FILE [-f FILE ...] [flags]      preview offline what presets do to pods and workloads
   up [--kubeconfig FILE]                   run a local cluster with presets active, for kubectl, until Ctrl-C
   modules                                  list the in-process admission modules
@@ -51,6 +52,8 @@ func Run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 	switch args[0] {
 	case "run":
 		return runSuite(ctx, stdout, stderr, args[1:])
+	case "differential":
+		return runDifferential(ctx, stdout, stderr, args[1:])
 	case "up":
 		return up(ctx, stdout, stderr, args[1:])
 	case "apply":
@@ -74,6 +77,7 @@ func runSuite(ctx context.Context, stdout, stderr io.Writer, args []string) erro
 	format := fs.String("format", "pretty", "output format: pretty, progress, cucumber, junit")
 	tags := fs.String("tags", "", "run only scenarios matching this tag expression, e.g. @R4.2")
 	concurrency := fs.Int("concurrency", 1, "scenarios to run at once")
+	backend := fs.String("backend", string(harness.Envtest), "where objects live: envtest (a real control plane) or offline (in memory, no API server)")
 	if err := fs.Parse(args); err != nil {
 		return ExitError{Code: 2}
 	}
@@ -81,7 +85,7 @@ func runSuite(ctx context.Context, stdout, stderr io.Writer, args []string) erro
 	start := time.Now()
 	interrupts := harness.CatchSignals(ctx)
 	defer interrupts.Release()
-	w, err := harness.Start(interrupts.Context(), harness.Options{Module: *module, Progress: stderr})
+	w, err := harness.Start(interrupts.Context(), harness.Options{Module: *module, Backend: harness.Backend(*backend), Progress: stderr})
 	if err != nil {
 		if code := interrupts.Code(); code != 0 {
 			return ExitError{Code: code}
@@ -101,16 +105,22 @@ func runSuite(ctx context.Context, stdout, stderr io.Writer, args []string) erro
 	})
 	suiteTime := time.Since(suiteStart)
 
-	fmt.Fprintf(stderr, "\ncontrol plane start: %s\n", w.Started.Round(time.Millisecond))
+	fmt.Fprintf(stderr, "\n%s start: %s\n", w.Backend, w.Started.Round(time.Millisecond))
 	fmt.Fprintf(stderr, "suite:               %s for %d scenarios (median %s per scenario)\n",
 		suiteTime.Round(time.Millisecond), len(timings.List()), timings.Median().Round(time.Millisecond))
 	for _, t := range timings.List() {
-		mark := "ok  "
-		if t.Failed {
-			mark = "FAIL"
-		}
+		mark := map[string]string{"passed": "ok  ", "failed": "FAIL", "unsupported": "n/a "}[t.Outcome()]
 		fmt.Fprintf(stderr, "  %s %8s  %s\n", mark, t.Duration.Round(time.Millisecond), t.Scenario)
+		if t.Unsupported != "" {
+			fmt.Fprintf(stderr, "                 not run on the %s backend: %s\n", w.Backend, t.Unsupported)
+		}
 	}
+	counts := map[string]int{}
+	for _, t := range timings.List() {
+		counts[t.Outcome()]++
+	}
+	fmt.Fprintf(stderr, "outcomes:            %d passed, %d failed, %d unsupported on the %s backend\n",
+		counts["passed"], counts["failed"], counts["unsupported"], w.Backend)
 	fmt.Fprintf(stderr, "total:               %s\n", time.Since(start).Round(time.Millisecond))
 	if status != 0 {
 		return ExitError{Code: status}

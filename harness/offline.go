@@ -1,0 +1,573 @@
+package harness
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	evanjsonpatch "github.com/evanphx/json-patch/v5"
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	utilrand "k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/apiserver/pkg/admission"
+	"k8s.io/apiserver/pkg/authentication/user"
+	"k8s.io/apiserver/pkg/warning"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	"k8s.io/client-go/kubernetes/fake"
+	clienttesting "k8s.io/client-go/testing"
+
+	"presetsim.dev/presetsim/harness/manifest"
+	"presetsim.dev/presetsim/harness/nodes"
+	podpreset "presetsim.dev/presetsim/presets/admission"
+	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
+	"presetsim.dev/presetsim/presets/merge"
+)
+
+// offlineCluster is the offline backend: objects live in memory (client-go's
+// object trackers, which also serve the module's informers and its event
+// sink), and every pod created in a namespace the module is registered for is
+// passed to the module's Admit in-process, as the API server would call its
+// webhook.
+//
+// What it does, in the API server's order, for a pod: name generation, the
+// defaults the merge engine gives volumes and env vars (merge.DefaultedPod;
+// no other defaults, no service-account token volume, no default
+// tolerations), admission, and storage unless it is a dry run. What it does
+// not do is reported, never pretended:
+//
+//   - no validation: a request it accepts might be rejected by an API server,
+//     so a step expecting a rejection is unsupported (Attempt.Unvalidated);
+//   - no controllers but a ReplicaSet one: it creates and deletes pods from
+//     the template to match spec.replicas and reports them ready at once;
+//     creating any other workload is unsupported;
+//   - no nodes: steps about nodes are unsupported.
+type offlineCluster struct {
+	rest          meta.RESTMapper
+	scheme        *runtime.Scheme
+	typed         *fake.Clientset                // every kind but PodPresets, and events
+	dynamic       *dynamicfake.FakeDynamicClient // PodPresets, watched by the module
+	runID         string
+	allNamespaces bool
+	plugin        admission.MutationInterface
+
+	mu sync.Mutex // serialises writes, so resourceVersions grow in order
+	rv int64
+}
+
+// workloadKinds are the kinds whose controllers make pods; only ReplicaSets
+// are simulated offline.
+var workloadKinds = map[schema.GroupKind]bool{
+	{Group: "apps", Kind: "Deployment"}:        true,
+	{Group: "apps", Kind: "StatefulSet"}:       true,
+	{Group: "apps", Kind: "DaemonSet"}:         true,
+	{Group: "batch", Kind: "Job"}:              true,
+	{Group: "batch", Kind: "CronJob"}:          true,
+	{Group: "", Kind: "ReplicationController"}: true,
+}
+
+// rootScoped are the cluster-scoped kinds of the scheme.
+var rootScoped = map[string]bool{
+	"Namespace": true, "Node": true, "PersistentVolume": true, "ComponentStatus": true,
+}
+
+func newOfflineCluster(scheme *runtime.Scheme, runID string, allNamespaces bool) *offlineCluster {
+	presetGVR := v1alpha1.GroupVersionResource()
+	return &offlineCluster{
+		rest:          offlineMapper(scheme),
+		scheme:        scheme,
+		typed:         fake.NewClientset(),
+		dynamic:       dynamicfake.NewSimpleDynamicClientWithCustomListKinds(scheme, map[schema.GroupVersionResource]string{presetGVR: "PodPresetList"}),
+		runID:         runID,
+		allNamespaces: allNamespaces,
+	}
+}
+
+// offlineGroupVersions are the API versions the offline backend serves:
+// one per group, as an API server prefers them.
+var offlineGroupVersions = map[schema.GroupVersion]bool{
+	corev1.SchemeGroupVersion:   true,
+	appsv1.SchemeGroupVersion:   true,
+	batchv1.SchemeGroupVersion:  true,
+	v1alpha1.SchemeGroupVersion: true,
+}
+
+// offlineMapper maps every kind of offlineGroupVersions that has a List kind.
+func offlineMapper(scheme *runtime.Scheme) meta.RESTMapper {
+	m := meta.NewDefaultRESTMapper(nil)
+	all := scheme.AllKnownTypes()
+	var gvks []schema.GroupVersionKind
+	for gvk := range all {
+		if !offlineGroupVersions[gvk.GroupVersion()] || strings.HasSuffix(gvk.Kind, "List") {
+			continue
+		}
+		if _, ok := all[gvk.GroupVersion().WithKind(gvk.Kind+"List")]; ok {
+			gvks = append(gvks, gvk)
+		}
+	}
+	sort.Slice(gvks, func(i, j int) bool { return gvks[i].String() < gvks[j].String() })
+	for _, gvk := range gvks {
+		scope := meta.RESTScopeNamespace
+		if rootScoped[gvk.Kind] && gvk.Group == "" {
+			scope = meta.RESTScopeRoot
+		}
+		m.Add(gvk, scope)
+	}
+	return m
+}
+
+func (c *offlineCluster) mapper() meta.RESTMapper { return c.rest }
+
+func (c *offlineCluster) validates() bool { return false }
+
+func (c *offlineCluster) simulatedNodes() *nodes.Simulator { return nil }
+
+// tracker returns the store of a resource.
+func (c *offlineCluster) tracker(gvr schema.GroupVersionResource) clienttesting.ObjectTracker {
+	if gvr.Group == v1alpha1.SchemeGroupVersion.Group {
+		return c.dynamic.Tracker()
+	}
+	return c.typed.Tracker()
+}
+
+func (c *offlineCluster) unsupported(format string, args ...any) error {
+	return &UnsupportedError{Backend: Offline, Reason: fmt.Sprintf(format, args...)}
+}
+
+func (c *offlineCluster) createNamespace(ctx context.Context, name string, labels map[string]string) error {
+	ns := &corev1.Namespace{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"}, ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}
+	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(ns)
+	if err != nil {
+		return err
+	}
+	if _, err := c.create(ctx, corev1.SchemeGroupVersion.WithResource("namespaces"), &unstructured.Unstructured{Object: u}, createOptions{}); err != nil {
+		return fmt.Errorf("unable to create namespace %s: %w", name, err)
+	}
+	return nil
+}
+
+func (c *offlineCluster) labelNamespace(ctx context.Context, name, key, value string) error {
+	patch := fmt.Sprintf(`{"metadata":{"labels":{%q:%q}}}`, key, value)
+	return c.mergePatch(ctx, corev1.SchemeGroupVersion.WithResource("namespaces"), "", name, []byte(patch))
+}
+
+// admitted reports whether the module is registered for the namespace.
+func (c *offlineCluster) admitted(namespace string) (bool, error) {
+	if c.allNamespaces {
+		return true, nil
+	}
+	obj, err := c.typed.Tracker().Get(corev1.SchemeGroupVersion.WithResource("namespaces"), "", namespace)
+	if err != nil {
+		return false, err
+	}
+	ns, ok := obj.(*corev1.Namespace)
+	return ok && ns.Labels[AdmissionLabel] == c.runID, nil
+}
+
+func (c *offlineCluster) create(ctx context.Context, gvr schema.GroupVersionResource, u *unstructured.Unstructured, opts createOptions) (*unstructured.Unstructured, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.createLocked(ctx, gvr, u, opts)
+}
+
+func (c *offlineCluster) createLocked(ctx context.Context, gvr schema.GroupVersionResource, in *unstructured.Unstructured, opts createOptions) (*unstructured.Unstructured, error) {
+	gvk := in.GroupVersionKind()
+	if workloadKinds[gvk.GroupKind()] {
+		return nil, c.unsupported("there is no %s controller to create its pods (of the controllers, only the ReplicaSet one is simulated offline)", gvk.Kind)
+	}
+	u, err := c.roundTrip(gvr, in)
+	if err != nil {
+		return nil, err
+	}
+	ns := u.GetNamespace()
+	if ns != "" {
+		if _, err := c.typed.Tracker().Get(corev1.SchemeGroupVersion.WithResource("namespaces"), "", ns); err != nil {
+			return nil, err
+		}
+	}
+	if u.GetName() == "" && u.GetGenerateName() == "" {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("%s: name or generateName is required", gvk.Kind))
+	}
+	if gvr == podsResource {
+		admitted, err := c.admitPod(ctx, u, opts)
+		if err != nil {
+			return nil, err
+		}
+		u = admitted
+	}
+	// As in the API server, the system fields are filled in after
+	// admission: a module sees no name for a pod with a generateName.
+	if u.GetName() == "" {
+		u.SetName(u.GetGenerateName() + utilrand.String(5))
+	}
+	u.SetUID(types.UID(utilrand.String(8) + "-offline-" + utilrand.String(8)))
+	u.SetCreationTimestamp(metav1.NewTime(time.Now().Truncate(time.Second)))
+	u.SetResourceVersion(c.nextRV())
+	if gvk.Kind != "Namespace" && gvk.Kind != "Event" {
+		u.SetGeneration(1)
+	}
+	if opts.dryRun {
+		return u, nil
+	}
+	if err := c.store(gvr, u, false); err != nil {
+		return nil, err
+	}
+	if gvr == replicaSetsResource {
+		if err := c.reconcileReplicaSet(ctx, ns, u.GetName()); err != nil {
+			return nil, err
+		}
+		return c.getLocked(gvr, ns, u.GetName())
+	}
+	return u, nil
+}
+
+// admitPod gives a pod the merge engine's defaults and, in a namespace the
+// module is registered for, passes it to the module.
+func (c *offlineCluster) admitPod(ctx context.Context, u *unstructured.Unstructured, opts createOptions) (*unstructured.Unstructured, error) {
+	pod, err := toPod(u)
+	if err != nil {
+		return nil, err
+	}
+	pod = merge.DefaultedPod(pod)
+	if pod.Status.Phase == "" {
+		pod.Status.Phase = corev1.PodPending
+	}
+	admitted, err := c.admitted(pod.Namespace)
+	if err != nil {
+		return nil, err
+	}
+	if admitted && c.plugin != nil {
+		createOpts := &metav1.CreateOptions{}
+		if opts.dryRun {
+			createOpts.DryRun = []string{metav1.DryRunAll}
+		}
+		attrs := admission.NewAttributesRecord(pod, nil, corev1.SchemeGroupVersion.WithKind("Pod"), pod.Namespace, pod.Name,
+			podsResource, "", admission.Create, createOpts, opts.dryRun, &user.DefaultInfo{Name: "presetsim-offline"})
+		rec := &podpreset.Warnings{}
+		err := c.plugin.Admit(warning.WithWarningRecorder(ctx, rec), attrs, nil)
+		if opts.warnings != nil {
+			opts.warnings.add(rec.List()...)
+		}
+		if err != nil {
+			// The words the API server uses for a webhook's refusal.
+			return nil, apierrors.NewForbidden(podsResource.GroupResource(), pod.Name,
+				fmt.Errorf("admission webhook %q denied the request: %v", webhookName, err))
+		}
+	}
+	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(pod)
+	if err != nil {
+		return nil, err
+	}
+	return &unstructured.Unstructured{Object: obj}, nil
+}
+
+func (c *offlineCluster) nextRV() string {
+	c.rv++
+	return strconv.FormatInt(c.rv, 10)
+}
+
+// typed returns the object as its Go type for the typed tracker, or as it is
+// for the PodPreset one.
+func (c *offlineCluster) typedObject(gvr schema.GroupVersionResource, u *unstructured.Unstructured) (runtime.Object, error) {
+	if gvr.Group == v1alpha1.SchemeGroupVersion.Group {
+		return u.DeepCopy(), nil
+	}
+	typed, err := c.scheme.New(u.GroupVersionKind())
+	if err != nil {
+		return nil, fmt.Errorf("offline store: %w", err)
+	}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, typed); err != nil {
+		return nil, fmt.Errorf("offline store: %w", err)
+	}
+	return typed, nil
+}
+
+// roundTrip returns the object as the store will give it back: typed kinds
+// come back with the fields their Go types always write (for example an
+// empty resources: {}), so what create returns equals what get returns.
+func (c *offlineCluster) roundTrip(gvr schema.GroupVersionResource, u *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	obj, err := c.typedObject(gvr, u)
+	if err != nil {
+		return nil, err
+	}
+	return c.toUnstructured(gvr, obj)
+}
+
+// store adds or replaces an object in its tracker, typed for the typed one.
+func (c *offlineCluster) store(gvr schema.GroupVersionResource, u *unstructured.Unstructured, replace bool) error {
+	obj, err := c.typedObject(gvr, u)
+	if err != nil {
+		return err
+	}
+	t := c.tracker(gvr)
+	if replace {
+		return t.Update(gvr, obj, u.GetNamespace())
+	}
+	return t.Create(gvr, obj, u.GetNamespace())
+}
+
+func (c *offlineCluster) get(_ context.Context, gvr schema.GroupVersionResource, namespace, name string) (*unstructured.Unstructured, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.getLocked(gvr, namespace, name)
+}
+
+func (c *offlineCluster) getLocked(gvr schema.GroupVersionResource, namespace, name string) (*unstructured.Unstructured, error) {
+	obj, err := c.tracker(gvr).Get(gvr, namespace, name)
+	if err != nil {
+		return nil, err
+	}
+	return c.toUnstructured(gvr, obj)
+}
+
+func (c *offlineCluster) toUnstructured(gvr schema.GroupVersionResource, obj runtime.Object) (*unstructured.Unstructured, error) {
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		return u.DeepCopy(), nil
+	}
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return nil, err
+	}
+	u := &unstructured.Unstructured{Object: m}
+	gvk, err := c.rest.KindFor(gvr)
+	if err != nil {
+		return nil, err
+	}
+	u.SetGroupVersionKind(gvk)
+	return u, nil
+}
+
+func (c *offlineCluster) list(_ context.Context, gvr schema.GroupVersionResource, namespace string) ([]unstructured.Unstructured, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.listLocked(gvr, namespace)
+}
+
+func (c *offlineCluster) listLocked(gvr schema.GroupVersionResource, namespace string) ([]unstructured.Unstructured, error) {
+	gvk, err := c.rest.KindFor(gvr)
+	if err != nil {
+		return nil, err
+	}
+	obj, err := c.tracker(gvr).List(gvr, gvk, namespace)
+	if err != nil {
+		return nil, err
+	}
+	items, err := meta.ExtractList(obj)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]unstructured.Unstructured, 0, len(items))
+	for _, item := range items {
+		u, err := c.toUnstructured(gvr, item)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, *u)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].GetName() < out[j].GetName() })
+	return out, nil
+}
+
+func (c *offlineCluster) update(_ context.Context, gvr schema.GroupVersionResource, u *unstructured.Unstructured, _ *Warnings) (*unstructured.Unstructured, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	current, err := c.getLocked(gvr, u.GetNamespace(), u.GetName())
+	if err != nil {
+		return nil, err
+	}
+	if rv := u.GetResourceVersion(); rv != "" && rv != current.GetResourceVersion() {
+		return nil, apierrors.NewConflict(gvr.GroupResource(), u.GetName(),
+			fmt.Errorf("the object has been modified; please apply your changes to the latest version and try again"))
+	}
+	return c.replaceLocked(gvr, current, u.DeepCopy())
+}
+
+// replaceLocked stores next in place of current, keeping what the server
+// owns and bumping the generation when the spec changed.
+func (c *offlineCluster) replaceLocked(gvr schema.GroupVersionResource, current, next *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	next.SetUID(current.GetUID())
+	next.SetCreationTimestamp(current.GetCreationTimestamp())
+	next.SetGeneration(current.GetGeneration())
+	if !equalJSON(current.Object["spec"], next.Object["spec"]) && current.GetGeneration() > 0 {
+		next.SetGeneration(current.GetGeneration() + 1)
+	}
+	next.SetResourceVersion(c.nextRV())
+	if err := c.store(gvr, next, true); err != nil {
+		return nil, err
+	}
+	return next, nil
+}
+
+func equalJSON(a, b any) bool {
+	x, err1 := json.Marshal(a)
+	y, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && string(x) == string(y)
+}
+
+func (c *offlineCluster) mergePatch(ctx context.Context, gvr schema.GroupVersionResource, namespace, name string, patch []byte) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	current, err := c.getLocked(gvr, namespace, name)
+	if err != nil {
+		return err
+	}
+	doc, err := json.Marshal(current.Object)
+	if err != nil {
+		return err
+	}
+	patched, err := evanjsonpatch.MergePatch(doc, patch)
+	if err != nil {
+		return apierrors.NewBadRequest(fmt.Sprintf("invalid merge patch: %v", err))
+	}
+	next := &unstructured.Unstructured{}
+	if err := next.UnmarshalJSON(patched); err != nil {
+		return apierrors.NewBadRequest(fmt.Sprintf("the patched object is not valid: %v", err))
+	}
+	if _, err := c.replaceLocked(gvr, current, next); err != nil {
+		return err
+	}
+	if gvr == replicaSetsResource {
+		return c.reconcileReplicaSet(ctx, namespace, name)
+	}
+	return nil
+}
+
+func (c *offlineCluster) delete(ctx context.Context, gvr schema.GroupVersionResource, namespace, name string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	current, err := c.getLocked(gvr, namespace, name)
+	if err != nil {
+		return err
+	}
+	if err := c.tracker(gvr).Delete(gvr, namespace, name); err != nil {
+		return err
+	}
+	if owner := metav1.GetControllerOf(current); gvr == podsResource && owner != nil && owner.Kind == "ReplicaSet" {
+		return c.reconcileReplicaSet(ctx, namespace, owner.Name)
+	}
+	return nil
+}
+
+// reconcileReplicaSet is the offline ReplicaSet controller: it creates pods
+// from the template (through admission, like the real controller's creates)
+// or deletes the newest ones until spec.replicas pods exist, then reports
+// them all ready.
+func (c *offlineCluster) reconcileReplicaSet(ctx context.Context, namespace, name string) error {
+	u, err := c.getLocked(replicaSetsResource, namespace, name)
+	if err != nil {
+		return err
+	}
+	rs := &appsv1.ReplicaSet{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, rs); err != nil {
+		return err
+	}
+	want := int32(1)
+	if rs.Spec.Replicas != nil {
+		want = *rs.Spec.Replicas
+	}
+	all, err := c.listLocked(podsResource, namespace)
+	if err != nil {
+		return err
+	}
+	var owned []unstructured.Unstructured
+	for i := range all {
+		if o := metav1.GetControllerOf(&all[i]); o != nil && o.UID == rs.UID {
+			owned = append(owned, all[i])
+		}
+	}
+	for n := int32(len(owned)); n < want; n++ {
+		if err := c.createReplica(ctx, rs); err != nil {
+			return fmt.Errorf("ReplicaSet %s: %w", name, err)
+		}
+	}
+	sort.Slice(owned, func(i, j int) bool {
+		a, _ := strconv.ParseInt(owned[i].GetResourceVersion(), 10, 64)
+		b, _ := strconv.ParseInt(owned[j].GetResourceVersion(), 10, 64)
+		return a > b
+	})
+	for i := 0; int32(len(owned)-i) > want; i++ {
+		if err := c.typed.Tracker().Delete(podsResource, namespace, owned[i].GetName()); err != nil {
+			return err
+		}
+	}
+	rs.Status = appsv1.ReplicaSetStatus{
+		Replicas: want, FullyLabeledReplicas: want, ReadyReplicas: want, AvailableReplicas: want,
+		ObservedGeneration: rs.Generation,
+	}
+	rs.ResourceVersion = c.nextRV()
+	return c.typed.Tracker().Update(replicaSetsResource, rs, namespace)
+}
+
+func (c *offlineCluster) createReplica(ctx context.Context, rs *appsv1.ReplicaSet) error {
+	t := true
+	pod := &corev1.Pod{
+		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+		ObjectMeta: metav1.ObjectMeta{
+			GenerateName: rs.Name + "-",
+			Namespace:    rs.Namespace,
+			Labels:       rs.Spec.Template.Labels,
+			Annotations:  rs.Spec.Template.Annotations,
+			OwnerReferences: []metav1.OwnerReference{{
+				APIVersion: "apps/v1", Kind: "ReplicaSet", Name: rs.Name, UID: rs.UID,
+				Controller: &t, BlockOwnerDeletion: &t,
+			}},
+		},
+		Spec: *rs.Spec.Template.Spec.DeepCopy(),
+	}
+	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(pod)
+	if err != nil {
+		return err
+	}
+	_, err = c.createLocked(ctx, podsResource, &unstructured.Unstructured{Object: obj}, createOptions{})
+	return err
+}
+
+// startOffline starts a World on the offline backend.
+func startOffline(ctx context.Context, opts Options, factory ModuleFactory) (_ *World, err error) {
+	progress := opts.Progress
+	if progress == nil {
+		progress = io.Discard
+	}
+	began := time.Now()
+	w := &World{
+		RunID:            utilrand.String(6),
+		Backend:          Offline,
+		Scheme:           manifest.Scheme(),
+		AnnotationPrefix: merge.AnnotationPrefix,
+		Timeouts:         opts.Timeouts,
+		DefaultNodes:     opts.Nodes,
+	}
+	defer func() {
+		if err != nil {
+			_ = w.Stop()
+		}
+	}()
+	c := newOfflineCluster(w.Scheme, w.RunID, opts.AllNamespaces)
+	w.cluster = c
+	var moduleCtx context.Context
+	moduleCtx, w.cancel = context.WithCancel(context.Background())
+	fmt.Fprintf(progress, "offline backend: starting admission module %q in-process ...\n", opts.Module)
+	if w.module, err = factory(moduleCtx, ModuleDeps{Client: c.typed, Dynamic: c.dynamic}); err != nil {
+		return nil, fmt.Errorf("unable to start admission module %q: %w", opts.Module, err)
+	}
+	c.plugin = w.module.Plugin
+	if err := w.waitForModule(ctx); err != nil {
+		return nil, err
+	}
+	w.Started = time.Since(began)
+	fmt.Fprintf(progress, "ready in %s (run %s, offline)\n", since(began), w.RunID)
+	return w, nil
+}
