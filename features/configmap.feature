@@ -110,3 +110,15 @@ Feature: Pod spec with a ConfigMap
             secret:
               secretName: config-details
       """
+    And the container "website" of pod "website" should see the environment:
+      | name                  | value                            |
+      | DB_PORT               | 6379                             |
+      | duplicate_key         | FROM_ENV                         |
+      | expansion             | a value                          |
+      | REPLACE_ME            | a value                          |
+      | number_of_members     | 1                                |
+      | initial_cluster_state | new                              |
+      | initial_cluster_token | DUMMY_ETCD_INITIAL_CLUSTER_TOKEN |
+      | discovery_token       | DUMMY_ETCD_DISCOVERY_TOKEN       |
+      | discovery_url         | http://etcd_discovery:2379       |
+      | etcdctl_peers         | http://etcd:2379                 |

@@ -22,6 +22,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/apiserver/pkg/admission"
 	"k8s.io/apiserver/pkg/authentication/user"
@@ -55,6 +56,10 @@ import (
 //     the template to match spec.replicas and reports them ready at once;
 //     creating any other workload is unsupported;
 //   - no nodes: steps about nodes are unsupported.
+//
+// Like an API server, it has the namespace default with the Service
+// kubernetes (cluster IP MasterServiceIP, port https 443), so that
+// containers see the same service variables on both backends.
 type offlineCluster struct {
 	rest          meta.RESTMapper
 	scheme        *runtime.Scheme
@@ -535,6 +540,37 @@ func (c *offlineCluster) createReplica(ctx context.Context, rs *appsv1.ReplicaSe
 	return err
 }
 
+// MasterServiceIP is the cluster IP of the offline backend's "kubernetes"
+// Service: the first address of envtest's service range 10.0.0.0/24, as
+// the API server gives it.
+const MasterServiceIP = "10.0.0.1"
+
+// addMasterService creates the default namespace and its "kubernetes"
+// Service, which an API server creates for itself and every pod gets
+// variables for.
+func (c *offlineCluster) addMasterService(ctx context.Context) error {
+	if err := c.createNamespace(ctx, metav1.NamespaceDefault, nil); err != nil {
+		return err
+	}
+	svc := &corev1.Service{
+		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Service"},
+		ObjectMeta: metav1.ObjectMeta{Name: "kubernetes", Namespace: metav1.NamespaceDefault,
+			Labels: map[string]string{"component": "apiserver", "provider": "kubernetes"}},
+		Spec: corev1.ServiceSpec{
+			Type: corev1.ServiceTypeClusterIP, ClusterIP: MasterServiceIP, ClusterIPs: []string{MasterServiceIP},
+			Ports: []corev1.ServicePort{{Name: "https", Port: 443, Protocol: corev1.ProtocolTCP, TargetPort: intstr.FromInt32(6443)}},
+		},
+	}
+	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(svc)
+	if err != nil {
+		return err
+	}
+	if _, err := c.create(ctx, corev1.SchemeGroupVersion.WithResource("services"), &unstructured.Unstructured{Object: u}, createOptions{}); err != nil {
+		return fmt.Errorf("unable to create the kubernetes Service: %w", err)
+	}
+	return nil
+}
+
 // startOffline starts a World on the offline backend.
 func startOffline(ctx context.Context, opts Options, factory ModuleFactory) (_ *World, err error) {
 	progress := opts.Progress
@@ -545,6 +581,7 @@ func startOffline(ctx context.Context, opts Options, factory ModuleFactory) (_ *
 	w := &World{
 		RunID:            utilrand.String(6),
 		Backend:          Offline,
+		ShowSecrets:      opts.ShowSecrets,
 		Scheme:           manifest.Scheme(),
 		AnnotationPrefix: merge.AnnotationPrefix,
 		Timeouts:         opts.Timeouts,
@@ -564,6 +601,9 @@ func startOffline(ctx context.Context, opts Options, factory ModuleFactory) (_ *
 		return nil, fmt.Errorf("unable to start admission module %q: %w", opts.Module, err)
 	}
 	c.plugin = w.module.Plugin
+	if err := c.addMasterService(ctx); err != nil {
+		return nil, err
+	}
 	if err := w.waitForModule(ctx); err != nil {
 		return nil, err
 	}

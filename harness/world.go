@@ -60,6 +60,9 @@ type Options struct {
 	AllNamespaces bool
 	// Backend is where objects live; Envtest when empty.
 	Backend Backend
+	// ShowSecrets shows values that come from Secrets in messages; they are
+	// masked as Mask otherwise.
+	ShowSecrets bool
 	// Nodes is the number of simulated nodes; DefaultNodes when zero. A
 	// scenario may change it for itself ("Given the cluster has 5 nodes").
 	Nodes int
@@ -112,6 +115,8 @@ type World struct {
 	Nodes *nodes.Simulator
 	// DefaultNodes is the node count scenarios start with.
 	DefaultNodes int
+	// ShowSecrets shows values from Secrets in messages instead of Mask.
+	ShowSecrets bool
 
 	cluster cluster
 	cp      *controlplane.ControlPlane
@@ -166,6 +171,7 @@ func Start(ctx context.Context, opts Options) (_ *World, err error) {
 	w := &World{
 		RunID:            utilrand.String(6),
 		Backend:          Envtest,
+		ShowSecrets:      opts.ShowSecrets,
 		Scheme:           manifest.Scheme(),
 		AnnotationPrefix: merge.AnnotationPrefix,
 		Timeouts:         opts.Timeouts,

@@ -83,6 +83,7 @@ func Initializer(w *harness.World) func(*godog.ScenarioContext) {
 		r := registrar{sc}
 		register(r)
 		registerWorkloads(r)
+		registerEnvironment(r)
 	}
 }
 
@@ -296,4 +297,40 @@ func tableRows(t *godog.Table, columns ...string) ([]map[string]string, error) {
 		rows = append(rows, row)
 	}
 	return rows, nil
+}
+
+// registerEnvironment registers the steps about what containers see.
+func registerEnvironment(sc registrar) {
+	sees := func(exact bool) func(ctx context.Context, container, pod string, table *godog.Table) error {
+		return func(ctx context.Context, container, pod string, table *godog.Table) error {
+			rows, err := tableRows(table, "name", "value")
+			if err != nil {
+				return err
+			}
+			want := make([]harness.EnvVar, len(rows))
+			for i, r := range rows {
+				want[i] = harness.EnvVar{Name: r["name"], Value: r["value"]}
+			}
+			return from(ctx).scenario.SeesEnvironment(ctx, pod, container, want, exact)
+		}
+	}
+	sc.Step(`^the container "([^"]*)" of pod "([^"]*)" should see the environment:$`, sees(false))
+	sc.Step(`^the container "([^"]*)" of pod "([^"]*)" should see exactly the environment:$`, sees(true))
+	sc.Step(`^the container "([^"]*)" of pod "([^"]*)" should not see the variables:$`, func(ctx context.Context, container, pod string, table *godog.Table) error {
+		rows, err := tableRows(table, "name")
+		if err != nil {
+			return err
+		}
+		names := make([]string, len(rows))
+		for i, r := range rows {
+			names[i] = r["name"]
+		}
+		return from(ctx).scenario.DoesNotSee(ctx, pod, container, names)
+	})
+	sc.Step(`^the container "([^"]*)" of pod "([^"]*)" should fail to start with "([^"]*)" and a message containing "(.*)"$`, func(ctx context.Context, container, pod, reason, message string) error {
+		return from(ctx).scenario.FailsToStart(ctx, pod, container, reason, unquote(message))
+	})
+	sc.Step(`^the pod "([^"]*)" should become ready$`, func(ctx context.Context, pod string) error {
+		return from(ctx).scenario.BecomesReady(ctx, pod)
+	})
 }

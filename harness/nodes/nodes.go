@@ -2,11 +2,14 @@ package nodes
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -15,6 +18,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
+
+	"presetsim.dev/presetsim/harness/containerenv"
 )
 
 // SimulatedLabel marks the nodes of a Simulator.
@@ -275,6 +280,19 @@ func (s *Simulator) sync(ctx context.Context, key string) error {
 		}
 		return err
 	case pod.Status.Phase == corev1.PodPending || pod.Status.Phase == "":
+		if container, cerr, err := s.configError(ctx, pod); err != nil {
+			return err
+		} else if cerr != nil {
+			// As a kubelet: the container waits, and the pod is tried
+			// again until what it refers to exists.
+			s.queue.AddAfter(key, RetryConfigAfter)
+			next := s.waiting(pod, nodeIndex, container, cerr.Message)
+			if equality.Semantic.DeepEqual(next.Status, pod.Status) {
+				return nil
+			}
+			_, err := pods.UpdateStatus(ctx, next, metav1.UpdateOptions{})
+			return ignoreGone(err)
+		}
 		_, err := pods.UpdateStatus(ctx, s.running(pod, nodeIndex), metav1.UpdateOptions{})
 		return ignoreGone(err)
 	case pod.Status.Phase == corev1.PodRunning && ownedByJob(pod):
@@ -296,15 +314,157 @@ func ownedByJob(pod *corev1.Pod) bool {
 	return owner != nil && owner.Kind == "Job"
 }
 
+// RetryConfigAfter is how soon a pod whose container could not get its
+// environment is tried again (a kubelet backs off up to minutes; this is a
+// simulation that should not keep scenarios waiting).
+const RetryConfigAfter = 200 * time.Millisecond
+
+// configError returns the first container (init containers first) whose
+// environment cannot be made, and why, as the kubelet's
+// CreateContainerConfigError.
+func (s *Simulator) configError(ctx context.Context, pod *corev1.Pod) (string, *containerenv.ConfigError, error) {
+	if !needsSources(pod) {
+		return "", nil, nil
+	}
+	src, err := FetchSources(ctx, s.client, pod.Namespace)
+	if err != nil {
+		return "", nil, err
+	}
+	for _, list := range [][]corev1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
+		for i := range list {
+			_, err := containerenv.Resolve(pod, &list[i], src)
+			var cerr *containerenv.ConfigError
+			if errors.As(err, &cerr) {
+				return list[i].Name, cerr, nil
+			}
+		}
+	}
+	return "", nil, nil
+}
+
+// needsSources reports whether any container refers to a ConfigMap or Secret
+// for its environment.
+func needsSources(pod *corev1.Pod) bool {
+	for _, list := range [][]corev1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
+		for _, c := range list {
+			for _, e := range c.EnvFrom {
+				if e.ConfigMapRef != nil || e.SecretRef != nil {
+					return true
+				}
+			}
+			for _, e := range c.Env {
+				if e.ValueFrom != nil && (e.ValueFrom.ConfigMapKeyRef != nil || e.ValueFrom.SecretKeyRef != nil) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// FetchSources reads what containerenv.Resolve needs for pods of a
+// namespace: its ConfigMaps, Secrets and Services, and the master Service
+// "kubernetes" of the default namespace when there is one.
+func FetchSources(ctx context.Context, client kubernetes.Interface, namespace string) (containerenv.Sources, error) {
+	src := containerenv.Sources{ConfigMaps: map[string]*corev1.ConfigMap{}, Secrets: map[string]*corev1.Secret{}}
+	cms, err := client.CoreV1().ConfigMaps(namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return src, fmt.Errorf("unable to list ConfigMaps: %w", err)
+	}
+	for i := range cms.Items {
+		src.ConfigMaps[cms.Items[i].Name] = &cms.Items[i]
+	}
+	secrets, err := client.CoreV1().Secrets(namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return src, fmt.Errorf("unable to list Secrets: %w", err)
+	}
+	for i := range secrets.Items {
+		src.Secrets[secrets.Items[i].Name] = &secrets.Items[i]
+	}
+	services, err := client.CoreV1().Services(namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return src, fmt.Errorf("unable to list Services: %w", err)
+	}
+	src.Services = services.Items
+	master, err := client.CoreV1().Services(metav1.NamespaceDefault).Get(ctx, "kubernetes", metav1.GetOptions{})
+	switch {
+	case err == nil:
+		src.MasterServices = []corev1.Service{*master}
+	case !apierrors.IsNotFound(err):
+		return src, fmt.Errorf("unable to get the kubernetes Service: %w", err)
+	}
+	return src, nil
+}
+
+// waiting returns the pod Pending on its node, with the container waiting
+// for the reason CreateContainerConfigError, as a kubelet reports it: the
+// sandbox (and so the pod IP) exists, the container does not.
+func (s *Simulator) waiting(pod *corev1.Pod, nodeIndex int, container, message string) *corev1.Pod {
+	p := pod.DeepCopy()
+	if p.Status.PodIP == "" {
+		ip := s.podIP(pod.Spec.NodeName, nodeIndex)
+		p.Status.PodIP, p.Status.PodIPs = ip, []corev1.PodIP{{IP: ip}}
+		host := nodeIP(nodeIndex)
+		p.Status.HostIP, p.Status.HostIPs = host, []corev1.HostIP{{IP: host}}
+		now := metav1.Now()
+		p.Status.StartTime = &now
+	}
+	p.Status.Phase = corev1.PodPending
+	statuses := func(list []corev1.Container, init bool) []corev1.ContainerStatus {
+		var out []corev1.ContainerStatus
+		for _, c := range list {
+			reason, msg := "PodInitializing", ""
+			if init {
+				reason = "" // init containers before the failing one are not simulated as run
+			}
+			if c.Name == container {
+				reason, msg = containerenv.Reason, message
+			}
+			cs := corev1.ContainerStatus{Name: c.Name, Image: c.Image}
+			if reason != "" {
+				cs.State = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: reason, Message: msg}}
+			}
+			out = append(out, cs)
+		}
+		return out
+	}
+	p.Status.InitContainerStatuses = statuses(p.Spec.InitContainers, true)
+	p.Status.ContainerStatuses = statuses(p.Spec.Containers, false)
+	for _, t := range []corev1.PodConditionType{corev1.ContainersReady, corev1.PodReady} {
+		if c := getCondition(&p.Status, t); c == nil || c.Status != corev1.ConditionFalse {
+			setCondition(&p.Status, corev1.PodCondition{Type: t, Status: corev1.ConditionFalse, Reason: "ContainersNotReady",
+				Message: "containers with unready status: [" + container + "]", LastTransitionTime: metav1.Now()})
+		}
+	}
+	return p
+}
+
+func getCondition(status *corev1.PodStatus, t corev1.PodConditionType) *corev1.PodCondition {
+	for i := range status.Conditions {
+		if status.Conditions[i].Type == t {
+			return &status.Conditions[i]
+		}
+	}
+	return nil
+}
+
+// podIP hands out the next pod IP of a node.
+func (s *Simulator) podIP(node string, nodeIndex int) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.nextIP[node]++
+	return fmt.Sprintf("10.244.%d.%d", nodeIndex, s.nextIP[node]%250+2)
+}
+
 // running returns the pod Running and Ready, as a kubelet reports it once
 // its init containers completed and its containers started.
 func (s *Simulator) running(pod *corev1.Pod, nodeIndex int) *corev1.Pod {
 	p := pod.DeepCopy()
 	now := metav1.Now()
-	s.mu.Lock()
-	s.nextIP[pod.Spec.NodeName]++
-	ip := fmt.Sprintf("10.244.%d.%d", nodeIndex, s.nextIP[pod.Spec.NodeName]%250+2)
-	s.mu.Unlock()
+	ip := p.Status.PodIP
+	if ip == "" {
+		ip = s.podIP(pod.Spec.NodeName, nodeIndex)
+	}
 	host := nodeIP(nodeIndex)
 	p.Status.Phase = corev1.PodRunning
 	p.Status.HostIP, p.Status.HostIPs = host, []corev1.HostIP{{IP: host}}

@@ -90,3 +90,48 @@ func TestSimulatorRunsPodsOnItsNodes(t *testing.T) {
 		t.Errorf("after SetNodes(1): %v", names)
 	}
 }
+
+// TestSimulatorWaitsForConfig: a container whose ConfigMap is missing waits
+// with CreateContainerConfigError and the kubelet's message; once the
+// ConfigMap exists, the pod starts.
+func TestSimulatorWaitsForConfig(t *testing.T) {
+	ctx := context.Background()
+	client := fake.NewSimpleClientset()
+	sim, err := Start(ctx, client, Options{Prefix: "sim-", Nodes: 1, KubeletVersion: "v1.37.1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sim.Stop()
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "ns"}, Spec: corev1.PodSpec{NodeName: "sim-0",
+		Containers: []corev1.Container{{Name: "web", Image: "i", EnvFrom: []corev1.EnvFromSource{
+			{ConfigMapRef: &corev1.ConfigMapEnvSource{LocalObjectReference: corev1.LocalObjectReference{Name: "app-config"}}}}}}}}
+	if _, err := client.CoreV1().Pods("ns").Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var got *corev1.Pod
+	poll := func(what string, ok func(*corev1.Pod) bool) {
+		t.Helper()
+		err := wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 5*time.Second, true, func(context.Context) (bool, error) {
+			got, err = client.CoreV1().Pods("ns").Get(ctx, "web", metav1.GetOptions{})
+			return err == nil && ok(got), nil
+		})
+		if err != nil {
+			t.Fatalf("pod never %s; status %+v", what, got.Status)
+		}
+	}
+	poll("waited with CreateContainerConfigError", func(p *corev1.Pod) bool {
+		if len(p.Status.ContainerStatuses) != 1 || p.Status.ContainerStatuses[0].State.Waiting == nil {
+			return false
+		}
+		w := p.Status.ContainerStatuses[0].State.Waiting
+		return w.Reason == "CreateContainerConfigError" && w.Message == `configmap "app-config" not found`
+	})
+	if got.Status.Phase != corev1.PodPending || got.Status.PodIP == "" {
+		t.Errorf("phase %s, pod IP %q; want Pending with a pod IP (the sandbox exists)", got.Status.Phase, got.Status.PodIP)
+	}
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "app-config", Namespace: "ns"}, Data: map[string]string{"A": "1"}}
+	if _, err := client.CoreV1().ConfigMaps("ns").Create(ctx, cm, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	poll("started once the ConfigMap exists", func(p *corev1.Pod) bool { return p.Status.Phase == corev1.PodRunning })
+}

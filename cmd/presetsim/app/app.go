@@ -78,6 +78,7 @@ func runSuite(ctx context.Context, stdout, stderr io.Writer, args []string) erro
 	tags := fs.String("tags", "", "run only scenarios matching this tag expression, e.g. @R4.2")
 	concurrency := fs.Int("concurrency", 1, "scenarios to run at once")
 	backend := fs.String("backend", string(harness.Envtest), "where objects live: envtest (a real control plane) or offline (in memory, no API server)")
+	showSecrets := fs.Bool("show-secrets", false, "show values that come from Secrets in messages, instead of "+harness.Mask)
 	if err := fs.Parse(args); err != nil {
 		return ExitError{Code: 2}
 	}
@@ -85,7 +86,7 @@ func runSuite(ctx context.Context, stdout, stderr io.Writer, args []string) erro
 	start := time.Now()
 	interrupts := harness.CatchSignals(ctx)
 	defer interrupts.Release()
-	w, err := harness.Start(interrupts.Context(), harness.Options{Module: *module, Backend: harness.Backend(*backend), Progress: stderr})
+	w, err := harness.Start(interrupts.Context(), harness.Options{Module: *module, Backend: harness.Backend(*backend), ShowSecrets: *showSecrets, Progress: stderr})
 	if err != nil {
 		if code := interrupts.Code(); code != 0 {
 			return ExitError{Code: code}

@@ -1,0 +1,318 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+
+	"presetsim.dev/presetsim/harness/containerenv"
+)
+
+// Mask stands for a value that came from a Secret, in every message.
+const Mask = "***"
+
+// EnvVar is an expected variable of a step table.
+type EnvVar struct{ Name, Value string }
+
+// sources reads what a container's environment is resolved against from the
+// backend: the ConfigMaps, Secrets and Services of the physical namespace,
+// and the master Service default/kubernetes when the backend has one.
+func (s *Scenario) sources(ctx context.Context, ns string) (containerenv.Sources, error) {
+	src := containerenv.Sources{ConfigMaps: map[string]*corev1.ConfigMap{}, Secrets: map[string]*corev1.Secret{}}
+	read := func(resource string, each func(runtime.Object) error, obj func() runtime.Object) error {
+		list, err := s.w.cluster.list(ctx, corev1.SchemeGroupVersion.WithResource(resource), ns)
+		if err != nil {
+			return fmt.Errorf("unable to list %s: %w", resource, err)
+		}
+		for i := range list {
+			o := obj()
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(list[i].Object, o); err != nil {
+				return err
+			}
+			if err := each(o); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	err := errors.Join(
+		read("configmaps", func(o runtime.Object) error {
+			cm := o.(*corev1.ConfigMap)
+			src.ConfigMaps[cm.Name] = cm
+			return nil
+		}, func() runtime.Object { return &corev1.ConfigMap{} }),
+		read("secrets", func(o runtime.Object) error {
+			sec := o.(*corev1.Secret)
+			src.Secrets[sec.Name] = sec
+			return nil
+		}, func() runtime.Object { return &corev1.Secret{} }),
+		read("services", func(o runtime.Object) error {
+			src.Services = append(src.Services, *o.(*corev1.Service))
+			return nil
+		}, func() runtime.Object { return &corev1.Service{} }),
+	)
+	if err != nil {
+		return src, err
+	}
+	master, err := s.w.cluster.get(ctx, corev1.SchemeGroupVersion.WithResource("services"), metav1.NamespaceDefault, "kubernetes")
+	switch {
+	case err == nil:
+		svc := &corev1.Service{}
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(master.Object, svc); err != nil {
+			return src, err
+		}
+		src.MasterServices = []corev1.Service{*svc}
+	case !apierrors.IsNotFound(err):
+		return src, fmt.Errorf("unable to get the kubernetes Service: %w", err)
+	}
+	return src, nil
+}
+
+// Environment returns what a container of a pod of the scenario sees. With
+// simulated nodes it first waits until the pod runs, so that its node and IP
+// are known; a container that cannot start fails with the kubelet's reason.
+func (s *Scenario) Environment(ctx context.Context, podName, container string) (containerenv.Environment, error) {
+	ns := s.podNamespace(podName)
+	pod, err := s.GetPod(ctx, ns, podName)
+	if err != nil {
+		return containerenv.Environment{}, err
+	}
+	if s.w.cluster.simulatedNodes() != nil {
+		if pod, err = s.waitStarted(ctx, ns, podName); err != nil {
+			return containerenv.Environment{}, err
+		}
+	}
+	c := findContainer(pod, container)
+	if c == nil {
+		return containerenv.Environment{}, fmt.Errorf("pod %q has no container %q (it has %s)", podName, container, containerNames(pod))
+	}
+	src, err := s.sources(ctx, pod.Namespace)
+	if err != nil {
+		return containerenv.Environment{}, err
+	}
+	env, err := containerenv.Resolve(pod, c, src)
+	if err != nil {
+		return env, fmt.Errorf("container %q of pod %q cannot start: %s: %s", container, podName, containerenv.Reason, s.Logical(err.Error()))
+	}
+	return env, nil
+}
+
+// waitStarted waits until the pod is Running, or one of its containers waits
+// for a reason other than PodInitializing or ContainerCreating (an error).
+func (s *Scenario) waitStarted(ctx context.Context, ns, name string) (*corev1.Pod, error) {
+	var pod *corev1.Pod
+	var stuck error
+	err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, s.w.Timeouts.Wait, true, func(ctx context.Context) (bool, error) {
+		var err error
+		if pod, err = s.GetPod(ctx, ns, name); err != nil {
+			return false, err
+		}
+		if pod.Status.Phase == corev1.PodRunning || pod.Status.Phase == corev1.PodSucceeded {
+			return true, nil
+		}
+		if c, w := waitingContainer(pod); w != nil {
+			stuck = fmt.Errorf("container %q of pod %q cannot start: %s: %s", c, name, w.Reason, s.Logical(w.Message))
+			return true, nil
+		}
+		return false, nil
+	})
+	if stuck != nil {
+		return nil, stuck
+	}
+	if err != nil {
+		phase := "<not found>"
+		if pod != nil {
+			phase = string(pod.Status.Phase)
+		}
+		return nil, fmt.Errorf("pod %q did not start within %s (phase %s)", name, s.w.Timeouts.Wait, phase)
+	}
+	return pod, nil
+}
+
+// waitingContainer returns a container that waits for a reason that is an
+// error, not a step on the way.
+func waitingContainer(pod *corev1.Pod) (string, *corev1.ContainerStateWaiting) {
+	for _, list := range [][]corev1.ContainerStatus{pod.Status.InitContainerStatuses, pod.Status.ContainerStatuses} {
+		for _, cs := range list {
+			if w := cs.State.Waiting; w != nil && w.Reason != "PodInitializing" && w.Reason != "ContainerCreating" {
+				return cs.Name, w
+			}
+		}
+	}
+	return "", nil
+}
+
+func findContainer(pod *corev1.Pod, name string) *corev1.Container {
+	for _, list := range [][]corev1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
+		for i := range list {
+			if list[i].Name == name {
+				return &list[i]
+			}
+		}
+	}
+	return nil
+}
+
+func containerNames(pod *corev1.Pod) string {
+	var names []string
+	for _, c := range append(append([]corev1.Container(nil), pod.Spec.InitContainers...), pod.Spec.Containers...) {
+		names = append(names, fmt.Sprintf("%q", c.Name))
+	}
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}
+
+// show renders a variable's value for a message: masked when it came from
+// a Secret, unless the run shows secrets.
+func (s *Scenario) show(v containerenv.Var) string {
+	if v.Secret && !s.w.ShowSecrets {
+		return Mask
+	}
+	return fmt.Sprintf("%q", v.Value)
+}
+
+// SeesEnvironment checks that the container sees every variable of want with
+// exactly that value and, with exact, no other variable.
+func (s *Scenario) SeesEnvironment(ctx context.Context, podName, container string, want []EnvVar, exact bool) error {
+	env, err := s.Environment(ctx, podName, container)
+	if err != nil {
+		return err
+	}
+	var problems []string
+	expected := map[string]bool{}
+	for _, w := range want {
+		expected[w.Name] = true
+		got, ok := env.Lookup(w.Name)
+		switch {
+		case !ok:
+			problems = append(problems, fmt.Sprintf("%s: want %s, got <unset>", w.Name, s.show(containerenv.Var{Value: w.Value})))
+		case got.Value != w.Value:
+			wantShown := s.show(containerenv.Var{Value: w.Value, Secret: got.Secret})
+			problems = append(problems, fmt.Sprintf("%s: want %s, got %s (from %s)", w.Name, wantShown, s.show(got), got.From))
+		}
+	}
+	if exact {
+		for _, v := range env.Vars {
+			if !expected[v.Name] {
+				problems = append(problems, fmt.Sprintf("%s: want <unset>, got %s (from %s)", v.Name, s.show(v), v.From))
+			}
+		}
+	}
+	if len(problems) > 0 {
+		sort.Strings(problems)
+		hint := ""
+		if !s.w.ShowSecrets && strings.Contains(strings.Join(problems, "\n"), Mask) {
+			hint = "\n(values from Secrets are shown as " + Mask + "; run with --show-secrets to see them)"
+		}
+		return fmt.Errorf("the environment of container %q of pod %q differs:\n  %s%s", container, podName, strings.Join(problems, "\n  "), hint)
+	}
+	return nil
+}
+
+// DoesNotSee checks that none of the variables is set in the container.
+func (s *Scenario) DoesNotSee(ctx context.Context, podName, container string, names []string) error {
+	env, err := s.Environment(ctx, podName, container)
+	if err != nil {
+		return err
+	}
+	var problems []string
+	for _, n := range names {
+		if v, ok := env.Lookup(n); ok {
+			problems = append(problems, fmt.Sprintf("%s = %s (from %s)", n, s.show(v), v.From))
+		}
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("container %q of pod %q sees variables it should not:\n  %s", container, podName, strings.Join(problems, "\n  "))
+	}
+	return nil
+}
+
+// FailsToStart checks that the container cannot start for the reason, with
+// a message containing message. With simulated nodes this is the pod's
+// status, as the kubelet reports it; without, the environment's resolution.
+func (s *Scenario) FailsToStart(ctx context.Context, podName, container, reason, message string) error {
+	ns := s.podNamespace(podName)
+	if s.w.cluster.simulatedNodes() == nil {
+		_, err := s.Environment(ctx, podName, container)
+		if err == nil {
+			return fmt.Errorf("container %q of pod %q can start: its environment resolves", container, podName)
+		}
+		if reason != containerenv.Reason || !strings.Contains(err.Error(), message) {
+			return fmt.Errorf("want %s with a message containing %q, got: %v", reason, message, err)
+		}
+		return nil
+	}
+	var last string
+	err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, s.w.Timeouts.Wait, true, func(ctx context.Context) (bool, error) {
+		pod, err := s.GetPod(ctx, ns, podName)
+		if err != nil {
+			return false, err
+		}
+		for _, list := range [][]corev1.ContainerStatus{pod.Status.InitContainerStatuses, pod.Status.ContainerStatuses} {
+			for _, cs := range list {
+				if cs.Name != container {
+					continue
+				}
+				switch {
+				case cs.State.Waiting != nil:
+					last = fmt.Sprintf("waiting: %s: %s", cs.State.Waiting.Reason, cs.State.Waiting.Message)
+					return cs.State.Waiting.Reason == reason && strings.Contains(cs.State.Waiting.Message, message), nil
+				case cs.State.Running != nil:
+					last = "running"
+				}
+			}
+		}
+		return false, nil
+	})
+	if err != nil {
+		if last == "" {
+			last = "no status yet"
+		}
+		return fmt.Errorf("container %q of pod %q is not waiting with %s and a message containing %q within %s (last: %s)",
+			container, podName, reason, message, s.w.Timeouts.Wait, s.Logical(last))
+	}
+	return nil
+}
+
+// BecomesReady waits until the pod is Ready, on a simulated node.
+func (s *Scenario) BecomesReady(ctx context.Context, podName string) error {
+	if _, err := s.nodes(); err != nil {
+		return err
+	}
+	ns := s.podNamespace(podName)
+	var pod *corev1.Pod
+	err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, s.w.Timeouts.Wait, true, func(ctx context.Context) (bool, error) {
+		var err error
+		if pod, err = s.GetPod(ctx, ns, podName); err != nil {
+			return false, err
+		}
+		for _, c := range pod.Status.Conditions {
+			if c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	if err != nil {
+		status := "no status"
+		if pod != nil {
+			status = string(pod.Status.Phase)
+			if c, w := waitingContainer(pod); w != nil {
+				status += fmt.Sprintf("; container %q waiting: %s: %s", c, w.Reason, s.Logical(w.Message))
+			}
+		}
+		return fmt.Errorf("pod %q did not become ready within %s (%s)", podName, s.w.Timeouts.Wait, status)
+	}
+	return nil
+}
