@@ -26,6 +26,8 @@ type Options struct {
 	Tags string
 	// Module is the in-process admission module; "reference" when empty.
 	Module string
+	// Modules is the registry Module is looked up in; harness.NewModules() when nil.
+	Modules *harness.Modules
 	// BinDir holds the control-plane binaries; found as for a run when empty.
 	BinDir string
 	// Progress receives start-up progress and the suites' output; io.Discard when nil.
@@ -94,7 +96,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}
 	suite := steps.SuiteOptions{Paths: opts.Paths, Tags: opts.Tags, Format: "progress", Output: opts.Progress, KeepPods: true}
 
-	offline, err := harness.Start(ctx, harness.Options{Backend: harness.Offline, Module: opts.Module, Progress: opts.Progress})
+	offline, err := harness.Start(ctx, harness.Options{Backend: harness.Offline, Module: opts.Module, Modules: opts.Modules, Progress: opts.Progress})
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +108,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		return nil, fmt.Errorf("unable to stop the offline backend: %w", err)
 	}
 
-	envtest, err := harness.Start(ctx, harness.Options{Backend: harness.Envtest, Module: opts.Module, BinDir: opts.BinDir, Progress: opts.Progress})
+	envtest, err := harness.Start(ctx, harness.Options{Backend: harness.Envtest, Module: opts.Module, Modules: opts.Modules, BinDir: opts.BinDir, Progress: opts.Progress})
 	if err != nil {
 		return nil, err
 	}

@@ -131,3 +131,4 @@ Feature: Simple pod spec
       """
     Then the pod "website" should be as submitted
     And the pod "website" should have no PodPreset annotations
+    And the pod "website" should have no events with reason "PodPresetConflict"

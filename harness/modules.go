@@ -74,46 +74,67 @@ func (m *Modules) Get(name string) (ModuleFactory, error) {
 	return f, nil
 }
 
+// ModuleParts are the pieces the reference module is built from, for
+// modules that wrap or replace its plug-in: an informer-backed PodPreset
+// lister (its informer watches every namespace) and an event recorder that
+// resolves a pod's UID once the pod is stored.
+type ModuleParts struct {
+	Lister   *podpreset.InformerLister
+	Recorder record.EventRecorder
+}
+
 // NewReferenceModule builds the reference plug-in of package
 // presets/admission with an informer-backed lister and an event recorder.
 func NewReferenceModule(ctx context.Context, deps ModuleDeps) (*InProcess, error) {
-	lister := podpreset.NewInformerLister(deps.Dynamic)
-	ctx, cancel := context.WithCancel(ctx)
-	go lister.Run(ctx)
-	if !lister.WaitForCacheSync(ctx) {
-		cancel()
-		return nil, fmt.Errorf("reference module: PodPreset cache did not sync")
-	}
-	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
-	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: deps.Client.CoreV1().Events("")})
-	recorder := &podpreset.UIDResolvingRecorder{
-		EventRecorder: broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "podpreset-admission"}),
-		Pods:          deps.Client.CoreV1(),
-		Context:       ctx,
-	}
+	return NewModule(func(parts ModuleParts) (admission.MutationInterface, error) {
+		plugin := podpreset.New()
+		plugin.SetPodPresetLister(parts.Lister)
+		plugin.SetEventRecorder(parts.Recorder)
+		if err := plugin.ValidateInitialization(); err != nil {
+			return nil, err
+		}
+		return plugin, nil
+	})(ctx, deps)
+}
 
-	// The opt-in rollout controller shares the lister's watch; it acts only in
-	// namespaces labelled rollout.EnableLabel=true.
-	roller, err := rollout.New(deps.Client, lister.Informer())
-	if err != nil {
-		cancel()
-		return nil, err
-	}
-	go roller.Run(ctx)
-
-	plugin := podpreset.New()
-	plugin.SetPodPresetLister(lister)
-	plugin.SetEventRecorder(recorder)
-	if err := plugin.ValidateInitialization(); err != nil {
-		cancel()
-		return nil, err
-	}
-	return &InProcess{
-		Plugin:        plugin,
-		WaitForPreset: lister.WaitForPreset,
-		Stop: func() {
+// NewModule returns the factory of an in-process module whose plug-in
+// newPlugin makes from the reference module's parts. The module also runs
+// the opt-in rollout controller, as the reference does.
+func NewModule(newPlugin func(ModuleParts) (admission.MutationInterface, error)) ModuleFactory {
+	return func(ctx context.Context, deps ModuleDeps) (*InProcess, error) {
+		lister := podpreset.NewInformerLister(deps.Dynamic)
+		ctx, cancel := context.WithCancel(ctx)
+		go lister.Run(ctx)
+		if !lister.WaitForCacheSync(ctx) {
+			cancel()
+			return nil, fmt.Errorf("PodPreset cache did not sync")
+		}
+		broadcaster := record.NewBroadcaster(record.WithContext(ctx))
+		broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: deps.Client.CoreV1().Events("")})
+		recorder := &podpreset.UIDResolvingRecorder{
+			EventRecorder: broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "podpreset-admission"}),
+			Pods:          deps.Client.CoreV1(),
+			Context:       ctx,
+		}
+		stop := func() {
 			broadcaster.Shutdown()
 			cancel()
-		},
-	}, nil
+		}
+
+		// The opt-in rollout controller shares the lister's watch; it acts only in
+		// namespaces labelled rollout.EnableLabel=true.
+		roller, err := rollout.New(deps.Client, lister.Informer())
+		if err != nil {
+			stop()
+			return nil, err
+		}
+		go roller.Run(ctx)
+
+		plugin, err := newPlugin(ModuleParts{Lister: lister, Recorder: recorder})
+		if err != nil {
+			stop()
+			return nil, err
+		}
+		return &InProcess{Plugin: plugin, WaitForPreset: lister.WaitForPreset, Stop: stop}, nil
+	}
 }

@@ -83,9 +83,10 @@ type Timeouts struct {
 var DefaultTimeouts = Timeouts{Wait: 30 * time.Second, Settle: time.Second}
 
 // OfflineTimeouts are used on the offline backend when Options.Timeouts is
-// zero. Its events come from an in-process broadcaster, in well under a
-// millisecond, so something that should not happen is watched for 200ms.
-var OfflineTimeouts = Timeouts{Wait: 30 * time.Second, Settle: 200 * time.Millisecond}
+// zero. Everything happens in-process (events come from an in-process
+// broadcaster in well under a millisecond), so waits are bounded by 5s and
+// something that should not happen is watched for 200ms.
+var OfflineTimeouts = Timeouts{Wait: 5 * time.Second, Settle: 200 * time.Millisecond}
 
 // World is the backend and admission module shared by a run's scenarios.
 type World struct {
@@ -344,11 +345,21 @@ func (w *World) waitForModule(ctx context.Context) error {
 			last = err
 			return false, nil
 		}
-		_, ok := got.GetAnnotations()[merge.AnnotationKey("probe")]
-		if !ok {
-			last = errors.New("the probe pod came back without the preset annotation")
+		// Look for the injected env var, not the annotation: a module that
+		// writes no annotation (or another key) still answers.
+		probe, err := toPod(got)
+		if err != nil {
+			return false, err
 		}
-		return ok, nil
+		for _, c := range probe.Spec.Containers {
+			for _, e := range c.Env {
+				if e.Name == "PRESETSIM_PROBE" {
+					return true, nil
+				}
+			}
+		}
+		last = errors.New("the probe pod came back without the probe preset's env var PRESETSIM_PROBE")
+		return false, nil
 	})
 	if err != nil {
 		return fmt.Errorf("the admission webhook does not answer: %v (%w)", last, err)

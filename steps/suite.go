@@ -39,6 +39,8 @@ type SuiteOptions struct {
 type Timing struct {
 	// Scenario is "<feature file>: <scenario name>".
 	Scenario string
+	// Tags are the scenario's tags with its feature's, e.g. "@R2.4".
+	Tags     []string
 	Duration time.Duration
 	// Failed is set when a step failed; Err is the first failure.
 	Failed bool
@@ -116,6 +118,9 @@ func Run(w *harness.World, opts SuiteOptions) (int, *Timings) {
 			})
 			sc.After(func(ctx context.Context, p *godog.Scenario, err error) (context.Context, error) {
 				t := Timing{Scenario: fmt.Sprintf("%s: %s", p.Uri, p.Name)}
+				for _, tag := range p.Tags {
+					t.Tags = append(t.Tags, tag.Name)
+				}
 				s := from(ctx)
 				if s != nil && s.unsupported != nil {
 					t.Unsupported = s.unsupported.Reason

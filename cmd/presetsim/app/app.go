@@ -6,11 +6,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
 	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/harness/mutants"
 	"presetsim.dev/presetsim/steps"
 )
 
@@ -40,7 +43,7 @@ commands:
   differential [flags] [features]          run the features offline and on envtest; report every difference
   apply -f FILE [-f FILE ...] [flags]      preview offline what presets do to pods and workloads
   up [--kubeconfig FILE]                   run a local cluster with presets active, for kubectl, until Ctrl-C
-  modules                                  list the in-process admission modules
+  modules                                  list the in-process admission modules (the reference and mutant/*)
 `
 
 // Run is the command's entry; tests call it directly.
@@ -59,7 +62,7 @@ func Run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 	case "apply":
 		return apply(ctx, os.Stdin, stdout, stderr, args[1:])
 	case "modules":
-		fmt.Fprintln(stdout, strings.Join(harness.NewModules().Names(), "\n"))
+		fmt.Fprintln(stdout, strings.Join(modules().Names(), "\n"))
 		return nil
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
@@ -68,6 +71,14 @@ func Run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 		fmt.Fprint(stderr, usage)
 		return fmt.Errorf("unknown command %q", args[0])
 	}
+}
+
+// modules is the registry of in-process modules: the reference and the
+// deliberately faulty mutants.
+func modules() *harness.Modules {
+	m := harness.NewModules()
+	mutants.Register(m)
+	return m
 }
 
 func runSuite(ctx context.Context, stdout, stderr io.Writer, args []string) error {
@@ -86,7 +97,7 @@ func runSuite(ctx context.Context, stdout, stderr io.Writer, args []string) erro
 	start := time.Now()
 	interrupts := harness.CatchSignals(ctx)
 	defer interrupts.Release()
-	w, err := harness.Start(interrupts.Context(), harness.Options{Module: *module, Backend: harness.Backend(*backend), ShowSecrets: *showSecrets, Progress: stderr})
+	w, err := harness.Start(interrupts.Context(), harness.Options{Module: *module, Modules: modules(), Backend: harness.Backend(*backend), ShowSecrets: *showSecrets, Progress: stderr})
 	if err != nil {
 		if code := interrupts.Code(); code != 0 {
 			return ExitError{Code: code}
@@ -122,9 +133,37 @@ func runSuite(ctx context.Context, stdout, stderr io.Writer, args []string) erro
 	}
 	fmt.Fprintf(stderr, "outcomes:            %d passed, %d failed, %d unsupported on the %s backend\n",
 		counts["passed"], counts["failed"], counts["unsupported"], w.Backend)
+	if rules := failedRules(timings.List()); len(rules) > 0 {
+		fmt.Fprintf(stderr, "failed rules:        %s\n", strings.Join(rules, ", "))
+	}
 	fmt.Fprintf(stderr, "total:               %s\n", time.Since(start).Round(time.Millisecond))
 	if status != 0 {
 		return ExitError{Code: status}
 	}
 	return nil
+}
+
+// failedRules lists the rule tags (@R…) of the failed scenarios, with how
+// many failed scenarios carry each: "R2.4 (1 scenario)".
+func failedRules(timings []steps.Timing) []string {
+	count := map[string]int{}
+	for _, t := range timings {
+		if !t.Failed {
+			continue
+		}
+		for _, tag := range t.Tags {
+			if rule, ok := strings.CutPrefix(tag, "@R"); ok {
+				count["R"+rule]++
+			}
+		}
+	}
+	var out []string
+	for _, rule := range slices.Sorted(maps.Keys(count)) {
+		noun := "scenarios"
+		if count[rule] == 1 {
+			noun = "scenario"
+		}
+		out = append(out, fmt.Sprintf("%s (%d %s)", rule, count[rule], noun))
+	}
+	return out
 }

@@ -24,7 +24,7 @@ func runDifferential(ctx context.Context, stdout, stderr io.Writer, args []strin
 	interrupts := harness.CatchSignals(ctx)
 	defer interrupts.Release()
 	report, err := differential.Run(interrupts.Context(), differential.Options{
-		Paths: fs.Args(), Tags: *tags, Module: *module, Progress: stderr,
+		Paths: fs.Args(), Tags: *tags, Module: *module, Modules: modules(), Progress: stderr,
 		Started: func(w *harness.World) { interrupts.OnSignal(w.Stop) },
 	})
 	if err != nil {

@@ -1,0 +1,183 @@
+@R3.1
+Feature: Where injected items go
+  In order to rely on what a preset does to a pod that already has its own settings
+  As an application developer
+  I want injected items appended after mine, in every container and init container, never twice, and never half
+
+  Background:
+    Given the PodPreset:
+      """
+      apiVersion: settings.k8s.io/v1alpha1
+      kind: PodPreset
+      metadata:
+        name: allow-database
+      spec:
+        selector:
+          matchLabels:
+            role: frontend
+        env:
+          - name: DB_PORT
+            value: "6379"
+        volumeMounts:
+          - mountPath: /cache
+            name: cache-volume
+        volumes:
+          - name: cache-volume
+            emptyDir: {}
+      """
+
+  @R3.2 @R3.3
+  Scenario: Init containers get the preset too, after their own items
+    When I create the pod:
+      """
+      apiVersion: v1
+      kind: Pod
+      metadata:
+        name: website
+        labels:
+          role: frontend
+      spec:
+        initContainers:
+          - name: migrate
+            image: ecorp/migrate
+            env:
+              - name: STEP
+                value: migrate
+        containers:
+          - name: website
+            image: ecorp/website
+            env:
+              - name: MODE
+                value: production
+            volumeMounts:
+              - mountPath: /data
+                name: data
+        volumes:
+          - name: data
+            emptyDir: {}
+      """
+    Then the pod "website" should be:
+      """
+      apiVersion: v1
+      kind: Pod
+      metadata:
+        name: website
+        labels:
+          role: frontend
+        annotations:
+          podpreset.admission.kubernetes.io/podpreset-allow-database: "${rv:allow-database}"
+      spec:
+        initContainers:
+          - name: migrate
+            image: ecorp/migrate
+            env:
+              - name: STEP
+                value: migrate
+              - name: DB_PORT
+                value: "6379"
+            volumeMounts:
+              - mountPath: /cache
+                name: cache-volume
+        containers:
+          - name: website
+            image: ecorp/website
+            env:
+              - name: MODE
+                value: production
+              - name: DB_PORT
+                value: "6379"
+            volumeMounts:
+              - mountPath: /data
+                name: data
+              - mountPath: /cache
+                name: cache-volume
+        volumes:
+          - name: data
+            emptyDir: {}
+          - name: cache-volume
+            emptyDir: {}
+      """
+
+  @R3.4 @R3.7
+  Scenario: An item identical to the pod's own is skipped: no duplicate, no conflict, still annotated
+    When I create the pod:
+      """
+      apiVersion: v1
+      kind: Pod
+      metadata:
+        name: website
+        labels:
+          role: frontend
+      spec:
+        containers:
+          - name: website
+            image: ecorp/website
+            env:
+              - name: DB_PORT
+                value: "6379"
+      """
+    Then the pod "website" should be:
+      """
+      apiVersion: v1
+      kind: Pod
+      metadata:
+        name: website
+        labels:
+          role: frontend
+        annotations:
+          podpreset.admission.kubernetes.io/podpreset-allow-database: "${rv:allow-database}"
+      spec:
+        containers:
+          - name: website
+            image: ecorp/website
+            env:
+              - name: DB_PORT
+                value: "6379"
+            volumeMounts:
+              - mountPath: /cache
+                name: cache-volume
+        volumes:
+          - name: cache-volume
+            emptyDir: {}
+      """
+    And the pod "website" should have no events with reason "PodPresetConflict"
+
+  @R4.2 @R4.4
+  Scenario: When one of two presets conflicts, neither applies and the pod keeps everything it had
+    Given the PodPreset:
+      """
+      apiVersion: settings.k8s.io/v1alpha1
+      kind: PodPreset
+      metadata:
+        name: logging
+      spec:
+        selector:
+          matchLabels:
+            role: frontend
+        env:
+          - name: LOG_LEVEL
+            value: debug
+      """
+    When I create the pod:
+      """
+      apiVersion: v1
+      kind: Pod
+      metadata:
+        name: website
+        labels:
+          role: frontend
+      spec:
+        containers:
+          - name: website
+            image: ecorp/website
+            env:
+              - name: LOG_LEVEL
+                value: info
+              - name: MODE
+                value: production
+      """
+    Then the pod "website" should be as submitted
+    And the pod "website" should have no PodPreset annotations
+    And the pod "website" should have the event:
+      | type    | reason            | message                                                                 |
+      | Warning | PodPresetConflict | Conflict on pod preset logging: duplicate env LOG_LEVEL in container website |
