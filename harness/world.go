@@ -49,6 +49,9 @@ type Options struct {
 	BinDir string
 	// Module is the in-process admission module to test; "reference" when empty.
 	Module string
+	// External, when set, tests someone else's webhook instead of an
+	// in-process module (envtest backend only).
+	External *ExternalModule
 	// Modules is the registry Module is looked up in; NewModules() when nil.
 	Modules *Modules
 	// Progress receives one line per start-up phase; io.Discard when nil.
@@ -119,8 +122,9 @@ type World struct {
 	// ShowSecrets shows values from Secrets in messages instead of Mask.
 	ShowSecrets bool
 
-	cluster cluster
-	cp      *controlplane.ControlPlane
+	cluster  cluster
+	external *external
+	cp       *controlplane.ControlPlane
 	module  *InProcess
 	server  *webhook.Server
 	cancel  context.CancelFunc
@@ -151,13 +155,18 @@ func Start(ctx context.Context, opts Options) (_ *World, err error) {
 	if opts.Nodes == 0 {
 		opts.Nodes = DefaultNodes
 	}
-	factory, err := opts.Modules.Get(opts.Module)
-	if err != nil {
-		return nil, err
+	var factory ModuleFactory
+	if opts.External == nil {
+		if factory, err = opts.Modules.Get(opts.Module); err != nil {
+			return nil, err
+		}
 	}
 	switch opts.Backend {
 	case "", Envtest:
 	case Offline:
+		if opts.External != nil {
+			return nil, errors.New("an external module is called by an API server: use the envtest backend")
+		}
 		return startOffline(ctx, opts, factory)
 	default:
 		return nil, fmt.Errorf("unknown backend %q (known: %v)", opts.Backend, Backends())
@@ -205,14 +214,21 @@ func Start(ctx context.Context, opts Options) (_ *World, err error) {
 	if err := w.installCRD(ctx); err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(progress, "serving admission module %q as a webhook ...\n", opts.Module)
-	var moduleCtx context.Context
-	moduleCtx, w.cancel = context.WithCancel(context.Background())
-	if w.module, err = factory(moduleCtx, ModuleDeps{Client: w.Client, Dynamic: w.Dynamic}); err != nil {
-		return nil, fmt.Errorf("unable to start admission module %q: %w", opts.Module, err)
-	}
-	if err := w.serveModule(ctx, opts.AllNamespaces); err != nil {
-		return nil, err
+	if opts.External != nil {
+		fmt.Fprintf(progress, "registering the external webhook %s ...\n", opts.External.URL)
+		if err := w.startExternal(ctx, *opts.External, opts.AllNamespaces); err != nil {
+			return nil, err
+		}
+	} else {
+		fmt.Fprintf(progress, "serving admission module %q as a webhook ...\n", opts.Module)
+		var moduleCtx context.Context
+		moduleCtx, w.cancel = context.WithCancel(context.Background())
+		if w.module, err = factory(moduleCtx, ModuleDeps{Client: w.Client, Dynamic: w.Dynamic}); err != nil {
+			return nil, fmt.Errorf("unable to start admission module %q: %w", opts.Module, err)
+		}
+		if err := w.serveModule(ctx, opts.AllNamespaces); err != nil {
+			return nil, err
+		}
 	}
 	if err := w.waitForModule(ctx); err != nil {
 		return nil, err
@@ -339,10 +355,23 @@ func (w *World) waitForModule(ctx context.Context) error {
 		return err
 	}
 	var last error
+	var refusedSince time.Time
 	err = wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
 		got, err := w.cluster.create(ctx, podsResource, &unstructured.Unstructured{Object: podObj}, createOptions{dryRun: true})
 		if err != nil {
 			last = err
+			// A webhook that keeps refusing connections is a setup error,
+			// said once, not a failure of every scenario.
+			if !isRefused(err) {
+				refusedSince = time.Time{}
+			} else if refusedSince.IsZero() {
+				refusedSince = time.Now()
+			} else if grace := w.external.refusedGrace(); time.Since(refusedSince) > grace {
+				return false, fmt.Errorf("the webhook refuses connections (for %s): %v%s", grace, err, w.external.processState())
+			}
+			if state := w.external.processState(); state != "" {
+				return false, fmt.Errorf("the webhook does not answer: %v%s", err, state)
+			}
 			return false, nil
 		}
 		// Look for the injected env var, not the annotation: a module that
@@ -362,6 +391,9 @@ func (w *World) waitForModule(ctx context.Context) error {
 		return false, nil
 	})
 	if err != nil {
+		if !wait.Interrupted(err) {
+			return fmt.Errorf("setup error: %w", err)
+		}
 		return fmt.Errorf("the admission webhook does not answer: %v (%w)", last, err)
 	}
 	return nil
@@ -379,9 +411,13 @@ func (w *World) createPreset(ctx context.Context, pp *v1alpha1.PodPreset) (strin
 	return obj.GetResourceVersion(), nil
 }
 
-// WaitForPreset waits until the in-process module has seen the preset, when
-// the module can tell; otherwise it returns at once.
+// WaitForPreset waits until the module has seen the preset: an in-process
+// module that can tell says so; an external one is probed (probePreset);
+// otherwise it returns at once.
 func (w *World) WaitForPreset(ctx context.Context, namespace, name, resourceVersion string) error {
+	if w.external != nil {
+		return w.probePreset(ctx, namespace, name)
+	}
 	if w.module == nil || w.module.WaitForPreset == nil {
 		return nil
 	}
@@ -405,6 +441,7 @@ func (w *World) stopAll() error {
 	if w.cancel != nil {
 		w.cancel()
 	}
+	errs = append(errs, w.external.stop())
 	if w.Nodes != nil {
 		w.Nodes.Stop()
 	}

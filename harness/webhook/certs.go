@@ -84,3 +84,22 @@ func serial() *big.Int {
 	}
 	return n
 }
+
+// ServingPEM returns the serving certificate and its private key, PEM
+// encoded, for a server that reads them from files.
+func (c *Certificates) ServingPEM() (certPEM, keyPEM []byte, err error) {
+	if len(c.Serving.Certificate) == 0 {
+		return nil, nil, fmt.Errorf("no serving certificate")
+	}
+	key, ok := c.Serving.PrivateKey.(*ecdsa.PrivateKey)
+	if !ok {
+		return nil, nil, fmt.Errorf("unexpected serving key type %T", c.Serving.PrivateKey)
+	}
+	der, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		return nil, nil, err
+	}
+	certPEM = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: c.Serving.Certificate[0]})
+	keyPEM = pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: der})
+	return certPEM, keyPEM, nil
+}

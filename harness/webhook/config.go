@@ -19,6 +19,9 @@ type PodConfig struct {
 	NamespaceSelector *metav1.LabelSelector
 	// TimeoutSeconds, 10 when zero.
 	TimeoutSeconds int32
+	// AdmissionReviewVersions the webhook accepts, in order of preference;
+	// ["v1"] when empty. Some implementations answer only v1beta1.
+	AdmissionReviewVersions []string
 }
 
 // MutatingWebhookConfiguration returns the registration of a webhook that
@@ -38,6 +41,10 @@ func MutatingWebhookConfiguration(c PodConfig) *admissionregistrationv1.Mutating
 	match := admissionregistrationv1.Equivalent
 	scope := admissionregistrationv1.NamespacedScope
 	url := c.URL
+	versions := c.AdmissionReviewVersions
+	if len(versions) == 0 {
+		versions = []string{"v1"}
+	}
 	return &admissionregistrationv1.MutatingWebhookConfiguration{
 		ObjectMeta: metav1.ObjectMeta{Name: c.Name},
 		Webhooks: []admissionregistrationv1.MutatingWebhook{{
@@ -54,7 +61,7 @@ func MutatingWebhookConfiguration(c PodConfig) *admissionregistrationv1.Mutating
 			NamespaceSelector:       c.NamespaceSelector,
 			SideEffects:             &side,
 			TimeoutSeconds:          &timeout,
-			AdmissionReviewVersions: []string{"v1"},
+			AdmissionReviewVersions: versions,
 			ReinvocationPolicy:      &reinvoke,
 		}},
 	}

@@ -29,7 +29,18 @@ func Serve(host string, mux http.Handler) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
+	s, err := ServeOn(net.JoinHostPort(host, "0"), mux, certs.Serving)
+	if err != nil {
+		return nil, err
+	}
+	s.CABundle = certs.CABundle
+	return s, nil
+}
+
+// ServeOn starts serving mux over TLS 1.2+ on addr (host:port) with the
+// given certificate. CABundle is left empty: the caller knows the CA.
+func ServeOn(addr string, mux http.Handler, cert tls.Certificate) (*Server, error) {
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("unable to listen for the webhook: %w", err)
 	}
@@ -38,10 +49,10 @@ func Serve(host string, mux http.Handler) (*Server, error) {
 		ReadHeaderTimeout: 10 * time.Second,
 		TLSConfig: &tls.Config{
 			MinVersion:   tls.VersionTLS12,
-			Certificates: []tls.Certificate{certs.Serving},
+			Certificates: []tls.Certificate{cert},
 		},
 	}
-	s := &Server{URL: "https://" + ln.Addr().String(), CABundle: certs.CABundle, srv: srv, done: make(chan struct{})}
+	s := &Server{URL: "https://" + ln.Addr().String(), srv: srv, done: make(chan struct{})}
 	go func() {
 		err := srv.ServeTLS(ln, "", "")
 		if !errors.Is(err, http.ErrServerClosed) {

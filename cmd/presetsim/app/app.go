@@ -43,6 +43,7 @@ commands:
   differential [flags] [features]          run the features offline and on envtest; report every difference
   apply -f FILE [-f FILE ...] [flags]      preview offline what presets do to pods and workloads
   up [--kubeconfig FILE]                   run a local cluster with presets active, for kubectl, until Ctrl-C
+  serve --kubeconfig FILE [flags]          serve a module as a standalone TLS webhook (loopback by default)
   modules                                  list the in-process admission modules (the reference and mutant/*)
 `
 
@@ -57,6 +58,8 @@ func Run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 		return runSuite(ctx, stdout, stderr, args[1:])
 	case "differential":
 		return runDifferential(ctx, stdout, stderr, args[1:])
+	case "serve":
+		return serve(ctx, stdout, stderr, args[1:])
 	case "up":
 		return up(ctx, stdout, stderr, args[1:])
 	case "apply":
@@ -90,14 +93,20 @@ func runSuite(ctx context.Context, stdout, stderr io.Writer, args []string) erro
 	concurrency := fs.Int("concurrency", 1, "scenarios to run at once")
 	backend := fs.String("backend", string(harness.Envtest), "where objects live: envtest (a real control plane) or offline (in memory, no API server)")
 	showSecrets := fs.Bool("show-secrets", false, "show values that come from Secrets in messages, instead of "+harness.Mask)
+	ext := externalFlags(fs)
 	if err := fs.Parse(args); err != nil {
+		return ExitError{Code: 2}
+	}
+	external, err := ext.module()
+	if err != nil {
+		fmt.Fprintf(stderr, "presetsim run: %v\n", err)
 		return ExitError{Code: 2}
 	}
 
 	start := time.Now()
 	interrupts := harness.CatchSignals(ctx)
 	defer interrupts.Release()
-	w, err := harness.Start(interrupts.Context(), harness.Options{Module: *module, Modules: modules(), Backend: harness.Backend(*backend), ShowSecrets: *showSecrets, Progress: stderr})
+	w, err := harness.Start(interrupts.Context(), harness.Options{Module: *module, Modules: modules(), External: external, Backend: harness.Backend(*backend), ShowSecrets: *showSecrets, Progress: stderr})
 	if err != nil {
 		if code := interrupts.Code(); code != 0 {
 			return ExitError{Code: code}

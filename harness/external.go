@@ -1,0 +1,242 @@
+package harness
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+
+	"presetsim.dev/presetsim/harness/webhook"
+	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
+	"presetsim.dev/presetsim/presets/merge"
+)
+
+// ExternalModule is someone else's admission webhook, registered by URL.
+type ExternalModule struct {
+	// URL of the webhook endpoint (https).
+	URL string
+	// CABundle verifies the webhook's certificate (PEM).
+	CABundle []byte
+	// AdmissionReviewVersions the webhook accepts; ["v1"] when empty.
+	AdmissionReviewVersions []string
+	// TimeoutSeconds the API server waits for it; 10 when zero.
+	TimeoutSeconds int32
+	// FailurePolicy is Fail (the default) or Ignore.
+	FailurePolicy string
+	// Command, when set, starts the webhook once the API server is up:
+	// "{kubeconfig}" in an argument is replaced by the path of a kubeconfig
+	// for it. The process (group) is stopped with the World.
+	Command []string
+	// SyncTimeout bounds how long, after creating a preset, the harness
+	// waits for the webhook to apply it to a probe pod; 2s when zero.
+	SyncTimeout time.Duration
+	// RefusedGrace is how long the webhook may refuse connections at
+	// start-up before the run fails with a setup error; 10s when zero (a
+	// process may still be starting).
+	RefusedGrace time.Duration
+}
+
+// KubeconfigPlaceholder is replaced in ExternalModule.Command.
+const KubeconfigPlaceholder = "{kubeconfig}"
+
+// external is a running external module.
+type external struct {
+	spec   ExternalModule
+	dir    string
+	cmd    *exec.Cmd
+	output *lockedBuffer
+	exited chan struct{}
+}
+
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+// tail returns the last lines of what the process wrote.
+func (b *lockedBuffer) tail() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	lines := strings.Split(strings.TrimSpace(b.buf.String()), "\n")
+	if len(lines) > 10 {
+		lines = lines[len(lines)-10:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// startExternal starts the external module's command, if any, and
+// registers its webhook.
+func (w *World) startExternal(ctx context.Context, spec ExternalModule, allNamespaces bool) error {
+	if !strings.HasPrefix(spec.URL, "https://") {
+		return fmt.Errorf("external module: the webhook URL must be https://, got %q", spec.URL)
+	}
+	if len(spec.CABundle) == 0 {
+		return errors.New("external module: a CA bundle is required")
+	}
+	w.external = &external{spec: spec}
+	if len(spec.Command) > 0 {
+		if err := w.external.start(w.KubeConfig); err != nil {
+			return err
+		}
+	}
+	selector := &metav1.LabelSelector{MatchLabels: map[string]string{AdmissionLabel: w.RunID}}
+	if allNamespaces {
+		selector = nil
+	}
+	cfg := webhook.MutatingWebhookConfiguration(webhook.PodConfig{
+		Name:                    webhookName,
+		URL:                     spec.URL,
+		CABundle:                spec.CABundle,
+		FailurePolicy:           admissionregistrationv1.FailurePolicyType(spec.FailurePolicy),
+		NamespaceSelector:       selector,
+		TimeoutSeconds:          spec.TimeoutSeconds,
+		AdmissionReviewVersions: spec.AdmissionReviewVersions,
+	})
+	cfg.Name = "presetsim-" + w.RunID
+	if _, err := w.Client.AdmissionregistrationV1().MutatingWebhookConfigurations().Create(ctx, cfg, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("unable to register the external webhook: %w", err)
+	}
+	return nil
+}
+
+func (e *external) start(kubeconfig []byte) error {
+	dir, err := os.MkdirTemp("", "presetsim-external-")
+	if err != nil {
+		return err
+	}
+	e.dir = dir
+	path := filepath.Join(dir, "kubeconfig")
+	if err := os.WriteFile(path, kubeconfig, 0o600); err != nil {
+		return err
+	}
+	args := make([]string, len(e.spec.Command))
+	for i, a := range e.spec.Command {
+		args[i] = strings.ReplaceAll(a, KubeconfigPlaceholder, path)
+	}
+	e.output = &lockedBuffer{}
+	e.cmd = exec.Command(args[0], args[1:]...)
+	e.cmd.Stdout, e.cmd.Stderr = e.output, e.output
+	e.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := e.cmd.Start(); err != nil {
+		return fmt.Errorf("unable to start the external module %q: %w", args[0], err)
+	}
+	e.exited = make(chan struct{})
+	go func() {
+		_ = e.cmd.Wait()
+		close(e.exited)
+	}()
+	return nil
+}
+
+// processState says whether the external module's process has exited, and
+// what it wrote last.
+func (e *external) processState() string {
+	if e == nil || e.cmd == nil {
+		return ""
+	}
+	select {
+	case <-e.exited:
+		return fmt.Sprintf("; its process exited (%v), its last output:\n%s", e.cmd.ProcessState, e.output.tail())
+	default:
+		return ""
+	}
+}
+
+// stop stops the process group: SIGTERM, then SIGKILL after 5s.
+func (e *external) stop() error {
+	if e == nil {
+		return nil
+	}
+	defer func() {
+		if e.dir != "" {
+			_ = os.RemoveAll(e.dir)
+		}
+	}()
+	if e.cmd == nil || e.cmd.Process == nil {
+		return nil
+	}
+	pgid := -e.cmd.Process.Pid
+	_ = syscall.Kill(pgid, syscall.SIGTERM)
+	select {
+	case <-e.exited:
+	case <-time.After(5 * time.Second):
+		_ = syscall.Kill(pgid, syscall.SIGKILL)
+		<-e.exited
+	}
+	return nil
+}
+
+// refusedGrace is how long the webhook may refuse connections at start-up.
+func (e *external) refusedGrace() time.Duration {
+	if e == nil || e.spec.RefusedGrace == 0 {
+		return 10 * time.Second
+	}
+	return e.spec.RefusedGrace
+}
+
+// isRefused reports whether the API server could not connect to the webhook.
+func isRefused(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "connection refused")
+}
+
+// probePreset waits, for at most the external module's SyncTimeout, until a
+// dry-run pod that the preset's matchLabels select comes back with the
+// preset's annotation: the webhook's cache has the preset. A preset whose
+// selector has expressions, or that the probe cannot show (a module that
+// writes no annotation), costs the whole timeout and is not an error: the
+// scenario's own steps judge the module.
+func (w *World) probePreset(ctx context.Context, namespace, name string) error {
+	timeout := w.external.spec.SyncTimeout
+	if timeout == 0 {
+		timeout = 2 * time.Second
+	}
+	u, err := w.cluster.get(ctx, v1alpha1.GroupVersionResource(), namespace, name)
+	if err != nil {
+		return err
+	}
+	pp := &v1alpha1.PodPreset{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, pp); err != nil {
+		return err
+	}
+	if len(pp.Spec.Selector.MatchExpressions) > 0 {
+		return nil
+	}
+	pod := &corev1.Pod{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+		ObjectMeta: metav1.ObjectMeta{GenerateName: "presetsim-probe-", Namespace: namespace, Labels: pp.Spec.Selector.MatchLabels},
+		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "presetsim-probe", Image: "probe"}}},
+	}
+	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(pod)
+	if err != nil {
+		return err
+	}
+	_ = wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+		got, err := w.cluster.create(ctx, podsResource, &unstructured.Unstructured{Object: obj}, createOptions{dryRun: true})
+		if err != nil {
+			return false, nil
+		}
+		_, ok := got.GetAnnotations()[merge.AnnotationKey(name)]
+		return ok, nil
+	})
+	return nil
+}
