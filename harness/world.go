@@ -125,11 +125,11 @@ type World struct {
 	cluster  cluster
 	external *external
 	cp       *controlplane.ControlPlane
-	module  *InProcess
-	server  *webhook.Server
-	cancel  context.CancelFunc
-	stop    sync.Once
-	stopErr error
+	module   *InProcess
+	server   *webhook.Server
+	cancel   context.CancelFunc
+	stop     sync.Once
+	stopErr  error
 }
 
 // Start starts the control plane, installs the PodPreset CRD, serves the
