@@ -20,6 +20,7 @@ run: ## run the feature suite against the reference implementation
 .PHONY: test
 test: ## generated files up to date, vet, unit tests and the feature suite with the race detector
 	hack/verify.sh
+	hack/install-chromium.sh
 	$(GO) vet ./...
 	PRESETSIM_BIN_DIR=$(BIN_DIR) $(GO) test -race ./...
 

@@ -97,6 +97,8 @@ type World struct {
 	RunID string
 	// Backend is where the run's objects live.
 	Backend Backend
+	// ServerVersion is the API server's version (empty offline).
+	ServerVersion string
 	// Config and KubeConfig give admin access to the API server (nil for
 	// the offline backend, as are Client, Dynamic and Mapper).
 	Config     *rest.Config
@@ -206,6 +208,7 @@ func Start(ctx context.Context, opts Options) (_ *World, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("unable to read the API server's version: %w", err)
 	}
+	w.ServerVersion = version.GitVersion
 	if w.Nodes, err = nodes.Start(ctx, w.Client, nodes.Options{Prefix: "presetsim-node-", Nodes: opts.Nodes, KubeletVersion: version.GitVersion}); err != nil {
 		return nil, fmt.Errorf("unable to start the simulated nodes: %w", err)
 	}

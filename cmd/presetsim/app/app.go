@@ -8,6 +8,7 @@ import (
 	"io"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -94,6 +95,7 @@ func runSuite(ctx context.Context, stdout, stderr io.Writer, args []string) erro
 	backend := fs.String("backend", string(harness.Envtest), "where objects live: envtest (a real control plane) or offline (in memory, no API server)")
 	showSecrets := fs.Bool("show-secrets", false, "show values that come from Secrets in messages, instead of "+harness.Mask)
 	ext := externalFlags(fs)
+	reportDir := fs.String("report-dir", "", "write summary.json, summary.yaml, junit.xml, cucumber.json and report.html here")
 	if err := fs.Parse(args); err != nil {
 		return ExitError{Code: 2}
 	}
@@ -120,11 +122,28 @@ func runSuite(ctx context.Context, stdout, stderr io.Writer, args []string) erro
 		}
 	}()
 
+	formats := *format
+	if *reportDir != "" {
+		if err := os.MkdirAll(*reportDir, 0o755); err != nil {
+			return err
+		}
+		formats += ",cucumber:" + filepath.Join(*reportDir, "cucumber.json")
+	}
 	suiteStart := time.Now()
 	status, timings := steps.Run(w, steps.SuiteOptions{
-		Paths: fs.Args(), Format: *format, Tags: *tags, Concurrency: *concurrency, Output: stdout,
+		Paths: fs.Args(), Format: formats, Tags: *tags, Concurrency: *concurrency, Output: stdout,
 	})
 	suiteTime := time.Since(suiteStart)
+	if *reportDir != "" {
+		implementation := *module
+		if external != nil {
+			implementation = external.URL
+		}
+		if err := writeReports(*reportDir, implementation, w, timings.List()); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "reports in %s: summary.json, summary.yaml, junit.xml, cucumber.json, report.html\n", *reportDir)
+	}
 
 	fmt.Fprintf(stderr, "\n%s start: %s\n", w.Backend, w.Started.Round(time.Millisecond))
 	fmt.Fprintf(stderr, "suite:               %s for %d scenarios (median %s per scenario)\n",

@@ -1,0 +1,92 @@
+package report
+
+import (
+	"encoding/xml"
+	"fmt"
+	"io"
+	"strings"
+)
+
+type junitSuites struct {
+	XMLName  xml.Name     `xml:"testsuites"`
+	Name     string       `xml:"name,attr"`
+	Tests    int          `xml:"tests,attr"`
+	Failures int          `xml:"failures,attr"`
+	Skipped  int          `xml:"skipped,attr"`
+	Suites   []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name     string      `xml:"name,attr"`
+	Tests    int         `xml:"tests,attr"`
+	Failures int         `xml:"failures,attr"`
+	Skipped  int         `xml:"skipped,attr"`
+	Time     string      `xml:"time,attr"`
+	Cases    []junitCase `xml:"testcase"`
+}
+
+type junitCase struct {
+	Name      string        `xml:"name,attr"`
+	Classname string        `xml:"classname,attr"`
+	Time      string        `xml:"time,attr"`
+	Failure   *junitMessage `xml:"failure,omitempty"`
+	Skipped   *junitMessage `xml:"skipped,omitempty"`
+}
+
+type junitMessage struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr,omitempty"`
+	Text    string `xml:",chardata"`
+}
+
+// WriteJUnit writes JUnit XML: a test suite per feature file, a test case
+// per scenario. A failure carries its first line as the message and the
+// whole text (the pod diff included) as the body; a scenario the backend
+// could not run is skipped with the reason.
+func (s *Summary) WriteJUnit(w io.Writer) error {
+	root := junitSuites{Name: "presetsim: " + s.Implementation}
+	index := map[string]int{}
+	for _, sc := range s.Scenarios {
+		i, ok := index[sc.Feature]
+		if !ok {
+			i = len(root.Suites)
+			index[sc.Feature] = i
+			root.Suites = append(root.Suites, junitSuite{Name: sc.Feature})
+		}
+		suite := &root.Suites[i]
+		c := junitCase{Name: sc.Scenario, Classname: sc.Feature, Time: fmt.Sprintf("%.3f", sc.Seconds)}
+		switch sc.Outcome {
+		case Fail:
+			first, _, _ := strings.Cut(sc.Failure, "\n")
+			c.Failure = &junitMessage{Message: first, Type: strings.Join(sc.Rules, " "), Text: sc.Failure}
+			suite.Failures++
+			root.Failures++
+		case Unsupported:
+			c.Skipped = &junitMessage{Message: "unsupported on the " + s.Backend + " backend: " + sc.Reason}
+			suite.Skipped++
+			root.Skipped++
+		}
+		suite.Tests++
+		root.Tests++
+		suite.Cases = append(suite.Cases, c)
+	}
+	for i := range root.Suites {
+		var total float64
+		for _, sc := range s.Scenarios {
+			if sc.Feature == root.Suites[i].Name {
+				total += sc.Seconds
+			}
+		}
+		root.Suites[i].Time = fmt.Sprintf("%.3f", total)
+	}
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(root); err != nil {
+		return fmt.Errorf("unable to render JUnit XML: %w", err)
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}
