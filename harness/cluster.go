@@ -32,7 +32,7 @@ const (
 )
 
 // Backends lists the backends a World can start.
-func Backends() []Backend { return []Backend{Envtest, Offline} }
+func Backends() []Backend { return []Backend{Envtest, Offline, Cluster} }
 
 // UnsupportedError says a step cannot be honoured on a backend, and why. A
 // step that returns it is reported as unsupported, never as passed.
@@ -86,6 +86,9 @@ type apiCluster struct {
 	rest    meta.RESTMapper
 	nodes   *nodes.Simulator
 	wait    time.Duration
+	// namespacedOnly refuses to create anything cluster-scoped but
+	// namespaces (an existing cluster: the harness touches nothing else).
+	namespacedOnly bool
 }
 
 func (c *apiCluster) mapper() meta.RESTMapper { return c.rest }
@@ -118,6 +121,9 @@ func (c *apiCluster) labelNamespace(ctx context.Context, name, key, value string
 }
 
 func (c *apiCluster) create(ctx context.Context, gvr schema.GroupVersionResource, u *unstructured.Unstructured, opts createOptions) (*unstructured.Unstructured, error) {
+	if c.namespacedOnly && u.GetNamespace() == "" && gvr.Resource != "namespaces" {
+		return nil, fmt.Errorf("refusing to create the cluster-scoped %s %q on an existing cluster: the harness creates only namespaced objects in its own namespaces", u.GetKind(), u.GetName())
+	}
 	if opts.warnings != nil {
 		ctx = WithWarnings(ctx, opts.warnings)
 	}

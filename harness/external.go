@@ -206,7 +206,10 @@ func isRefused(err error) bool {
 // writes no annotation), costs the whole timeout and is not an error: the
 // scenario's own steps judge the module.
 func (w *World) probePreset(ctx context.Context, namespace, name string) error {
-	timeout := w.external.spec.SyncTimeout
+	var timeout time.Duration
+	if w.external != nil {
+		timeout = w.external.spec.SyncTimeout
+	}
 	if timeout == 0 {
 		timeout = 2 * time.Second
 	}

@@ -23,6 +23,7 @@ import (
 	"presetsim.dev/presetsim/harness/compare"
 	"presetsim.dev/presetsim/harness/manifest"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
+	"presetsim.dev/presetsim/presets/merge"
 )
 
 // Scenario is one scenario's view of the World: its own namespaces, what it
@@ -366,6 +367,11 @@ func (w *World) defaultPod(ctx context.Context, want *corev1.Pod) (*corev1.Pod, 
 	p := want.DeepCopy()
 	p.Namespace, p.Name, p.GenerateName = w.DefaultingNamespace, "", "expected-"
 	p.OwnerReferences, p.ResourceVersion, p.UID, p.CreationTimestamp = nil, "", "", metav1.Time{}
+	// No module under test is registered for the defaulting namespace, and
+	// it holds no presets; on an existing cluster the implementation may
+	// still see it, so the pod also opts out (its annotations are replaced
+	// by the expected ones below).
+	p.Annotations = map[string]string{merge.ExcludeAnnotation: "true"}
 	p.TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"}
 	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(p)
 	if err != nil {

@@ -63,6 +63,9 @@ type Options struct {
 	AllNamespaces bool
 	// Backend is where objects live; Envtest when empty.
 	Backend Backend
+	// Kubeconfig is the path of the existing cluster's kubeconfig, for the
+	// Cluster backend.
+	Kubeconfig string
 	// ShowSecrets shows values that come from Secrets in messages; they are
 	// masked as Mask otherwise.
 	ShowSecrets bool
@@ -125,6 +128,7 @@ type World struct {
 	ShowSecrets bool
 
 	cluster  cluster
+	cleanup  func() error // undoes what the run created on an existing cluster
 	external *external
 	cp       *controlplane.ControlPlane
 	module   *InProcess
@@ -158,7 +162,7 @@ func Start(ctx context.Context, opts Options) (_ *World, err error) {
 		opts.Nodes = DefaultNodes
 	}
 	var factory ModuleFactory
-	if opts.External == nil {
+	if opts.External == nil && opts.Backend != Cluster {
 		if factory, err = opts.Modules.Get(opts.Module); err != nil {
 			return nil, err
 		}
@@ -170,6 +174,8 @@ func Start(ctx context.Context, opts Options) (_ *World, err error) {
 			return nil, errors.New("an external module is called by an API server: use the envtest backend")
 		}
 		return startOffline(ctx, opts, factory)
+	case Cluster:
+		return startExisting(ctx, opts)
 	default:
 		return nil, fmt.Errorf("unknown backend %q (known: %v)", opts.Backend, Backends())
 	}
@@ -418,7 +424,7 @@ func (w *World) createPreset(ctx context.Context, pp *v1alpha1.PodPreset) (strin
 // module that can tell says so; an external one is probed (probePreset);
 // otherwise it returns at once.
 func (w *World) WaitForPreset(ctx context.Context, namespace, name, resourceVersion string) error {
-	if w.external != nil {
+	if w.external != nil || w.Backend == Cluster {
 		return w.probePreset(ctx, namespace, name)
 	}
 	if w.module == nil || w.module.WaitForPreset == nil {
@@ -445,6 +451,9 @@ func (w *World) stopAll() error {
 		w.cancel()
 	}
 	errs = append(errs, w.external.stop())
+	if w.cleanup != nil {
+		errs = append(errs, w.cleanup())
+	}
 	if w.Nodes != nil {
 		w.Nodes.Stop()
 	}

@@ -92,7 +92,8 @@ func runSuite(ctx context.Context, stdout, stderr io.Writer, args []string) erro
 	format := fs.String("format", "pretty", "output format: pretty, progress, cucumber, junit")
 	tags := fs.String("tags", "", "run only scenarios matching this tag expression, e.g. @R4.2")
 	concurrency := fs.Int("concurrency", 1, "scenarios to run at once")
-	backend := fs.String("backend", string(harness.Envtest), "where objects live: envtest (a real control plane) or offline (in memory, no API server)")
+	backend := fs.String("backend", string(harness.Envtest), "where objects live: envtest (a real control plane), offline (in memory, no API server) or cluster (an existing cluster, --kubeconfig)")
+	kubeconfig := fs.String("kubeconfig", "", "the existing cluster's kubeconfig, where the implementation is installed (implies --backend cluster)")
 	showSecrets := fs.Bool("show-secrets", false, "show values that come from Secrets in messages, instead of "+harness.Mask)
 	ext := externalFlags(fs)
 	reportDir := fs.String("report-dir", "", "write summary.json, summary.yaml, junit.xml, cucumber.json and report.html here")
@@ -104,11 +105,15 @@ func runSuite(ctx context.Context, stdout, stderr io.Writer, args []string) erro
 		fmt.Fprintf(stderr, "presetsim run: %v\n", err)
 		return ExitError{Code: 2}
 	}
+	if *kubeconfig != "" {
+		*backend = string(harness.Cluster)
+	}
 
 	start := time.Now()
 	interrupts := harness.CatchSignals(ctx)
 	defer interrupts.Release()
-	w, err := harness.Start(interrupts.Context(), harness.Options{Module: *module, Modules: modules(), External: external, Backend: harness.Backend(*backend), ShowSecrets: *showSecrets, Progress: stderr})
+	w, err := harness.Start(interrupts.Context(), harness.Options{Module: *module, Modules: modules(), External: external, Backend: harness.Backend(*backend),
+		Kubeconfig: *kubeconfig, ShowSecrets: *showSecrets, Progress: stderr})
 	if err != nil {
 		if code := interrupts.Code(); code != 0 {
 			return ExitError{Code: code}
@@ -136,8 +141,11 @@ func runSuite(ctx context.Context, stdout, stderr io.Writer, args []string) erro
 	suiteTime := time.Since(suiteStart)
 	if *reportDir != "" {
 		implementation := *module
-		if external != nil {
+		switch {
+		case external != nil:
 			implementation = external.URL
+		case w.Backend == harness.Cluster:
+			implementation = "installed in " + w.Config.Host
 		}
 		if err := writeReports(*reportDir, implementation, w, timings.List()); err != nil {
 			return err

@@ -1,0 +1,110 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilrand "k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"presetsim.dev/presetsim/harness/manifest"
+	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
+	"presetsim.dev/presetsim/presets/merge"
+)
+
+// Cluster is the backend of an existing cluster where the implementation is
+// already installed (Options.Kubeconfig). The harness then creates nothing
+// but namespaces it names and labels for the run (RunLabel) and namespaced
+// objects in them; it refuses any cluster-scoped create, deletes its
+// namespaces at Stop, and never installs a CRD or registers a webhook.
+const Cluster Backend = "cluster"
+
+// startExisting starts a World on an existing cluster.
+func startExisting(ctx context.Context, opts Options) (_ *World, err error) {
+	progress := opts.Progress
+	if progress == nil {
+		progress = io.Discard
+	}
+	if opts.Kubeconfig == "" {
+		return nil, errors.New("the cluster backend needs a kubeconfig")
+	}
+	if opts.External != nil {
+		return nil, errors.New("on the cluster backend the implementation is already installed: do not name an external webhook")
+	}
+	began := time.Now()
+	raw, err := os.ReadFile(opts.Kubeconfig)
+	if err != nil {
+		return nil, fmt.Errorf("unable to read the kubeconfig: %w", err)
+	}
+	cfg, err := clientcmd.RESTConfigFromKubeConfig(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", opts.Kubeconfig, err)
+	}
+	w := &World{
+		RunID:            utilrand.String(6),
+		Backend:          Cluster,
+		ShowSecrets:      opts.ShowSecrets,
+		Scheme:           manifest.Scheme(),
+		AnnotationPrefix: merge.AnnotationPrefix,
+		Timeouts:         opts.Timeouts,
+		DefaultNodes:     opts.Nodes,
+		KubeConfig:       raw,
+	}
+	defer func() {
+		if err != nil {
+			_ = w.Stop()
+		}
+	}()
+	if err := w.connect(cfg); err != nil {
+		return nil, err
+	}
+	version, err := w.Client.Discovery().ServerVersion()
+	if err != nil {
+		return nil, fmt.Errorf("unable to reach the cluster: %w", err)
+	}
+	w.ServerVersion = version.GitVersion
+	fmt.Fprintf(progress, "cluster %s (Kubernetes %s): checking that PodPresets are served ...\n", cfg.Host, version.GitVersion)
+	gv := v1alpha1.SchemeGroupVersion.String()
+	resources, err := w.Client.Discovery().ServerResourcesForGroupVersion(gv)
+	if err != nil {
+		return nil, fmt.Errorf("the cluster does not serve %s: install the implementation (its CRD and webhook) first: %w", gv, err)
+	}
+	served := false
+	for _, r := range resources.APIResources {
+		served = served || r.Name == v1alpha1.GroupVersionResource().Resource
+	}
+	if !served {
+		return nil, fmt.Errorf("the cluster serves %s but not podpresets: install the implementation first", gv)
+	}
+	w.cluster = &apiCluster{client: w.Client, dynamic: w.Dynamic, rest: w.Mapper, wait: w.Timeouts.Wait, namespacedOnly: true}
+	w.cleanup = w.deleteRunNamespaces
+	if err := w.waitForModule(ctx); err != nil {
+		return nil, err
+	}
+	w.Started = time.Since(began)
+	fmt.Fprintf(progress, "ready in %s (run %s, namespaces labelled %s=%s)\n", since(began), w.RunID, RunLabel, w.RunID)
+	return w, nil
+}
+
+// deleteRunNamespaces deletes the namespaces this run created, by label,
+// without waiting for them to go.
+func (w *World) deleteRunNamespaces() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	list, err := w.Client.CoreV1().Namespaces().List(ctx, metav1.ListOptions{LabelSelector: RunLabel + "=" + w.RunID})
+	if err != nil {
+		return fmt.Errorf("unable to list the run's namespaces: %w", err)
+	}
+	var errs []error
+	for _, ns := range list.Items {
+		if err := w.Client.CoreV1().Namespaces().Delete(ctx, ns.Name, metav1.DeleteOptions{}); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
