@@ -4,6 +4,7 @@ Feature: Conflicts
   As an application developer
   I want a conflicting preset to change nothing, and to be told why
 
+  @events @warnings
   Scenario: A preset that mounts another volume at the pod's mountPath changes nothing
     Given the PodPreset:
       """

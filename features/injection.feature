@@ -26,7 +26,7 @@ Feature: Where injected items go
             emptyDir: {}
       """
 
-  @R3.2 @R3.3
+  @R3.2 @R3.3 @initContainers
   Scenario: Init containers get the preset too, after their own items
     When I create the pod:
       """
@@ -178,6 +178,3 @@ Feature: Where injected items go
       """
     Then the pod "website" should be as submitted
     And the pod "website" should have no PodPreset annotations
-    And the pod "website" should have the event:
-      | type    | reason            | message                                                                 |
-      | Warning | PodPresetConflict | Conflict on pod preset logging: duplicate env LOG_LEVEL in container website |

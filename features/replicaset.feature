@@ -91,7 +91,7 @@ Feature: ReplicaSet with a pod template
       """
     And the ReplicaSet "frontend" should be as submitted
 
-  @R4.2 @R4.3
+  @R4.2 @R4.3 @events
   Scenario: A conflict in a ReplicaSet's pods leaves them unchanged and is reported on the ReplicaSet
     Given the PodPreset:
       """

@@ -14,7 +14,6 @@ import (
 
 	"presetsim.dev/presetsim/harness/manifest"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
-	"presetsim.dev/presetsim/presets/merge"
 )
 
 // Cluster is the backend of an existing cluster where the implementation is
@@ -50,7 +49,8 @@ func startExisting(ctx context.Context, opts Options) (_ *World, err error) {
 		Backend:          Cluster,
 		ShowSecrets:      opts.ShowSecrets,
 		Scheme:           manifest.Scheme(),
-		AnnotationPrefix: merge.AnnotationPrefix,
+		AnnotationPrefix: opts.Profile.AnnotationPrefix(),
+		Profile:          opts.Profile,
 		Timeouts:         opts.Timeouts,
 		DefaultNodes:     opts.Nodes,
 		KubeConfig:       raw,

@@ -21,8 +21,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"presetsim.dev/presetsim/harness/webhook"
-	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
-	"presetsim.dev/presetsim/presets/merge"
 )
 
 // ExternalModule is someone else's admission webhook, registered by URL.
@@ -213,20 +211,22 @@ func (w *World) probePreset(ctx context.Context, namespace, name string) error {
 	if timeout == 0 {
 		timeout = 2 * time.Second
 	}
-	u, err := w.cluster.get(ctx, v1alpha1.GroupVersionResource(), namespace, name)
+	gvr, err := w.presetResource()
 	if err != nil {
 		return err
 	}
-	pp := &v1alpha1.PodPreset{}
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, pp); err != nil {
+	u, err := w.cluster.get(ctx, gvr, namespace, name)
+	if err != nil {
 		return err
 	}
-	if len(pp.Spec.Selector.MatchExpressions) > 0 {
+	raw, _, _ := unstructured.NestedMap(u.Object, w.Profile.SelectorPath()...)
+	selector := &metav1.LabelSelector{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(raw, selector); err != nil || len(selector.MatchExpressions) > 0 {
 		return nil
 	}
 	pod := &corev1.Pod{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
-		ObjectMeta: metav1.ObjectMeta{GenerateName: "presetsim-probe-", Namespace: namespace, Labels: pp.Spec.Selector.MatchLabels},
+		ObjectMeta: metav1.ObjectMeta{GenerateName: "presetsim-probe-", Namespace: namespace, Labels: selector.MatchLabels},
 		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "presetsim-probe", Image: "probe"}}},
 	}
 	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(pod)
@@ -238,7 +238,7 @@ func (w *World) probePreset(ctx context.Context, namespace, name string) error {
 		if err != nil {
 			return false, nil
 		}
-		_, ok := got.GetAnnotations()[merge.AnnotationKey(name)]
+		_, ok := got.GetAnnotations()[w.Profile.AppliedKey(name)]
 		return ok, nil
 	})
 	return nil

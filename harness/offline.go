@@ -583,7 +583,8 @@ func startOffline(ctx context.Context, opts Options, factory ModuleFactory) (_ *
 		Backend:          Offline,
 		ShowSecrets:      opts.ShowSecrets,
 		Scheme:           manifest.Scheme(),
-		AnnotationPrefix: merge.AnnotationPrefix,
+		AnnotationPrefix: opts.Profile.AnnotationPrefix(),
+		Profile:          opts.Profile,
 		Timeouts:         opts.Timeouts,
 		DefaultNodes:     opts.Nodes,
 	}

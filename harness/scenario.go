@@ -22,7 +22,6 @@ import (
 
 	"presetsim.dev/presetsim/harness/compare"
 	"presetsim.dev/presetsim/harness/manifest"
-	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
 	"presetsim.dev/presetsim/presets/merge"
 )
 
@@ -56,6 +55,9 @@ type Attempt struct {
 	// Backend is the backend the request went to.
 	Backend Backend
 }
+
+// World returns the World the scenario runs in.
+func (s *Scenario) World() *World { return s.w }
 
 // NewScenario returns a scenario with no namespaces yet.
 func (w *World) NewScenario() *Scenario {
@@ -148,13 +150,15 @@ func (s *Scenario) TryUpdatePreset(ctx context.Context, name string, src manifes
 	if len(objs) != 1 {
 		return fmt.Errorf("%s:%d: expected one PodPreset, got %d objects", src.File, src.Line, len(objs))
 	}
-	u := objs[0].Raw.DeepCopy()
-	logical := namespaceOr(u.GetNamespace())
+	logical := namespaceOr(objs[0].Raw.GetNamespace())
 	ns, err := s.Namespace(ctx, logical)
 	if err != nil {
 		return err
 	}
-	gvr := v1alpha1.GroupVersionResource()
+	u, gvr, err := s.w.presetObject(objs[0].Raw)
+	if err != nil {
+		return err
+	}
 	current, err := s.w.cluster.get(ctx, gvr, ns, name)
 	if err != nil {
 		return fmt.Errorf("unable to get PodPreset %q: %w", name, err)
@@ -218,9 +222,21 @@ func (s *Scenario) create(ctx context.Context, o manifest.Object, opts *createOp
 		opts = &createOptions{}
 	}
 	u := o.Raw.DeepCopy()
-	mapping, err := s.w.cluster.mapper().RESTMapping(o.GVK.GroupKind(), o.GVK.Version)
+	gvk := o.GVK
+	switch {
+	case isPreset(gvk):
+		// Written in canonical terms; created in the implementation's.
+		impl, err := s.w.Profile.Preset(u)
+		if err != nil {
+			return nil, err
+		}
+		u, gvk = impl, s.w.Profile.PresetGVK()
+	case gvk.Group == "" && gvk.Kind == "Pod":
+		s.w.translatePodAnnotations(u)
+	}
+	mapping, err := s.w.cluster.mapper().RESTMapping(gvk.GroupKind(), gvk.Version)
 	if err != nil {
-		return nil, fmt.Errorf("unknown kind %s: %w", o.GVK, err)
+		return nil, fmt.Errorf("unknown kind %s: %w", gvk, err)
 	}
 	logical := ""
 	if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
@@ -241,7 +257,7 @@ func (s *Scenario) create(ctx context.Context, o manifest.Object, opts *createOp
 		return created, nil
 	}
 	s.submitted[key] = submitted
-	if o.GVK.GroupKind() == v1alpha1.SchemeGroupVersion.WithKind("PodPreset").GroupKind() {
+	if isPreset(o.GVK) {
 		s.versions[key] = created.GetResourceVersion()
 		if err := s.w.WaitForPreset(ctx, created.GetNamespace(), created.GetName(), created.GetResourceVersion()); err != nil {
 			return nil, err
@@ -337,6 +353,7 @@ func (s *Scenario) expectedPod(src manifest.Source, content, ns string) (*corev1
 	if err := manifest.DecodeInto(src, content, s.w.Scheme, want); err != nil {
 		return nil, err
 	}
+	want.Annotations = s.w.Profile.Annotations(want.Annotations)
 	return want, nil
 }
 
@@ -464,6 +481,7 @@ func (s *Scenario) PodHasAnnotations(ctx context.Context, name string, want map[
 		return err
 	}
 	var diffs []string
+	want = s.w.Profile.Annotations(want)
 	keys := sortedKeys(want)
 	for _, k := range keys {
 		v, err := s.Expand(want[k], ns)

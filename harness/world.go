@@ -26,10 +26,10 @@ import (
 	"presetsim.dev/presetsim/harness/controlplane"
 	"presetsim.dev/presetsim/harness/manifest"
 	"presetsim.dev/presetsim/harness/nodes"
+	"presetsim.dev/presetsim/harness/profile"
 	"presetsim.dev/presetsim/harness/webhook"
 	"presetsim.dev/presetsim/presets"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
-	"presetsim.dev/presetsim/presets/merge"
 )
 
 // Labels the harness puts on the namespaces it creates.
@@ -63,6 +63,9 @@ type Options struct {
 	AllNamespaces bool
 	// Backend is where objects live; Envtest when empty.
 	Backend Backend
+	// Profile describes the implementation under test; profile.Canonical()
+	// when nil.
+	Profile *profile.Profile
 	// Kubeconfig is the path of the existing cluster's kubeconfig, for the
 	// Cluster backend.
 	Kubeconfig string
@@ -112,6 +115,8 @@ type World struct {
 	Scheme     *runtime.Scheme
 	// AnnotationPrefix is the prefix of the module's pod annotations.
 	AnnotationPrefix string
+	// Profile describes the implementation under test.
+	Profile *profile.Profile
 	// DefaultingNamespace is where expected objects are dry-run for defaults.
 	DefaultingNamespace string
 	// Timeouts bound the waits of steps.
@@ -161,6 +166,9 @@ func Start(ctx context.Context, opts Options) (_ *World, err error) {
 	if opts.Nodes == 0 {
 		opts.Nodes = DefaultNodes
 	}
+	if opts.Profile == nil {
+		opts.Profile = profile.Canonical()
+	}
 	var factory ModuleFactory
 	if opts.External == nil && opts.Backend != Cluster {
 		if factory, err = opts.Modules.Get(opts.Module); err != nil {
@@ -172,6 +180,9 @@ func Start(ctx context.Context, opts Options) (_ *World, err error) {
 	case Offline:
 		if opts.External != nil {
 			return nil, errors.New("an external module is called by an API server: use the envtest backend")
+		}
+		if opts.Profile.PresetGVK() != v1alpha1.SchemeGroupVersion.WithKind("PodPreset") {
+			return nil, fmt.Errorf("the offline backend stores only the canonical PodPreset; profile %s uses %s", opts.Profile.Metadata.Name, opts.Profile.PresetGVK())
 		}
 		return startOffline(ctx, opts, factory)
 	case Cluster:
@@ -191,7 +202,8 @@ func Start(ctx context.Context, opts Options) (_ *World, err error) {
 		Backend:          Envtest,
 		ShowSecrets:      opts.ShowSecrets,
 		Scheme:           manifest.Scheme(),
-		AnnotationPrefix: merge.AnnotationPrefix,
+		AnnotationPrefix: opts.Profile.AnnotationPrefix(),
+		Profile:          opts.Profile,
 		Timeouts:         opts.Timeouts,
 		DefaultNodes:     opts.Nodes,
 		BinDir:           opts.BinDir,
@@ -273,6 +285,11 @@ func (w *World) installCRD(ctx context.Context) error {
 	crd, err := presets.CRD()
 	if err != nil {
 		return err
+	}
+	if path := w.Profile.CRDPath(); path != "" {
+		if crd, err = readCRD(path); err != nil {
+			return err
+		}
 	}
 	cs, err := apiextensionsclient.NewForConfig(w.Config)
 	if err != nil {
@@ -413,7 +430,11 @@ func (w *World) createPreset(ctx context.Context, pp *v1alpha1.PodPreset) (strin
 	if err != nil {
 		return "", err
 	}
-	obj, err := w.cluster.create(ctx, v1alpha1.GroupVersionResource(), &unstructured.Unstructured{Object: u}, createOptions{})
+	impl, gvr, err := w.presetObject(&unstructured.Unstructured{Object: u})
+	if err != nil {
+		return "", err
+	}
+	obj, err := w.cluster.create(ctx, gvr, impl, createOptions{})
 	if err != nil {
 		return "", err
 	}

@@ -7,6 +7,7 @@
 //
 // A rule's outcome comes from the scenarios tagged with its id (@R2.4):
 // "fail" when one of them failed, "pass" when at least one passed and none
-// failed, "unsupported" when the backend could run none of them, and
-// "untested" when no scenario that ran is tagged with it.
+// failed, "not-claimed" when the rest needed a capability the profile does
+// not claim, "unsupported" when the backend could run none of them, and
+// "untested" when no scenario is tagged with it.
 package report

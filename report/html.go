@@ -31,14 +31,14 @@ th, td { border: 1px solid #ccc; padding: 4px 8px; text-align: left; vertical-al
 th { background: #f3f3f3; }
 .pass { background: #dff5df; }
 .fail { background: #f9d6d5; font-weight: bold; }
-.unsupported, .untested { background: #f1f1f1; color: #666; }
+.unsupported, .untested, .not-claimed { background: #f1f1f1; color: #666; }
 pre { white-space: pre-wrap; margin: 0.5em 0; font-size: 12px; }
 .hidden { display: none; }
 </style>
 </head>
 <body>
 <h1>presetsim conformance report: {{.Implementation}}</h1>
-<div class="meta">backend {{.Backend}} · {{.Version}} · {{index .Totals "pass"}} passed, {{index .Totals "fail"}} failed, {{index .Totals "unsupported"}} unsupported ·
+<div class="meta">backend {{.Backend}} · {{.Version}} · {{index .Totals "pass"}} passed, {{index .Totals "fail"}} failed, {{index .Totals "unsupported"}} unsupported, {{index .Totals "not-claimed"}} not claimed ·
 <strong id="verdict">{{if .Passed}}PASSED{{else}}FAILED{{end}}</strong></div>
 
 <h2>Rules</h2>

@@ -65,6 +65,10 @@ func (s *Summary) WriteJUnit(w io.Writer) error {
 			c.Skipped = &junitMessage{Message: "unsupported on the " + s.Backend + " backend: " + sc.Reason}
 			suite.Skipped++
 			root.Skipped++
+		case NotClaimed:
+			c.Skipped = &junitMessage{Message: "not claimed: " + sc.Reason}
+			suite.Skipped++
+			root.Skipped++
 		}
 		suite.Tests++
 		root.Tests++

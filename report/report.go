@@ -16,6 +16,7 @@ const (
 	Pass        = "pass"
 	Fail        = "fail"
 	Unsupported = "unsupported"
+	NotClaimed  = "not-claimed"
 	Untested    = "untested"
 )
 
@@ -28,6 +29,7 @@ type ScenarioResult struct {
 	Failed      bool
 	Failure     string // the first failure's text
 	Unsupported string // why the backend could not run it
+	NotClaimed  string // the capability the profile does not claim
 }
 
 // Summary is the conformance summary of one run.
@@ -51,6 +53,7 @@ type RuleOutcome struct {
 	Failed    []string `json:"failed,omitempty"`
 	Passed    []string `json:"passed,omitempty"`
 	NotRunOn  []string `json:"unsupported,omitempty"`
+	Unclaimed []string `json:"notClaimed,omitempty"`
 	Scenarios int      `json:"scenarios"`
 }
 
@@ -70,7 +73,7 @@ type ScenarioReport struct {
 // Build makes the summary of a run.
 func Build(implementation, version, backend string, results []ScenarioResult) *Summary {
 	s := &Summary{Implementation: implementation, Version: version, Backend: backend, Passed: true,
-		Totals: map[string]int{Pass: 0, Fail: 0, Unsupported: 0}}
+		Totals: map[string]int{Pass: 0, Fail: 0, Unsupported: 0, NotClaimed: 0}}
 	byRule := map[string]*RuleOutcome{}
 	for _, r := range Rules {
 		byRule[r.ID] = &RuleOutcome{Rule: r}
@@ -84,6 +87,9 @@ func Build(implementation, version, backend string, results []ScenarioResult) *S
 		case res.Failed:
 			sc.Outcome = Fail
 			s.Passed = false
+		case res.NotClaimed != "":
+			sc.Outcome = NotClaimed
+			sc.Reason = "needs @" + res.NotClaimed + ", which the profile does not claim"
 		case res.Unsupported != "":
 			sc.Outcome = Unsupported
 		default:
@@ -103,6 +109,8 @@ func Build(implementation, version, backend string, results []ScenarioResult) *S
 				r.Failed = append(r.Failed, res.Name)
 			case Pass:
 				r.Passed = append(r.Passed, res.Name)
+			case NotClaimed:
+				r.Unclaimed = append(r.Unclaimed, res.Name)
 			default:
 				r.NotRunOn = append(r.NotRunOn, res.Name)
 			}
@@ -116,6 +124,8 @@ func Build(implementation, version, backend string, results []ScenarioResult) *S
 			o.Outcome = Fail
 		case len(o.Passed) > 0:
 			o.Outcome = Pass
+		case len(o.Unclaimed) > 0:
+			o.Outcome = NotClaimed
 		case len(o.NotRunOn) > 0:
 			o.Outcome = Unsupported
 		default:

@@ -21,6 +21,9 @@ type state struct {
 	current  stepLocation
 	// unsupported is why a step could not run on the backend, if one could not.
 	unsupported *harness.UnsupportedError
+	// notClaimed is the capability the scenario needs and the profile does
+	// not claim; the scenario is then not run.
+	notClaimed string
 }
 
 type stateKey struct{}
@@ -53,7 +56,17 @@ func Initializer(w *harness.World) func(*godog.ScenarioContext) {
 					locs[i] = stepLocation{File: p.Uri}
 				}
 			}
-			return context.WithValue(ctx, stateKey{}, &state{scenario: w.NewScenario(), steps: p.Steps, locs: locs}), nil
+			s := &state{scenario: w.NewScenario(), steps: p.Steps, locs: locs}
+			ctx = context.WithValue(ctx, stateKey{}, s)
+			tags := make([]string, len(p.Tags))
+			for i, t := range p.Tags {
+				tags[i] = t.Name
+			}
+			if capability, ok := w.Profile.Unclaimed(tags); ok {
+				s.notClaimed = capability
+				return ctx, fmt.Errorf("not claimed by profile %s: @%s: %w", w.Profile.Metadata.Name, capability, godog.ErrSkip)
+			}
+			return ctx, nil
 		})
 		sc.StepContext().Before(func(ctx context.Context, st *godog.Step) (context.Context, error) {
 			s := from(ctx)
@@ -242,8 +255,8 @@ func requestShouldSucceed(ctx context.Context) error {
 func unquote(text string) string { return strings.ReplaceAll(text, `\"`, `"`) }
 
 func requestShouldBeRejected(ctx context.Context, text string) error {
-	text = unquote(text)
 	s := from(ctx)
+	text = s.scenario.World().Profile.Message(unquote(text))
 	a, err := s.scenario.LastAttempt()
 	if err != nil {
 		return err

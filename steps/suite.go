@@ -48,16 +48,21 @@ type Timing struct {
 	// Unsupported says why a step could not run on the backend; the
 	// scenario then neither passed nor failed.
 	Unsupported string
+	// NotClaimed is the capability (a tag) the scenario needs and the
+	// profile does not claim; the scenario was not run.
+	NotClaimed string
 	// Pods are the pods the scenario left behind, with logical namespace
 	// names (only with SuiteOptions.KeepPods).
 	Pods []corev1.Pod
 }
 
-// Outcome is "passed", "failed" or "unsupported".
+// Outcome is "passed", "failed", "unsupported" or "not claimed".
 func (t Timing) Outcome() string {
 	switch {
 	case t.Failed:
 		return "failed"
+	case t.NotClaimed != "":
+		return "not claimed"
 	case t.Unsupported != "":
 		return "unsupported"
 	}
@@ -124,6 +129,9 @@ func Run(w *harness.World, opts SuiteOptions) (int, *Timings) {
 				s := from(ctx)
 				if s != nil && s.unsupported != nil {
 					t.Unsupported = s.unsupported.Reason
+				}
+				if s != nil {
+					t.NotClaimed = s.notClaimed
 				}
 				if err != nil && !errors.Is(err, godog.ErrSkip) {
 					t.Failed, t.Err = true, err

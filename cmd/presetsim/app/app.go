@@ -15,6 +15,7 @@ import (
 
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/harness/mutants"
+	"presetsim.dev/presetsim/harness/profile"
 	"presetsim.dev/presetsim/steps"
 )
 
@@ -82,6 +83,7 @@ func Run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 func modules() *harness.Modules {
 	m := harness.NewModules()
 	mutants.Register(m)
+	mutants.RegisterExample(m)
 	return m
 }
 
@@ -96,6 +98,7 @@ func runSuite(ctx context.Context, stdout, stderr io.Writer, args []string) erro
 	kubeconfig := fs.String("kubeconfig", "", "the existing cluster's kubeconfig, where the implementation is installed (implies --backend cluster)")
 	showSecrets := fs.Bool("show-secrets", false, "show values that come from Secrets in messages, instead of "+harness.Mask)
 	ext := externalFlags(fs)
+	profilePath := fs.String("profile", "", "profile (YAML) of the implementation under test; the canonical PodPreset when empty")
 	reportDir := fs.String("report-dir", "", "write summary.json, summary.yaml, junit.xml, cucumber.json and report.html here")
 	if err := fs.Parse(args); err != nil {
 		return ExitError{Code: 2}
@@ -108,12 +111,19 @@ func runSuite(ctx context.Context, stdout, stderr io.Writer, args []string) erro
 	if *kubeconfig != "" {
 		*backend = string(harness.Cluster)
 	}
+	var prof *profile.Profile
+	if *profilePath != "" {
+		if prof, err = profile.Load(*profilePath); err != nil {
+			fmt.Fprintf(stderr, "presetsim run: %v\n", err)
+			return ExitError{Code: 2}
+		}
+	}
 
 	start := time.Now()
 	interrupts := harness.CatchSignals(ctx)
 	defer interrupts.Release()
 	w, err := harness.Start(interrupts.Context(), harness.Options{Module: *module, Modules: modules(), External: external, Backend: harness.Backend(*backend),
-		Kubeconfig: *kubeconfig, ShowSecrets: *showSecrets, Progress: stderr})
+		Kubeconfig: *kubeconfig, Profile: prof, ShowSecrets: *showSecrets, Progress: stderr})
 	if err != nil {
 		if code := interrupts.Code(); code != 0 {
 			return ExitError{Code: code}
@@ -147,6 +157,9 @@ func runSuite(ctx context.Context, stdout, stderr io.Writer, args []string) erro
 		case w.Backend == harness.Cluster:
 			implementation = "installed in " + w.Config.Host
 		}
+		if prof != nil && prof.Spec.Implementation != "" {
+			implementation = fmt.Sprintf("%s %s (%s)", prof.Spec.Implementation, prof.Spec.Version, implementation)
+		}
 		if err := writeReports(*reportDir, implementation, w, timings.List()); err != nil {
 			return err
 		}
@@ -157,7 +170,7 @@ func runSuite(ctx context.Context, stdout, stderr io.Writer, args []string) erro
 	fmt.Fprintf(stderr, "suite:               %s for %d scenarios (median %s per scenario)\n",
 		suiteTime.Round(time.Millisecond), len(timings.List()), timings.Median().Round(time.Millisecond))
 	for _, t := range timings.List() {
-		mark := map[string]string{"passed": "ok  ", "failed": "FAIL", "unsupported": "n/a "}[t.Outcome()]
+		mark := map[string]string{"passed": "ok  ", "failed": "FAIL", "unsupported": "n/a ", "not claimed": "n/c "}[t.Outcome()]
 		fmt.Fprintf(stderr, "  %s %8s  %s\n", mark, t.Duration.Round(time.Millisecond), t.Scenario)
 		if t.Unsupported != "" {
 			fmt.Fprintf(stderr, "                 not run on the %s backend: %s\n", w.Backend, t.Unsupported)
@@ -167,8 +180,8 @@ func runSuite(ctx context.Context, stdout, stderr io.Writer, args []string) erro
 	for _, t := range timings.List() {
 		counts[t.Outcome()]++
 	}
-	fmt.Fprintf(stderr, "outcomes:            %d passed, %d failed, %d unsupported on the %s backend\n",
-		counts["passed"], counts["failed"], counts["unsupported"], w.Backend)
+	fmt.Fprintf(stderr, "outcomes:            %d passed, %d failed, %d unsupported on the %s backend, %d not claimed\n",
+		counts["passed"], counts["failed"], counts["unsupported"], w.Backend, counts["not claimed"])
 	if rules := failedRules(timings.List()); len(rules) > 0 {
 		fmt.Fprintf(stderr, "failed rules:        %s\n", strings.Join(rules, ", "))
 	}

@@ -16,7 +16,7 @@ import (
 func writeReports(dir, implementation string, w *harness.World, timings []steps.Timing) error {
 	results := make([]report.ScenarioResult, len(timings))
 	for i, t := range timings {
-		results[i] = report.ScenarioResult{Name: t.Scenario, Tags: t.Tags, Duration: t.Duration, Failed: t.Failed, Unsupported: t.Unsupported}
+		results[i] = report.ScenarioResult{Name: t.Scenario, Tags: t.Tags, Duration: t.Duration, Failed: t.Failed, Unsupported: t.Unsupported, NotClaimed: t.NotClaimed}
 		if t.Err != nil {
 			results[i].Failure = t.Err.Error()
 		}

@@ -1,0 +1,126 @@
+package mutants
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apiserver/pkg/admission"
+	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/tools/cache"
+
+	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
+	"presetsim.dev/presetsim/presets/merge"
+)
+
+// ExampleModule is the name of the example implementation.
+const ExampleModule = "example/podinjection"
+
+// Its API and annotations, as profiles/example/profile.yaml describes them.
+var exampleGVR = schema.GroupVersionResource{Group: "presets.example.com", Version: "v1alpha1", Resource: "podinjections"}
+
+const (
+	exampleApplied = "presets.example.com/applied-"
+	exampleSkip    = "presets.example.com/skip"
+)
+
+// RegisterExample adds the example implementation: a PodPreset look-alike
+// that differs from the canonical one the way out-of-tree replacements do.
+// Its presets are PodInjections (presets.example.com/v1alpha1) whose
+// selector is spec.podSelector; it annotates pods presets.example.com/
+// applied-<name> and honours presets.example.com/skip; and on a conflict it
+// refuses the pod, with no event and no warning. Run it with its profile,
+// profiles/example/profile.yaml, and the only failures left are the
+// refused pods, attributed to R4.2.
+func RegisterExample(m *harness.Modules) {
+	m.Register(ExampleModule, func(ctx context.Context, deps harness.ModuleDeps) (*harness.InProcess, error) {
+		ctx, cancel := context.WithCancel(ctx)
+		informer := dynamicinformer.NewFilteredDynamicInformer(deps.Dynamic, exampleGVR, metav1.NamespaceAll, 0, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, nil)
+		go informer.Informer().RunWithContext(ctx)
+		if !cache.WaitForCacheSync(ctx.Done(), informer.Informer().HasSynced) {
+			cancel()
+			return nil, fmt.Errorf("PodInjection cache did not sync")
+		}
+		p := &examplePlugin{Handler: admission.NewHandler(admission.Create), store: informer.Informer().GetIndexer()}
+		return &harness.InProcess{Plugin: p, WaitForPreset: p.waitFor, Stop: cancel}, nil
+	})
+}
+
+type examplePlugin struct {
+	*admission.Handler
+	store cache.Indexer
+}
+
+// presets converts the namespace's PodInjections to PodPresets.
+func (p *examplePlugin) presets(namespace string) ([]*v1alpha1.PodPreset, error) {
+	objs, err := p.store.ByIndex(cache.NamespaceIndex, namespace)
+	if err != nil {
+		return nil, err
+	}
+	var out []*v1alpha1.PodPreset
+	for _, o := range objs {
+		u := o.(*unstructured.Unstructured).DeepCopy()
+		if sel, found, _ := unstructured.NestedFieldNoCopy(u.Object, "spec", "podSelector"); found {
+			unstructured.RemoveNestedField(u.Object, "spec", "podSelector")
+			_ = unstructured.SetNestedField(u.Object, sel, "spec", "selector")
+		}
+		pp := &v1alpha1.PodPreset{}
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, pp); err != nil {
+			return nil, err
+		}
+		out = append(out, pp)
+	}
+	return out, nil
+}
+
+func (p *examplePlugin) Admit(_ context.Context, a admission.Attributes, _ admission.ObjectInterfaces) error {
+	if a.GetOperation() != admission.Create || a.GetSubresource() != "" || a.GetResource().GroupResource() != corev1.Resource("pods") {
+		return nil
+	}
+	pod, ok := a.GetObject().(*corev1.Pod)
+	if !ok || pod.Annotations[exampleSkip] == "true" {
+		return nil
+	}
+	presets, err := p.presets(a.GetNamespace())
+	if err != nil {
+		return admission.NewForbidden(a, err)
+	}
+	selected, _ := merge.Select(pod, presets)
+	if len(selected) == 0 {
+		return nil
+	}
+	result := merge.Apply(pod, selected)
+	if len(result.Conflicts) > 0 {
+		return admission.NewForbidden(a, fmt.Errorf("podinjection conflict: %s", strings.Join(merge.Messages(result.Conflicts), "; ")))
+	}
+	out := result.Pod
+	for k, v := range out.Annotations {
+		if name, ok := strings.CutPrefix(k, merge.AnnotationKey("")); ok && pod.Annotations[k] == "" {
+			delete(out.Annotations, k)
+			out.Annotations[exampleApplied+name] = v
+		}
+	}
+	*pod = *out
+	return nil
+}
+
+func (p *examplePlugin) waitFor(ctx context.Context, namespace, name, resourceVersion string) error {
+	return wait.PollUntilContextCancel(ctx, 5*time.Millisecond, true, func(context.Context) (bool, error) {
+		o, ok, err := p.store.GetByKey(namespace + "/" + name)
+		if err != nil || !ok {
+			return false, err
+		}
+		got, err1 := strconv.ParseUint(o.(*unstructured.Unstructured).GetResourceVersion(), 10, 64)
+		want, err2 := strconv.ParseUint(resourceVersion, 10, 64)
+		return err1 == nil && err2 == nil && got >= want, nil
+	})
+}

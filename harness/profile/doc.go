@@ -1,0 +1,31 @@
+// Package profile reads profiles: versioned YAML files that describe how an
+// implementation differs from the canonical PodPreset, so that the same
+// feature files check it fairly.
+//
+//	apiVersion: presetsim.dev/v1alpha1
+//	kind: Profile
+//	metadata:
+//	  name: example
+//	spec:
+//	  implementation: Example PodInjection webhook
+//	  version: "1.2.0"
+//	  crd: crd.yaml                 # installed instead of the canonical CRD (relative to this file)
+//	  preset:
+//	    apiVersion: presets.example.com/v1alpha1
+//	    kind: PodInjection
+//	    fields:                     # canonical field → the implementation's, dotted
+//	      spec.selector: spec.podSelector
+//	  annotations:
+//	    applied: presets.example.com/applied-{name}
+//	    exclude: presets.example.com/skip
+//	  claims: [events, warnings, initContainers]
+//
+// Every field but metadata.name is optional; an empty profile is the
+// canonical implementation claiming every capability. The harness
+// translates what feature files write in canonical terms: PodPresets into
+// the implementation's kind and fields, the podpreset-<name> and exclude
+// annotation keys into the implementation's. Scenarios tagged with a
+// capability the profile does not claim (@events, @warnings,
+// @initContainers, @envFromConflicts, @rollout) are reported as not claimed,
+// and expected rejection messages have their canonical field paths mapped.
+package profile

@@ -1,0 +1,355 @@
+package profile
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
+	"presetsim.dev/presetsim/presets/merge"
+)
+
+// APIVersion and Kind of a profile document.
+const (
+	APIVersion = "presetsim.dev/v1alpha1"
+	Kind       = "Profile"
+)
+
+// Capabilities are the optional behaviours a profile may claim; each is also
+// a scenario tag.
+// "rollout" is this project's opt-in rollout controller (presets/rollout),
+// beyond the specification.
+var Capabilities = []string{"events", "warnings", "initContainers", "envFromConflicts", "rollout"}
+
+// CanonicalFields are the PodPreset fields a profile may map.
+var CanonicalFields = []string{"spec.selector", "spec.env", "spec.envFrom", "spec.volumes", "spec.volumeMounts"}
+
+// NamePlaceholder stands for the preset's name in the applied annotation.
+const NamePlaceholder = "{name}"
+
+// Profile describes one implementation.
+type Profile struct {
+	APIVersion string   `yaml:"apiVersion"`
+	Kind       string   `yaml:"kind"`
+	Metadata   Metadata `yaml:"metadata"`
+	Spec       Spec     `yaml:"spec"`
+
+	// File is where the profile was read from.
+	File string `yaml:"-"`
+}
+
+// Metadata names the profile.
+type Metadata struct {
+	Name string `yaml:"name"`
+}
+
+// Spec is what a profile says.
+type Spec struct {
+	Implementation string      `yaml:"implementation"`
+	Version        string      `yaml:"version"`
+	CRD            string      `yaml:"crd"`
+	Preset         Preset      `yaml:"preset"`
+	Annotations    Annotations `yaml:"annotations"`
+	// Claims lists the capabilities claimed; nil claims them all.
+	Claims []string `yaml:"claims"`
+}
+
+// Preset is the implementation's preset kind and field mapping.
+type Preset struct {
+	APIVersion string            `yaml:"apiVersion"`
+	Kind       string            `yaml:"kind"`
+	Fields     map[string]string `yaml:"fields"`
+}
+
+// Annotations are the implementation's annotation keys.
+type Annotations struct {
+	Applied string `yaml:"applied"`
+	Exclude string `yaml:"exclude"`
+}
+
+// Canonical is the profile of the specification itself.
+func Canonical() *Profile {
+	p := &Profile{APIVersion: APIVersion, Kind: Kind, Metadata: Metadata{Name: "canonical"}}
+	p.setDefaults()
+	return p
+}
+
+// Load reads and checks a profile file. Errors name the file, the line and
+// the field.
+func Load(path string) (*Profile, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("unable to read the profile: %w", err)
+	}
+	return Parse(path, data)
+}
+
+// Parse reads and checks a profile; file names it in errors.
+func Parse(file string, data []byte) (*Profile, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	p := &Profile{}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(p); err != nil {
+		return nil, fmt.Errorf("%s: %s", file, strings.ReplaceAll(err.Error(), "yaml: unmarshal errors:\n  ", ""))
+	}
+	p.File = file
+	errs := p.check()
+	if len(errs) > 0 {
+		msgs := make([]string, len(errs))
+		for i, e := range errs {
+			msgs[i] = fmt.Sprintf("%s:%d: %s: %s", file, lineOf(&root, e.path), e.path, e.msg)
+		}
+		return nil, errors.New(strings.Join(msgs, "\n"))
+	}
+	p.setDefaults()
+	return p, nil
+}
+
+type problem struct{ path, msg string }
+
+func (p *Profile) check() []problem {
+	var out []problem
+	if p.APIVersion != APIVersion {
+		out = append(out, problem{"apiVersion", fmt.Sprintf("must be %s, got %q", APIVersion, p.APIVersion)})
+	}
+	if p.Kind != Kind {
+		out = append(out, problem{"kind", fmt.Sprintf("must be %s, got %q", Kind, p.Kind)})
+	}
+	if p.Metadata.Name == "" {
+		out = append(out, problem{"metadata.name", "is required"})
+	}
+	if (p.Spec.Preset.APIVersion == "") != (p.Spec.Preset.Kind == "") {
+		out = append(out, problem{"spec.preset", "apiVersion and kind go together"})
+	}
+	if p.Spec.Preset.APIVersion != "" {
+		if gv, err := schema.ParseGroupVersion(p.Spec.Preset.APIVersion); err != nil || gv.Group == "" {
+			out = append(out, problem{"spec.preset.apiVersion", fmt.Sprintf("must be group/version, got %q", p.Spec.Preset.APIVersion)})
+		}
+	}
+	for _, k := range sortedKeys(p.Spec.Preset.Fields) {
+		if !contains(CanonicalFields, k) {
+			out = append(out, problem{"spec.preset.fields." + k, "is not a canonical field (" + strings.Join(CanonicalFields, ", ") + ")"})
+		}
+		if v := p.Spec.Preset.Fields[k]; v == "" || strings.HasPrefix(v, ".") || strings.HasSuffix(v, ".") {
+			out = append(out, problem{"spec.preset.fields." + k, fmt.Sprintf("must be a dotted path such as spec.podSelector, got %q", v)})
+		}
+	}
+	if a := p.Spec.Annotations.Applied; a != "" && strings.Count(a, NamePlaceholder) != 1 {
+		out = append(out, problem{"spec.annotations.applied", "must hold " + NamePlaceholder + " once, e.g. example.com/applied-{name}"})
+	}
+	for i, c := range p.Spec.Claims {
+		if !contains(Capabilities, c) {
+			out = append(out, problem{fmt.Sprintf("spec.claims[%d]", i), fmt.Sprintf("unknown capability %q (known: %s)", c, strings.Join(Capabilities, ", "))})
+		}
+	}
+	if p.Spec.CRD != "" {
+		if _, err := os.Stat(p.CRDPath()); err != nil {
+			out = append(out, problem{"spec.crd", err.Error()})
+		}
+	}
+	return out
+}
+
+func (p *Profile) setDefaults() {
+	if p.Spec.Preset.APIVersion == "" {
+		p.Spec.Preset.APIVersion, p.Spec.Preset.Kind = v1alpha1.SchemeGroupVersion.String(), "PodPreset"
+	}
+	if p.Spec.Annotations.Applied == "" {
+		p.Spec.Annotations.Applied = merge.AnnotationKey(NamePlaceholder)
+	}
+	if p.Spec.Annotations.Exclude == "" {
+		p.Spec.Annotations.Exclude = merge.ExcludeAnnotation
+	}
+	if p.Spec.Claims == nil {
+		p.Spec.Claims = append([]string(nil), Capabilities...)
+	}
+}
+
+// CRDPath is the CRD file, relative paths taken from the profile's folder;
+// empty when the profile names none.
+func (p *Profile) CRDPath() string {
+	if p.Spec.CRD == "" || filepath.IsAbs(p.Spec.CRD) {
+		return p.Spec.CRD
+	}
+	return filepath.Join(filepath.Dir(p.File), p.Spec.CRD)
+}
+
+// Claims reports whether the profile claims the capability.
+func (p *Profile) Claims(capability string) bool { return contains(p.Spec.Claims, capability) }
+
+// Unclaimed returns the first capability among tags ("@events") that the
+// profile does not claim.
+func (p *Profile) Unclaimed(tags []string) (string, bool) {
+	for _, t := range tags {
+		c := strings.TrimPrefix(t, "@")
+		if contains(Capabilities, c) && !p.Claims(c) {
+			return c, true
+		}
+	}
+	return "", false
+}
+
+// PresetGVK is the implementation's preset kind.
+func (p *Profile) PresetGVK() schema.GroupVersionKind {
+	return schema.FromAPIVersionAndKind(p.Spec.Preset.APIVersion, p.Spec.Preset.Kind)
+}
+
+// AppliedKey is the annotation the implementation writes for a preset.
+func (p *Profile) AppliedKey(name string) string {
+	return strings.Replace(p.Spec.Annotations.Applied, NamePlaceholder, name, 1)
+}
+
+// AppliedPrefix is the part of the applied key before the name.
+func (p *Profile) AppliedPrefix() string {
+	prefix, _, _ := strings.Cut(p.Spec.Annotations.Applied, NamePlaceholder)
+	return prefix
+}
+
+// AnnotationPrefix is the applied key's prefix up to its last '/': the
+// implementation's annotation domain ("podpreset.admission.kubernetes.io/").
+// A pod must carry no unexpected annotation under it.
+func (p *Profile) AnnotationPrefix() string {
+	prefix := p.AppliedPrefix()
+	if i := strings.LastIndex(prefix, "/"); i >= 0 {
+		return prefix[:i+1]
+	}
+	return prefix
+}
+
+// Annotations translates canonical annotation keys (podpreset-<name>,
+// exclude) into the implementation's; other keys stay.
+func (p *Profile) Annotations(in map[string]string) map[string]string {
+	if in == nil {
+		return nil
+	}
+	out := make(map[string]string, len(in))
+	for k, v := range in {
+		switch name, ok := strings.CutPrefix(k, merge.AnnotationKey("")); {
+		case k == merge.ExcludeAnnotation:
+			out[p.Spec.Annotations.Exclude] = v
+		case ok:
+			out[p.AppliedKey(name)] = v
+		default:
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// Preset translates a canonical PodPreset into the implementation's object:
+// its apiVersion and kind, and each mapped field moved to its path.
+func (p *Profile) Preset(canonical *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	out := canonical.DeepCopy()
+	out.SetAPIVersion(p.Spec.Preset.APIVersion)
+	out.SetKind(p.Spec.Preset.Kind)
+	for _, from := range sortedKeys(p.Spec.Preset.Fields) {
+		v, found, err := unstructured.NestedFieldNoCopy(out.Object, strings.Split(from, ".")...)
+		if err != nil {
+			return nil, err
+		}
+		if !found {
+			continue
+		}
+		unstructured.RemoveNestedField(out.Object, strings.Split(from, ".")...)
+		if err := unstructured.SetNestedField(out.Object, v, strings.Split(p.Spec.Preset.Fields[from], ".")...); err != nil {
+			return nil, fmt.Errorf("profile %s: unable to set %s: %w", p.Metadata.Name, p.Spec.Preset.Fields[from], err)
+		}
+	}
+	return out, nil
+}
+
+// Message translates the canonical field paths in an expected message
+// (spec.selector) into the implementation's (spec.podSelector).
+func (p *Profile) Message(text string) string {
+	for _, from := range sortedKeys(p.Spec.Preset.Fields) {
+		text = strings.ReplaceAll(text, from, p.Spec.Preset.Fields[from])
+	}
+	return text
+}
+
+// SelectorPath is where the implementation's preset keeps its selector.
+func (p *Profile) SelectorPath() []string {
+	if to, ok := p.Spec.Preset.Fields["spec.selector"]; ok {
+		return strings.Split(to, ".")
+	}
+	return []string{"spec", "selector"}
+}
+
+// lineOf finds the line of a dotted path (with [i] indexes) in a YAML tree;
+// the closest existing parent's line when the path is not there.
+func lineOf(root *yaml.Node, path string) int {
+	n := root
+	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
+		n = n.Content[0]
+	}
+	line := n.Line
+	for _, seg := range splitPath(path) {
+		next := (*yaml.Node)(nil)
+		switch {
+		case n.Kind == yaml.MappingNode:
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				if n.Content[i].Value == seg.key {
+					line, next = n.Content[i].Line, n.Content[i+1]
+				}
+			}
+		case n.Kind == yaml.SequenceNode && seg.index >= 0 && seg.index < len(n.Content):
+			next = n.Content[seg.index]
+			line = next.Line
+		}
+		if next == nil {
+			return line
+		}
+		n = next
+	}
+	return line
+}
+
+type pathSeg struct {
+	key   string
+	index int
+}
+
+func splitPath(path string) []pathSeg {
+	var out []pathSeg
+	for _, part := range strings.Split(path, ".") {
+		key, rest, _ := strings.Cut(part, "[")
+		out = append(out, pathSeg{key: key, index: -1})
+		if rest != "" {
+			var i int
+			if _, err := fmt.Sscanf(rest, "%d]", &i); err == nil {
+				out = append(out, pathSeg{index: i})
+			}
+		}
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

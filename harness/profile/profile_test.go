@@ -1,0 +1,109 @@
+package profile
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+func TestShippedProfilesLoad(t *testing.T) {
+	for _, f := range []string{"../../profiles/reference.yaml", "../../profiles/kubernetes-1.19.yaml", "../../profiles/example/profile.yaml"} {
+		t.Run(f, func(t *testing.T) {
+			p, err := Load(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Metadata.Name == "" || p.Spec.Implementation == "" {
+				t.Errorf("profile %s has no name or implementation", f)
+			}
+		})
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	const header = "apiVersion: presetsim.dev/v1alpha1\nkind: Profile\nmetadata:\n  name: x\n"
+	cases := []struct {
+		name, yaml string
+		want       []string
+	}{
+		{"unknown field", header + "spec:\n  clams: [events]\n", []string{"bad.yaml", "line 6", "clams"}},
+		{"wrong apiVersion", "apiVersion: v1\nkind: Profile\nmetadata:\n  name: x\n", []string{"bad.yaml:1: apiVersion: must be presetsim.dev/v1alpha1"}},
+		{"no name", "apiVersion: presetsim.dev/v1alpha1\nkind: Profile\n", []string{"bad.yaml:1: metadata.name: is required"}},
+		{"unknown capability", header + "spec:\n  claims: [events, telepathy]\n", []string{"bad.yaml:6: spec.claims[1]: unknown capability \"telepathy\""}},
+		{"applied key without the name", header + "spec:\n  annotations:\n    applied: example.com/applied\n", []string{"bad.yaml:7: spec.annotations.applied: must hold {name}"}},
+		{"kind without apiVersion", header + "spec:\n  preset:\n    kind: PodInjection\n", []string{"bad.yaml:6: spec.preset: apiVersion and kind go together"}},
+		{"mapping a field that is not canonical", header + "spec:\n  preset:\n    fields:\n      spec.labels: spec.x\n", []string{"spec.preset.fields.spec.labels: is not a canonical field"}},
+		{"missing CRD file", header + "spec:\n  crd: nope.yaml\n", []string{"bad.yaml:6: spec.crd:", "nope.yaml"}},
+		{"not YAML", "apiVersion: [\n", []string{"bad.yaml"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse("bad.yaml", []byte(tc.yaml))
+			if err == nil {
+				t.Fatal("accepted")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestTranslation(t *testing.T) {
+	p, err := Load("../../profiles/example/profile.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	canonical := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "settings.k8s.io/v1alpha1", "kind": "PodPreset",
+		"metadata": map[string]any{"name": "db"},
+		"spec": map[string]any{
+			"selector": map[string]any{"matchLabels": map[string]any{"role": "frontend"}},
+			"env":      []any{map[string]any{"name": "A", "value": "1"}},
+		},
+	}}
+	got, err := p.Preset(canonical)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.GetAPIVersion() != "presets.example.com/v1alpha1" || got.GetKind() != "PodInjection" {
+		t.Errorf("kind %s %s", got.GetAPIVersion(), got.GetKind())
+	}
+	if _, found, _ := unstructured.NestedMap(got.Object, "spec", "podSelector"); !found {
+		t.Errorf("spec.selector not moved to spec.podSelector: %v", got.Object["spec"])
+	}
+	if _, found, _ := unstructured.NestedMap(got.Object, "spec", "selector"); found {
+		t.Errorf("spec.selector left behind")
+	}
+	if _, found, _ := unstructured.NestedMap(canonical.Object, "spec", "selector"); !found {
+		t.Errorf("the canonical object was modified")
+	}
+	ann := p.Annotations(map[string]string{
+		"podpreset.admission.kubernetes.io/podpreset-db": "7",
+		"podpreset.admission.kubernetes.io/exclude":      "true",
+		"team":                                           "a",
+	})
+	want := map[string]string{"presets.example.com/applied-db": "7", "presets.example.com/skip": "true", "team": "a"}
+	if !reflect.DeepEqual(ann, want) {
+		t.Errorf("annotations %v, want %v", ann, want)
+	}
+	if got := p.Message("spec.selector: Required value"); got != "spec.podSelector: Required value" {
+		t.Errorf("message %q", got)
+	}
+	if c, ok := p.Unclaimed([]string{"@R4.3", "@events"}); !ok || c != "events" {
+		t.Errorf("unclaimed %q %v, want events", c, ok)
+	}
+	if _, ok := p.Unclaimed([]string{"@initContainers"}); ok {
+		t.Errorf("initContainers is claimed")
+	}
+	if _, ok := Canonical().Unclaimed([]string{"@events", "@rollout"}); ok {
+		t.Errorf("the canonical profile does not claim everything")
+	}
+	if p.AppliedPrefix() != "presets.example.com/applied-" || p.AppliedKey("db") != "presets.example.com/applied-db" {
+		t.Errorf("applied prefix %q key %q", p.AppliedPrefix(), p.AppliedKey("db"))
+	}
+}
