@@ -85,7 +85,7 @@ func TestTranslation(t *testing.T) {
 	ann := p.Annotations(map[string]string{
 		"podpreset.admission.kubernetes.io/podpreset-db": "7",
 		"podpreset.admission.kubernetes.io/exclude":      "true",
-		"team":                                           "a",
+		"team": "a",
 	})
 	want := map[string]string{"presets.example.com/applied-db": "7", "presets.example.com/skip": "true", "team": "a"}
 	if !reflect.DeepEqual(ann, want) {
