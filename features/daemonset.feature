@@ -1,4 +1,4 @@
-@R2.6
+@R2.6 @serial
 Feature: DaemonSets
   In order to give node agents their settings
   As a platform engineer

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"sync"
 	"strconv"
 	"strings"
 
@@ -24,7 +26,13 @@ type state struct {
 	// notClaimed is the capability the scenario needs and the profile does
 	// not claim; the scenario is then not run.
 	notClaimed string
+	// unlock releases the scenario's hold on the serial lock.
+	unlock func()
 }
+
+// SerialTag marks scenarios that change what every scenario shares (the
+// node count): they run alone, never beside another scenario.
+const SerialTag = "@serial"
 
 type stateKey struct{}
 
@@ -46,6 +54,7 @@ func (s *state) source() manifest.Source {
 // step language and gives each scenario a fresh harness.Scenario.
 func Initializer(w *harness.World) func(*godog.ScenarioContext) {
 	loc := newLocator()
+	var serial sync.RWMutex // held shared by every scenario, exclusively by @serial ones
 	return func(sc *godog.ScenarioContext) {
 		sc.Before(func(ctx context.Context, p *godog.Scenario) (context.Context, error) {
 			locs, err := loc.locate(p)
@@ -65,6 +74,13 @@ func Initializer(w *harness.World) func(*godog.ScenarioContext) {
 			if capability, ok := w.Profile.Unclaimed(tags); ok {
 				s.notClaimed = capability
 				return ctx, fmt.Errorf("not claimed by profile %s: @%s: %w", w.Profile.Metadata.Name, capability, godog.ErrSkip)
+			}
+			if slices.Contains(tags, SerialTag) {
+				serial.Lock()
+				s.unlock = serial.Unlock
+			} else {
+				serial.RLock()
+				s.unlock = serial.RUnlock
 			}
 			return ctx, nil
 		})
@@ -87,6 +103,10 @@ func Initializer(w *harness.World) func(*godog.ScenarioContext) {
 		})
 		sc.After(func(ctx context.Context, _ *godog.Scenario, err error) (context.Context, error) {
 			if s := from(ctx); s != nil {
+				if s.unlock != nil {
+					defer s.unlock()
+					s.unlock = nil
+				}
 				if cerr := s.scenario.Cleanup(ctx); cerr != nil {
 					return ctx, fmt.Errorf("unable to clean up after the scenario: %w", cerr)
 				}

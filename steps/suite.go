@@ -25,7 +25,8 @@ type SuiteOptions struct {
 	Format string
 	// Tags filters scenarios by tag expression, e.g. "@R4.2 && ~@slow".
 	Tags string
-	// Concurrency runs that many scenarios at once; 1 when zero.
+	// Concurrency runs that many scenarios at once; DefaultConcurrency when
+	// zero. Scenarios tagged @serial run alone.
 	Concurrency int
 	// Output receives the formatter's output; os.Stdout when nil.
 	Output io.Writer
@@ -34,6 +35,11 @@ type SuiteOptions struct {
 	// KeepPods records in each Timing the pods the scenario left behind.
 	KeepPods bool
 }
+
+// DefaultConcurrency is how many scenarios run at once unless told: enough
+// to overlap the scenarios' waiting (settle windows, controllers, polls) on
+// a 2-core machine, measured in docs/performance.md.
+const DefaultConcurrency = 4
 
 // Timing is how one scenario went and how long it took.
 type Timing struct {
@@ -104,7 +110,7 @@ func Run(w *harness.World, opts SuiteOptions) (int, *Timings) {
 		opts.Format = "pretty"
 	}
 	if opts.Concurrency == 0 {
-		opts.Concurrency = 1
+		opts.Concurrency = DefaultConcurrency
 	}
 	if opts.Output == nil {
 		opts.Output = os.Stdout

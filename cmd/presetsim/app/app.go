@@ -93,7 +93,7 @@ func runSuite(ctx context.Context, stdout, stderr io.Writer, args []string) erro
 	module := fs.String("module", harness.ReferenceModule, "in-process admission module to test")
 	format := fs.String("format", "pretty", "output format: pretty, progress, cucumber, junit")
 	tags := fs.String("tags", "", "run only scenarios matching this tag expression, e.g. @R4.2")
-	concurrency := fs.Int("concurrency", 1, "scenarios to run at once")
+	concurrency := fs.Int("concurrency", steps.DefaultConcurrency, "scenarios to run at once (@serial ones run alone)")
 	backend := fs.String("backend", string(harness.Envtest), "where objects live: envtest (a real control plane), offline (in memory, no API server) or cluster (an existing cluster, --kubeconfig)")
 	kubeconfig := fs.String("kubeconfig", "", "the existing cluster's kubeconfig, where the implementation is installed (implies --backend cluster)")
 	showSecrets := fs.Bool("show-secrets", false, "show values that come from Secrets in messages, instead of "+harness.Mask)
