@@ -25,8 +25,9 @@ test: ## generated files up to date, vet, unit tests and the feature suite with 
 	PRESETSIM_BIN_DIR=$(BIN_DIR) $(GO) test -race ./...
 
 .PHONY: bench
-bench: ## merge-engine pods/s (1, 10, 100 presets) and offline scenarios/s (seed features)
+bench: ## start-up, per-scenario overhead, parallel speed-up, pod-create latency, merge pods/s, offline scenarios/s
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./presets/merge/ ./steps/
+	PRESETSIM_BIN_DIR=$(BIN_DIR) $(GO) run ./cmd/presetsim bench
 
 .PHONY: generate
 generate: ## regenerate the PodPreset deepcopy functions and CRD manifest

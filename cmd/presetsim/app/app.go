@@ -45,6 +45,7 @@ commands:
   differential [flags] [features]          run the features offline and on envtest; report every difference
   apply -f FILE [-f FILE ...] [flags]      preview offline what presets do to pods and workloads
   up [--kubeconfig FILE]                   run a local cluster with presets active, for kubectl, until Ctrl-C
+  bench [--pods N]                         measure start-up, per-scenario overhead, pod-create latency, merge rate
   serve --kubeconfig FILE [flags]          serve a module as a standalone TLS webhook (loopback by default)
   modules                                  list the in-process admission modules (the reference and mutant/*)
 `
@@ -60,6 +61,8 @@ func Run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 		return runSuite(ctx, stdout, stderr, args[1:])
 	case "differential":
 		return runDifferential(ctx, stdout, stderr, args[1:])
+	case "bench":
+		return bench(ctx, stdout, stderr, args[1:])
 	case "serve":
 		return serve(ctx, stdout, stderr, args[1:])
 	case "up":
