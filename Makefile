@@ -23,11 +23,19 @@ test: ## generated files up to date, vet, unit tests and the feature suite with 
 	hack/install-chromium.sh
 	$(GO) vet ./...
 	PRESETSIM_BIN_DIR=$(BIN_DIR) $(GO) test -race ./...
+	$(MAKE) --no-print-directory fuzz FUZZTIME=5s
 
 .PHONY: bench
 bench: ## start-up, per-scenario overhead, parallel speed-up, pod-create latency, merge pods/s, offline scenarios/s
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./presets/merge/ ./steps/
 	PRESETSIM_BIN_DIR=$(BIN_DIR) $(GO) run ./cmd/presetsim bench
+
+FUZZTIME ?= 30s
+.PHONY: fuzz
+fuzz: ## fuzz the merge engine, the environment resolution and the YAML decoding, $(FUZZTIME) each
+	$(GO) test -run '^$$' -fuzz '^FuzzApply$$' -fuzztime $(FUZZTIME) ./presets/merge/
+	$(GO) test -run '^$$' -fuzz '^FuzzResolve$$' -fuzztime $(FUZZTIME) ./harness/containerenv/
+	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./harness/manifest/
 
 .PHONY: generate
 generate: ## regenerate the PodPreset deepcopy functions and CRD manifest
