@@ -23,7 +23,7 @@ test: ## generated files up to date, vet, unit tests and the feature suite with 
 	hack/install-chromium.sh
 	$(GO) vet ./...
 	PRESETSIM_BIN_DIR=$(BIN_DIR) $(GO) test -race ./...
-	$(MAKE) --no-print-directory fuzz FUZZTIME=3000x
+	$(MAKE) --no-print-directory fuzz FUZZTIME=500x
 
 .PHONY: bench
 bench: ## start-up, per-scenario overhead, parallel speed-up, pod-create latency, merge pods/s, offline scenarios/s
@@ -33,7 +33,7 @@ bench: ## start-up, per-scenario overhead, parallel speed-up, pod-create latency
 # Budgets are execution counts, not durations: Go 1.26's fuzz coordinator can
 # fail a target with a bare "context deadline exceeded" when a duration ends
 # (go.dev/issue/75804, fixed in Go 1.27); a count has no deadline to race.
-FUZZTIME ?= 50000x
+FUZZTIME ?= 5000x
 .PHONY: fuzz
 fuzz: ## fuzz the merge engine, the environment resolution and the YAML decoding ($(FUZZTIME) inputs each)
 	$(GO) test -run '^$$' -fuzz '^FuzzApply$$' -fuzztime $(FUZZTIME) ./presets/merge/
