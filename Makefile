@@ -35,10 +35,11 @@ bench: ## start-up, per-scenario overhead, parallel speed-up, pod-create latency
 # (go.dev/issue/75804, fixed in Go 1.27); a count has no deadline to race.
 FUZZTIME ?= 5000x
 .PHONY: fuzz
-fuzz: ## fuzz the merge engine, the environment resolution and the YAML decoding ($(FUZZTIME) inputs each)
+fuzz: ## fuzz the merge engine, environment resolution, YAML decoding and webhook handler ($(FUZZTIME) inputs each)
 	$(GO) test -run '^$$' -fuzz '^FuzzApply$$' -fuzztime $(FUZZTIME) ./presets/merge/
 	$(GO) test -run '^$$' -fuzz '^FuzzResolve$$' -fuzztime $(FUZZTIME) ./harness/containerenv/
 	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./harness/manifest/
+	$(GO) test -run '^$$' -fuzz '^FuzzHandler$$' -fuzztime $(FUZZTIME) ./harness/webhook/
 
 .PHONY: generate
 generate: ## regenerate the PodPreset deepcopy functions and CRD manifest

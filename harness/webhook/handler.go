@@ -60,7 +60,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, fmt.Sprintf("admission webhook: malformed AdmissionReview: %v", err), http.StatusBadRequest)
 		return
 	}
-	resp, err := h.Review(r.Context(), review.Request)
+	resp, err := h.safeReview(r.Context(), review.Request)
 	if err != nil {
 		http.Error(w, fmt.Sprintf("admission webhook: %v", err), http.StatusBadRequest)
 		return
@@ -68,6 +68,17 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	out := admissionv1.AdmissionReview{TypeMeta: metav1.TypeMeta{APIVersion: "admission.k8s.io/v1", Kind: "AdmissionReview"}, Response: resp}
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(out)
+}
+
+// safeReview is Review that turns a panicking plug-in into an error: a
+// webhook answers every request, never drops the connection.
+func (h *Handler) safeReview(ctx context.Context, req *admissionv1.AdmissionRequest) (resp *admissionv1.AdmissionResponse, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			resp, err = nil, fmt.Errorf("the admission plug-in panicked: %v", p)
+		}
+	}()
+	return h.Review(ctx, req)
 }
 
 // Review admits one request. An error means the request itself is malformed;

@@ -118,7 +118,7 @@ type reviewRequest struct {
 	dryRun      bool
 }
 
-func (r reviewRequest) body(t *testing.T) []byte {
+func (r reviewRequest) body(t testing.TB) []byte {
 	t.Helper()
 	if r.uid == "" {
 		r.uid = "e911857d-c318-11e8-bbad-025000000001"
@@ -521,4 +521,22 @@ func TestHandlerReview(t *testing.T) {
 	if diff := cmp.Diff(withAllowDatabase(decodePod(t, websitePod)), got); diff != "" {
 		t.Errorf("patched pod (-want +got):\n%s", diff)
 	}
+}
+
+// FuzzHandler: whatever the body, the handler answers 200 with a review or
+// 400, and never panics.
+func FuzzHandler(f *testing.F) {
+	f.Add(reviewRequest{object: websitePod}.body(f))
+	f.Add([]byte(`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u","operation":"CREATE","resource":{"version":"v1","resource":"pods"},"object":{"kind":"Pod","apiVersion":"v1","metadata":{"annotations":{"a":1}}}}}`))
+	f.Add([]byte(`{"request":{}}`))
+	f.Add([]byte(`null`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		h := newHandler(defaultLister(), nil)
+		r := httptest.NewRequest(http.MethodPost, "/mutate", bytes.NewReader(body))
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		if w.Code != http.StatusOK && w.Code != http.StatusBadRequest {
+			t.Fatalf("status %d: %s", w.Code, w.Body)
+		}
+	})
 }
