@@ -1,0 +1,134 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/harness/webhook"
+	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
+	"presetsim.dev/presetsim/presets/merge"
+)
+
+// serveChild returns the pid of this test binary's `serve` child process.
+func serveChild(t *testing.T) int {
+	t.Helper()
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		_, _, ppid, ok := stat(pid)
+		if !ok || ppid != os.Getpid() {
+			continue
+		}
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if strings.Contains(string(cmdline), "\x00serve\x00") {
+			return pid
+		}
+	}
+	t.Fatal("no serve child process")
+	return 0
+}
+
+// TestWebhookFaults checks R5.2 with the reference served out of process:
+// when the webhook hangs (SIGSTOP: connections are accepted, never
+// answered) and when its process is killed, failurePolicy Fail refuses
+// pods with a message naming the webhook, and Ignore creates them
+// unmutated, each within a bounded time (the 2 s webhook timeout).
+func TestWebhookFaults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts control planes; skipped with -short")
+	}
+	for _, policy := range []string{"Fail", "Ignore"} {
+		t.Run(policy, func(t *testing.T) {
+			dir := t.TempDir()
+			certs, err := webhook.NewCertificates("127.0.0.1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			certPEM, keyPEM, _ := certs.ServingPEM()
+			certFile, keyFile := filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
+			_ = os.WriteFile(certFile, certPEM, 0o600)
+			_ = os.WriteFile(keyFile, keyPEM, 0o600)
+			addr := freeAddr(t)
+			t.Setenv(childEnv, "1")
+			ctx := context.Background()
+			w, err := harness.Start(ctx, harness.Options{External: &harness.ExternalModule{
+				URL: "https://" + addr + "/mutate-pods", CABundle: certs.CABundle, FailurePolicy: policy, TimeoutSeconds: 2,
+				Command: []string{os.Args[0], "serve", "--kubeconfig", harness.KubeconfigPlaceholder, "--addr", addr, "--cert", certFile, "--key", keyFile},
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Stop()
+			ns, err := w.NewScenario().Namespace(ctx, "faults")
+			if err != nil {
+				t.Fatal(err)
+			}
+			pp := &v1alpha1.PodPreset{
+				TypeMeta:   metav1.TypeMeta{APIVersion: v1alpha1.SchemeGroupVersion.String(), Kind: "PodPreset"},
+				ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: ns},
+				Spec: v1alpha1.PodPresetSpec{Selector: metav1.LabelSelector{MatchLabels: map[string]string{"app": "a"}},
+					Env: []corev1.EnvVar{{Name: "DB", Value: "1"}}},
+			}
+			u, _ := runtime.DefaultUnstructuredConverter.ToUnstructured(pp)
+			if _, err := w.Dynamic.Resource(v1alpha1.GroupVersionResource()).Namespace(ns).Create(ctx, &unstructured.Unstructured{Object: u}, metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.WaitForPreset(ctx, ns, "db", ""); err != nil {
+				t.Fatal(err)
+			}
+			create := func(name string) (*corev1.Pod, error, time.Duration) {
+				pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"app": "a"}},
+					Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "i"}}}}
+				start := time.Now()
+				got, err := w.Client.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{})
+				return got, err, time.Since(start)
+			}
+			if got, err, _ := create("healthy"); err != nil || got.Annotations[merge.AnnotationKey("db")] == "" {
+				t.Fatalf("with the webhook up, the pod was not mutated: %v", err)
+			}
+			check := func(fault, name string) {
+				t.Helper()
+				got, err, took := create(name)
+				if took > 10*time.Second {
+					t.Errorf("%s: the create took %s", fault, took)
+				}
+				switch policy {
+				case "Fail":
+					if err == nil || !strings.Contains(err.Error(), "failed calling webhook") {
+						t.Errorf("%s, failurePolicy Fail: got %v, want a refusal naming the webhook", fault, err)
+					}
+				case "Ignore":
+					if err != nil {
+						t.Errorf("%s, failurePolicy Ignore: the pod was refused: %v", fault, err)
+					} else if _, mutated := got.Annotations[merge.AnnotationKey("db")]; mutated {
+						t.Errorf("%s, failurePolicy Ignore: the pod was mutated", fault)
+					}
+				}
+				t.Logf("%s, %s: %s, %v", fault, policy, took.Round(time.Millisecond), err)
+			}
+			pid := serveChild(t)
+			_ = syscall.Kill(pid, syscall.SIGSTOP)
+			check("hung webhook", "while-hung")
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+			for i := 0; running(pid) && i < 100; i++ {
+				time.Sleep(20 * time.Millisecond)
+			}
+			check("killed webhook", "while-killed")
+		})
+	}
+}

@@ -1,0 +1,126 @@
+package steps_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cucumber/godog"
+
+	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/steps"
+)
+
+// TestPanickingStep: a step that panics fails its scenario with the panic's
+// message, the other scenarios still run, and stopping the World leaves no
+// control-plane process behind.
+func TestPanickingStep(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a control plane; skipped with -short")
+	}
+	w, err := harness.Start(context.Background(), harness.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := controlPlaneChildren()
+	if len(before) == 0 {
+		t.Fatal("found no control-plane child process to watch")
+	}
+	feature := filepath.Join(t.TempDir(), "panic.feature")
+	if err := os.WriteFile(feature, []byte(`Feature: panics
+  Scenario: a step panics
+    When a step panics
+  Scenario: the next scenario still runs
+    When I create the pod:
+      """
+      apiVersion: v1
+      kind: Pod
+      metadata:
+        name: p
+      spec:
+        containers:
+          - name: c
+            image: i
+      """
+    Then the pod "p" should be as submitted
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	init := steps.Initializer(w)
+	status := godog.TestSuite{
+		ScenarioInitializer: func(sc *godog.ScenarioContext) {
+			init(sc)
+			sc.Step(`^a step panics$`, func() error { panic("boom in a step") })
+		},
+		Options: &godog.Options{Format: "progress", Paths: []string{feature}, Output: &out, Strict: true},
+	}.Run()
+	if status == 0 {
+		t.Fatalf("the suite passed with a panicking step")
+	}
+	if !strings.Contains(out.String(), "boom in a step") {
+		t.Errorf("the panic's message is not reported:\n%s", out.String())
+	}
+	if !strings.Contains(out.String(), "1 passed") {
+		t.Errorf("the scenario after the panic did not pass:\n%s", out.String())
+	}
+	if err := w.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for _, pid := range before {
+		for alive(pid) && time.Now().Before(deadline) {
+			time.Sleep(50 * time.Millisecond)
+		}
+		if alive(pid) {
+			t.Errorf("control-plane process %d is still running after Stop", pid)
+		}
+	}
+}
+
+// controlPlaneChildren returns the pids of this process's etcd and
+// kube-apiserver children.
+func controlPlaneChildren() []int {
+	var out []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		s := string(stat)
+		open, close := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+		if open < 0 || close < open {
+			continue
+		}
+		comm, fields := s[open+1:close], strings.Fields(s[close+1:])
+		if len(fields) < 2 {
+			continue
+		}
+		if ppid, _ := strconv.Atoi(fields[1]); ppid == os.Getpid() && (comm == "etcd" || comm == "kube-apiserver") {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// alive reports whether pid runs and is not a zombie.
+func alive(pid int) bool {
+	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return false
+	}
+	s := string(stat)
+	i := strings.LastIndexByte(s, ')')
+	fields := strings.Fields(s[i+1:])
+	return len(fields) > 0 && fields[0] != "Z" && fields[0] != "X"
+}
