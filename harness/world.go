@@ -86,6 +86,17 @@ type Timeouts struct {
 	Wait time.Duration
 	// Settle is how long something that should not happen is watched for.
 	Settle time.Duration
+	// Step bounds one step, so that an API server that stops answering
+	// fails the step instead of hanging the run; 2 minutes when zero.
+	Step time.Duration
+}
+
+// StepTimeout is the bound of one step.
+func (t Timeouts) StepTimeout() time.Duration {
+	if t.Step == 0 {
+		return 2 * time.Minute
+	}
+	return t.Step
 }
 
 // DefaultTimeouts are used when Options.Timeouts is zero.

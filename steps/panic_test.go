@@ -113,6 +113,8 @@ func controlPlaneChildren() []int {
 	return out
 }
 
+func itoa(i int) string { return strconv.Itoa(i) }
+
 // alive reports whether pid runs and is not a zombie.
 func alive(pid int) bool {
 	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))

@@ -113,7 +113,7 @@ func Initializer(w *harness.World) func(*godog.ScenarioContext) {
 			}
 			return ctx, nil
 		})
-		r := registrar{sc}
+		r := registrar{sc: sc, timeout: w.Timeouts.StepTimeout()}
 		register(r)
 		registerWorkloads(r)
 		registerEnvironment(r)
