@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/cucumber/godog"
 
