@@ -170,7 +170,7 @@ func Apply(pod *corev1.Pod, presets []*v1alpha1.PodPreset) Result {
 	}
 	out := pod.DeepCopy()
 
-	volumes := newMerger(out.Spec.Volumes, volumeKeys)
+	volumes := newMerger(fieldVolumes, out.Spec.Volumes, volumeKeys)
 	var containers []*containerMerger
 	for i := range out.Spec.InitContainers {
 		containers = append(containers, newContainerMerger(&out.Spec.InitContainers[i]))
@@ -250,53 +250,77 @@ type containerMerger struct {
 func newContainerMerger(c *corev1.Container) *containerMerger {
 	return &containerMerger{
 		container:    c,
-		env:          newMerger(c.Env, envKeys),
-		envFrom:      newMerger(c.EnvFrom, envFromKeys),
-		volumeMounts: newMerger(c.VolumeMounts, volumeMountKeys),
+		env:          newMerger(fieldEnv, c.Env, envKeys),
+		envFrom:      newMerger(fieldEnvFrom, c.EnvFrom, envFromKeys),
+		volumeMounts: newMerger(fieldVolumeMounts, c.VolumeMounts, volumeMountKeys),
 	}
 }
 
-// itemKey is one key of an item: id is compared, label is shown in Conflict.Key.
-type itemKey struct {
-	id, label string
+// keyID identifies an item by one of its keys (R3.5) without building a
+// string: kind tells the keys of one list apart (a volume mount's name from
+// its path), a, b and c hold the key's parts.
+type keyID struct {
+	kind    uint8
+	a, b, c string
 }
 
-func envKeys(e *corev1.EnvVar) []itemKey {
-	return []itemKey{{id: e.Name, label: e.Name}}
+// itemKeys holds an item's keys: one, or two for a volume mount.
+type itemKeys struct {
+	ids [2]keyID
+	n   int
 }
 
-func volumeKeys(v *corev1.Volume) []itemKey {
-	return []itemKey{{id: v.Name, label: v.Name}}
+func oneKey(id keyID) itemKeys { return itemKeys{ids: [2]keyID{id}, n: 1} }
+
+func envKeys(e *corev1.EnvVar) itemKeys { return oneKey(keyID{a: e.Name}) }
+
+func volumeKeys(v *corev1.Volume) itemKeys { return oneKey(keyID{a: v.Name}) }
+
+const (
+	mountByName uint8 = iota + 1
+	mountByPath
+)
+
+func volumeMountKeys(m *corev1.VolumeMount) itemKeys {
+	return itemKeys{ids: [2]keyID{{kind: mountByName, a: m.Name}, {kind: mountByPath, a: m.MountPath}}, n: 2}
 }
 
-func volumeMountKeys(m *corev1.VolumeMount) []itemKey {
-	return []itemKey{
-		{id: "name\x00" + m.Name, label: mountNameKey + m.Name},
-		{id: "path\x00" + m.MountPath, label: mountPathKey + m.MountPath},
-	}
-}
-
-func envFromKeys(e *corev1.EnvFromSource) []itemKey {
-	var configMap, secret string
-	var label []string
-	if e.Prefix != "" {
-		label = append(label, "prefix "+e.Prefix)
-	}
+func envFromKeys(e *corev1.EnvFromSource) itemKeys {
+	id := keyID{a: e.Prefix}
 	if e.ConfigMapRef != nil {
-		configMap = e.ConfigMapRef.Name
-		label = append(label, "configMapRef "+configMap)
+		id.b = e.ConfigMapRef.Name
 	}
 	if e.SecretRef != nil {
-		secret = e.SecretRef.Name
-		label = append(label, "secretRef "+secret)
+		id.c = e.SecretRef.Name
 	}
-	if len(label) == 0 {
-		label = append(label, "without source")
+	return oneKey(id)
+}
+
+// keyLabel is how a key is shown in Conflict.Key; built only for conflicts.
+func keyLabel(field string, id keyID) string {
+	switch field {
+	case fieldVolumeMounts:
+		if id.kind == mountByName {
+			return mountNameKey + id.a
+		}
+		return mountPathKey + id.a
+	case fieldEnvFrom:
+		var label []string
+		if id.a != "" {
+			label = append(label, "prefix "+id.a)
+		}
+		if id.b != "" {
+			label = append(label, "configMapRef "+id.b)
+		}
+		if id.c != "" {
+			label = append(label, "secretRef "+id.c)
+		}
+		if len(label) == 0 {
+			return "without source"
+		}
+		return strings.Join(label, " ")
 	}
-	return []itemKey{{
-		id:    e.Prefix + "\x00" + configMap + "\x00" + secret,
-		label: strings.Join(label, " "),
-	}}
+	return id.a
 }
 
 // copier is satisfied by pointers to the generated Kubernetes API types.
@@ -308,16 +332,21 @@ type copier[T any] interface {
 // merger is one list (the pod's volumes, or a container's env, envFrom or
 // volumeMounts) with an index of the keys of everything it holds.
 type merger[T any, P copier[T]] struct {
+	field string
 	items []T
-	index map[string][]int // key id -> positions in items
-	keys  func(P) []itemKey
+	index map[keyID][]int // key -> positions in items
+	keys  func(P) itemKeys
 }
 
-func newMerger[T any, P copier[T]](items []T, keys func(P) []itemKey) *merger[T, P] {
-	m := &merger[T, P]{items: items, index: map[string][]int{}, keys: keys}
+func newMerger[T any, P copier[T]](field string, items []T, keys func(P) itemKeys) *merger[T, P] {
+	m := &merger[T, P]{field: field, items: items, keys: keys}
 	for i := range m.items {
-		for _, k := range keys(P(&m.items[i])) {
-			m.index[k.id] = append(m.index[k.id], i)
+		k := keys(P(&m.items[i]))
+		for _, id := range k.ids[:k.n] {
+			if m.index == nil {
+				m.index = make(map[keyID][]int, len(m.items)*k.n)
+			}
+			m.index[id] = append(m.index[id], i)
 		}
 	}
 	return m
@@ -327,26 +356,30 @@ func newMerger[T any, P copier[T]](items []T, keys func(P) []itemKey) *merger[T,
 // returns the labels of the keys item shares with existing, different items;
 // then item is not added.
 func (m *merger[T, P]) add(item P) []string {
-	keys := m.keys(item)
-	for _, k := range keys {
-		for _, i := range m.index[k.id] {
+	k := m.keys(item)
+	ids := k.ids[:k.n]
+	for _, id := range ids {
+		for _, i := range m.index[id] {
 			if equality.Semantic.DeepEqual(m.items[i], *item) {
 				return nil
 			}
 		}
 	}
 	var conflicts []string
-	for _, k := range keys {
-		if len(m.index[k.id]) > 0 {
-			conflicts = append(conflicts, k.label)
+	for _, id := range ids {
+		if len(m.index[id]) > 0 {
+			conflicts = append(conflicts, keyLabel(m.field, id))
 		}
 	}
 	if len(conflicts) > 0 {
 		return conflicts
 	}
 	m.items = append(m.items, *item.DeepCopy())
-	for _, k := range keys {
-		m.index[k.id] = append(m.index[k.id], len(m.items)-1)
+	if m.index == nil {
+		m.index = map[keyID][]int{}
+	}
+	for _, id := range ids {
+		m.index[id] = append(m.index[id], len(m.items)-1)
 	}
 	return nil
 }
