@@ -9,10 +9,8 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	utilrand "k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"presetsim.dev/presetsim/harness/manifest"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
 )
 
@@ -44,17 +42,8 @@ func startExisting(ctx context.Context, opts Options) (_ *World, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", opts.Kubeconfig, err)
 	}
-	w := &World{
-		RunID:            utilrand.String(6),
-		Backend:          Cluster,
-		ShowSecrets:      opts.ShowSecrets,
-		Scheme:           manifest.Scheme(),
-		AnnotationPrefix: opts.Profile.AnnotationPrefix(),
-		Profile:          opts.Profile,
-		Timeouts:         opts.Timeouts,
-		DefaultNodes:     opts.Nodes,
-		KubeConfig:       raw,
-	}
+	w := newWorld(Cluster, opts)
+	w.KubeConfig = raw
 	defer func() {
 		if err != nil {
 			_ = w.Stop()

@@ -31,7 +31,6 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
 
-	"presetsim.dev/presetsim/harness/manifest"
 	"presetsim.dev/presetsim/harness/nodes"
 	podpreset "presetsim.dev/presetsim/presets/admission"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
@@ -578,16 +577,7 @@ func startOffline(ctx context.Context, opts Options, factory ModuleFactory) (_ *
 		progress = io.Discard
 	}
 	began := time.Now()
-	w := &World{
-		RunID:            utilrand.String(6),
-		Backend:          Offline,
-		ShowSecrets:      opts.ShowSecrets,
-		Scheme:           manifest.Scheme(),
-		AnnotationPrefix: opts.Profile.AnnotationPrefix(),
-		Profile:          opts.Profile,
-		Timeouts:         opts.Timeouts,
-		DefaultNodes:     opts.Nodes,
-	}
+	w := newWorld(Offline, opts)
 	defer func() {
 		if err != nil {
 			_ = w.Stop()

@@ -208,17 +208,8 @@ func Start(ctx context.Context, opts Options) (_ *World, err error) {
 	}
 
 	began := time.Now()
-	w := &World{
-		RunID:            utilrand.String(6),
-		Backend:          Envtest,
-		ShowSecrets:      opts.ShowSecrets,
-		Scheme:           manifest.Scheme(),
-		AnnotationPrefix: opts.Profile.AnnotationPrefix(),
-		Profile:          opts.Profile,
-		Timeouts:         opts.Timeouts,
-		DefaultNodes:     opts.Nodes,
-		BinDir:           opts.BinDir,
-	}
+	w := newWorld(Envtest, opts)
+	w.BinDir = opts.BinDir
 	defer func() {
 		if err != nil {
 			_ = w.Stop()
@@ -268,6 +259,21 @@ func Start(ctx context.Context, opts Options) (_ *World, err error) {
 	w.Started = time.Since(began)
 	fmt.Fprintf(progress, "ready in %s (run %s)\n", since(began), w.RunID)
 	return w, nil
+}
+
+// newWorld returns a World for the backend with what every backend sets
+// from the options: a run id, the scheme, the profile and the timeouts.
+func newWorld(backend Backend, opts Options) *World {
+	return &World{
+		RunID:            utilrand.String(6),
+		Backend:          backend,
+		ShowSecrets:      opts.ShowSecrets,
+		Scheme:           manifest.Scheme(),
+		AnnotationPrefix: opts.Profile.AnnotationPrefix(),
+		Profile:          opts.Profile,
+		Timeouts:         opts.Timeouts,
+		DefaultNodes:     opts.Nodes,
+	}
 }
 
 func since(t time.Time) time.Duration { return time.Since(t).Round(10 * time.Millisecond) }
