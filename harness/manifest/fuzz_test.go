@@ -117,7 +117,9 @@ func mutate(r *rand.Rand, s string) string {
 // *Error that names the file and a line of the input.
 func checkContract(t *testing.T, scheme *runtime.Scheme, input string) {
 	t.Helper()
-	maxLine := src.Line + strings.Count(input, "\n")
+	// YAML breaks lines at \n, \r\n and a lone \r, and counts lines so.
+	maxLine := src.Line + strings.Count(strings.ReplaceAll(input, "\r\n", "\n"), "\n") +
+		strings.Count(strings.ReplaceAll(input, "\r\n", "\n"), "\r")
 	check := func(how string, err error) {
 		t.Helper()
 		if err == nil {
