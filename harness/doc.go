@@ -10,6 +10,14 @@
 //     ReplicaSet controller) and reports the rest as unsupported, with the
 //     reason (an UnsupportedError), never as passed: no validation, no other
 //     controllers, no nodes. See offlineCluster for exactly what it does.
+//   - cluster: an existing cluster (a kubeconfig) where the implementation is
+//     already installed; the harness touches only its own labelled
+//     namespaces and deletes them at the end (see Cluster).
+//
+// The module under test is an in-process one (Options.Module), or someone
+// else's webhook (Options.External, ExternalModule); a profile
+// (Options.Profile, package profile) describes how it differs from the
+// canonical PodPreset, and the harness translates what features write.
 //
 // Scenarios reach a backend only through the small cluster interface.
 //
