@@ -74,6 +74,44 @@ func Defaulted(pp *v1alpha1.PodPreset) *v1alpha1.PodPreset {
 	return out
 }
 
+// defaultedOnce is Defaulted for Apply: a preset that provably carries its
+// defaults already (one from Defaulted, e.g. as the informer caches them) is
+// returned as it is, without a copy; any other gets Defaulted. The check is
+// conservative: any field it does not know to be defaulted means a copy.
+func defaultedOnce(pp *v1alpha1.PodPreset) *v1alpha1.PodPreset {
+	if isDefaulted(pp) {
+		return pp
+	}
+	return Defaulted(pp)
+}
+
+// isDefaulted reports whether Defaulted would change nothing, for the common
+// items only: env vars without valueFrom, or with a fieldRef that has an
+// apiVersion or a configMap/secret key reference; emptyDir, PVC and
+// secret/configMap volumes with a defaultMode. Anything else is "not known".
+func isDefaulted(pp *v1alpha1.PodPreset) bool {
+	for i := range pp.Spec.Env {
+		vf := pp.Spec.Env[i].ValueFrom
+		switch {
+		case vf == nil, vf.ConfigMapKeyRef != nil, vf.SecretKeyRef != nil:
+		case vf.FieldRef != nil && vf.FieldRef.APIVersion != "":
+		default:
+			return false
+		}
+	}
+	for i := range pp.Spec.Volumes {
+		s := &pp.Spec.Volumes[i].VolumeSource
+		switch {
+		case s.EmptyDir != nil, s.PersistentVolumeClaim != nil:
+		case s.Secret != nil && s.Secret.DefaultMode != nil:
+		case s.ConfigMap != nil && s.ConfigMap.DefaultMode != nil:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
 // DefaultedPod returns a deep copy of the pod whose volumes and container env
 // vars (init, regular and ephemeral containers) carry the same defaults as
 // Defaulted gives a preset. Callers without an API server (an offline preview)

@@ -333,6 +333,16 @@ func TestDefaulted(t *testing.T) {
 			if diff := cmp.Diff(got, Defaulted(got), quantityComparer); diff != "" {
 				t.Errorf("Defaulted() is not idempotent (-once +twice):\n%s", diff)
 			}
+			// isDefaulted may only claim what is true: then Defaulted
+			// changes nothing, and Apply may skip the copy.
+			if isDefaulted(in) {
+				if diff := cmp.Diff(in, Defaulted(in), quantityComparer); diff != "" {
+					t.Errorf("isDefaulted() is true, but Defaulted() changes (-in +defaulted):\n%s", diff)
+				}
+			}
+			if isDefaulted(got) != isDefaulted(Defaulted(got)) {
+				t.Errorf("isDefaulted() differs between a defaulted preset and its copy")
+			}
 		})
 	}
 }

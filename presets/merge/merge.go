@@ -199,7 +199,7 @@ func Apply(pod *corev1.Pod, presets []*v1alpha1.PodPreset) Result {
 		}
 		// Compare and inject the items as the API server would have
 		// defaulted them (R3.4); see Defaulted.
-		p = Defaulted(p)
+		p = defaultedOnce(p)
 		for i := range p.Spec.Volumes {
 			report(p.Name, "", fieldVolumes, volumes.add(&p.Spec.Volumes[i]))
 		}
