@@ -14,7 +14,9 @@ fi
 echo "installing Debian's chromium for the HTML report test ..." >&2
 export DEBIAN_FRONTEND=noninteractive
 if ! apt-get install -y --no-install-recommends chromium >/dev/null 2>&1; then
-	apt-get update >/dev/null
-	apt-get install -y --no-install-recommends chromium >/dev/null
+	if ! { apt-get update >/dev/null && apt-get install -y --no-install-recommends chromium >/dev/null; }; then
+		echo "hack/install-chromium.sh: installing chromium failed; the HTML rendering test will skip" >&2
+		exit 0
+	fi
 fi
 chromium --version >&2 2>/dev/null || true
