@@ -71,6 +71,9 @@ type cluster interface {
 	validates() bool
 	// simulatedNodes returns the node simulator, nil when there is none.
 	simulatedNodes() *nodes.Simulator
+	// clientset reads the backend's core objects with client-go's typed
+	// clients.
+	clientset() kubernetes.Interface
 }
 
 // createOptions change how create creates an object.
@@ -96,6 +99,8 @@ func (c *apiCluster) mapper() meta.RESTMapper { return c.rest }
 func (c *apiCluster) validates() bool { return true }
 
 func (c *apiCluster) simulatedNodes() *nodes.Simulator { return c.nodes }
+
+func (c *apiCluster) clientset() kubernetes.Interface { return c.client }
 
 func (c *apiCluster) createNamespace(ctx context.Context, name string, labels map[string]string) error {
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels}}

@@ -2,16 +2,12 @@ package harness
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"presetsim.dev/presetsim/harness/containerenv"
@@ -22,60 +18,6 @@ const Mask = "***"
 
 // EnvVar is an expected variable of a step table.
 type EnvVar struct{ Name, Value string }
-
-// sources reads what a container's environment is resolved against from the
-// backend: the ConfigMaps, Secrets and Services of the physical namespace,
-// and the master Service default/kubernetes when the backend has one.
-func (s *Scenario) sources(ctx context.Context, ns string) (containerenv.Sources, error) {
-	src := containerenv.Sources{ConfigMaps: map[string]*corev1.ConfigMap{}, Secrets: map[string]*corev1.Secret{}}
-	read := func(resource string, each func(runtime.Object) error, obj func() runtime.Object) error {
-		list, err := s.w.cluster.list(ctx, corev1.SchemeGroupVersion.WithResource(resource), ns)
-		if err != nil {
-			return fmt.Errorf("unable to list %s: %w", resource, err)
-		}
-		for i := range list {
-			o := obj()
-			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(list[i].Object, o); err != nil {
-				return err
-			}
-			if err := each(o); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	err := errors.Join(
-		read("configmaps", func(o runtime.Object) error {
-			cm := o.(*corev1.ConfigMap)
-			src.ConfigMaps[cm.Name] = cm
-			return nil
-		}, func() runtime.Object { return &corev1.ConfigMap{} }),
-		read("secrets", func(o runtime.Object) error {
-			sec := o.(*corev1.Secret)
-			src.Secrets[sec.Name] = sec
-			return nil
-		}, func() runtime.Object { return &corev1.Secret{} }),
-		read("services", func(o runtime.Object) error {
-			src.Services = append(src.Services, *o.(*corev1.Service))
-			return nil
-		}, func() runtime.Object { return &corev1.Service{} }),
-	)
-	if err != nil {
-		return src, err
-	}
-	master, err := s.w.cluster.get(ctx, corev1.SchemeGroupVersion.WithResource("services"), metav1.NamespaceDefault, "kubernetes")
-	switch {
-	case err == nil:
-		svc := &corev1.Service{}
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(master.Object, svc); err != nil {
-			return src, err
-		}
-		src.MasterServices = []corev1.Service{*svc}
-	case !apierrors.IsNotFound(err):
-		return src, fmt.Errorf("unable to get the kubernetes Service: %w", err)
-	}
-	return src, nil
-}
 
 // Environment returns what a container of a pod of the scenario sees. With
 // simulated nodes it first waits until the pod runs, so that its node and IP
@@ -95,7 +37,7 @@ func (s *Scenario) Environment(ctx context.Context, podName, container string) (
 	if c == nil {
 		return containerenv.Environment{}, fmt.Errorf("pod %q has no container %q (it has %s)", podName, container, containerNames(pod))
 	}
-	src, err := s.sources(ctx, pod.Namespace)
+	src, err := containerenv.FetchSources(ctx, s.w.cluster.clientset(), pod.Namespace)
 	if err != nil {
 		return containerenv.Environment{}, err
 	}

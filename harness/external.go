@@ -97,24 +97,13 @@ func (w *World) startExternal(ctx context.Context, spec ExternalModule, allNames
 			return err
 		}
 	}
-	selector := &metav1.LabelSelector{MatchLabels: map[string]string{AdmissionLabel: w.RunID}}
-	if allNamespaces {
-		selector = nil
-	}
-	cfg := webhook.MutatingWebhookConfiguration(webhook.PodConfig{
-		Name:                    webhookName,
+	return w.registerWebhook(ctx, webhook.PodConfig{
 		URL:                     spec.URL,
 		CABundle:                spec.CABundle,
 		FailurePolicy:           admissionregistrationv1.FailurePolicyType(spec.FailurePolicy),
-		NamespaceSelector:       selector,
 		TimeoutSeconds:          spec.TimeoutSeconds,
 		AdmissionReviewVersions: spec.AdmissionReviewVersions,
-	})
-	cfg.Name = "presetsim-" + w.RunID
-	if _, err := w.Client.AdmissionregistrationV1().MutatingWebhookConfigurations().Create(ctx, cfg, metav1.CreateOptions{}); err != nil {
-		return fmt.Errorf("unable to register the external webhook: %w", err)
-	}
-	return nil
+	}, allNamespaces)
 }
 
 func (e *external) start(kubeconfig []byte) error {

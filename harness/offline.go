@@ -28,6 +28,7 @@ import (
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/warning"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
 
@@ -138,6 +139,8 @@ func (c *offlineCluster) mapper() meta.RESTMapper { return c.rest }
 func (c *offlineCluster) validates() bool { return false }
 
 func (c *offlineCluster) simulatedNodes() *nodes.Simulator { return nil }
+
+func (c *offlineCluster) clientset() kubernetes.Interface { return c.typed }
 
 // tracker returns the store of a resource.
 func (c *offlineCluster) tracker(gvr schema.GroupVersionResource) clienttesting.ObjectTracker {

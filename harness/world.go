@@ -340,16 +340,18 @@ func (w *World) serveModule(ctx context.Context, allNamespaces bool) error {
 	if w.server, err = webhook.Serve("127.0.0.1", mux); err != nil {
 		return err
 	}
-	selector := &metav1.LabelSelector{MatchLabels: map[string]string{AdmissionLabel: w.RunID}}
+	return w.registerWebhook(ctx, webhook.PodConfig{URL: w.server.URL + "/mutate-pods", CABundle: w.server.CABundle}, allNamespaces)
+}
+
+// registerWebhook registers the module's webhook for the run's scenario
+// namespaces (or every namespace) under the run's name.
+func (w *World) registerWebhook(ctx context.Context, c webhook.PodConfig, allNamespaces bool) error {
+	c.Name = webhookName
+	c.NamespaceSelector = &metav1.LabelSelector{MatchLabels: map[string]string{AdmissionLabel: w.RunID}}
 	if allNamespaces {
-		selector = nil
+		c.NamespaceSelector = nil
 	}
-	cfg := webhook.MutatingWebhookConfiguration(webhook.PodConfig{
-		Name:              webhookName,
-		URL:               w.server.URL + "/mutate-pods",
-		CABundle:          w.server.CABundle,
-		NamespaceSelector: selector,
-	})
+	cfg := webhook.MutatingWebhookConfiguration(c)
 	cfg.Name = "presetsim-" + w.RunID
 	if _, err := w.Client.AdmissionregistrationV1().MutatingWebhookConfigurations().Create(ctx, cfg, metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("unable to register the webhook: %w", err)

@@ -1,9 +1,12 @@
 package report
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -162,4 +165,28 @@ func (s *Summary) WriteYAML(w io.Writer) error {
 	}
 	_, err = w.Write(b)
 	return err
+}
+
+// Files are the report files WriteFiles writes, by name.
+func (s *Summary) Files() map[string]func(io.Writer) error {
+	return map[string]func(io.Writer) error{
+		"summary.json": s.WriteJSON,
+		"summary.yaml": s.WriteYAML,
+		"junit.xml":    s.WriteJUnit,
+		"report.html":  s.WriteHTML,
+	}
+}
+
+// WriteFiles writes every report file into dir.
+func (s *Summary) WriteFiles(dir string) error {
+	for name, write := range s.Files() {
+		var b bytes.Buffer
+		if err := write(&b); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b.Bytes(), 0o644); err != nil {
+			return fmt.Errorf("unable to write the report: %w", err)
+		}
+	}
+	return nil
 }

@@ -66,21 +66,13 @@ func TestBuild(t *testing.T) {
 
 func TestWriters(t *testing.T) {
 	s := Build("mutant/ignores-exclude", "presetsim (Kubernetes v1.37.1)", "offline", results)
-	for _, w := range []struct {
-		name  string
-		write func(*bytes.Buffer) error
-	}{
-		{"summary.json", func(b *bytes.Buffer) error { return s.WriteJSON(b) }},
-		{"summary.yaml", func(b *bytes.Buffer) error { return s.WriteYAML(b) }},
-		{"junit.xml", func(b *bytes.Buffer) error { return s.WriteJUnit(b) }},
-		{"report.html", func(b *bytes.Buffer) error { return s.WriteHTML(b) }},
-	} {
-		t.Run(w.name, func(t *testing.T) {
+	for name, write := range s.Files() {
+		t.Run(name, func(t *testing.T) {
 			var b bytes.Buffer
-			if err := w.write(&b); err != nil {
+			if err := write(&b); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, w.name, b.Bytes())
+			golden(t, name, b.Bytes())
 		})
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"presetsim.dev/presetsim/cmd/presetsim/app"
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/harness/mutants"
 	"presetsim.dev/presetsim/harness/profile"
@@ -42,15 +43,7 @@ func TestProfileAttributesEveryDifference(t *testing.T) {
 	defer w.Stop()
 	_, timings := steps.Run(w, steps.SuiteOptions{Paths: []string{"../../features"}, Format: "progress", Output: io.Discard})
 
-	var results []report.ScenarioResult
-	for _, s := range timings.List() {
-		r := report.ScenarioResult{Name: s.Scenario, Tags: s.Tags, Failed: s.Failed, Unsupported: s.Unsupported, NotClaimed: s.NotClaimed}
-		if s.Err != nil {
-			r.Failure = s.Err.Error()
-		}
-		results = append(results, r)
-	}
-	summary := report.Build(prof.Spec.Implementation, prof.Spec.Version, "envtest", results)
+	summary := report.Build(prof.Spec.Implementation, prof.Spec.Version, "envtest", app.ScenarioResults(timings.List()))
 	for _, sc := range summary.Scenarios {
 		if sc.Outcome == report.Fail {
 			t.Logf("failed: %s %v\n  %s", sc.Name, sc.Rules, strings.SplitN(sc.Failure, "\n", 2)[0])

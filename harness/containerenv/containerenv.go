@@ -2,7 +2,9 @@ package containerenv
 
 import (
 	"fmt"
+	"maps"
 	"net"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -110,7 +112,7 @@ func Resolve(pod *corev1.Pod, c *corev1.Container, src Sources) (Environment, er
 		default:
 			continue
 		}
-		for _, k := range sortedKeys(data) {
+		for _, k := range slices.Sorted(maps.Keys(data)) {
 			name := ef.Prefix + k
 			if !ValidName(name) {
 				env.Skipped = append(env.Skipped, SkippedKey{Source: source, Key: name})
@@ -402,15 +404,6 @@ func secretData(s *corev1.Secret) map[string]string {
 		out[k] = v
 	}
 	return out
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 func isTrue(b *bool) bool { return b != nil && *b }

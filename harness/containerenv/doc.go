@@ -2,7 +2,7 @@
 // kubelet makes it (pkg/kubelet/kubelet_pods.go, makeEnvironmentVariables,
 // and pkg/kubelet/envvars), from the pod, the ConfigMaps and Secrets it
 // refers to, and the Services of its namespace. Resolve is a pure function;
-// nothing here talks to an API server.
+// FetchSources, beside it, reads its inputs with a client.
 //
 // The rules, in the kubelet's order:
 //

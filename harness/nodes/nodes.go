@@ -326,7 +326,7 @@ func (s *Simulator) configError(ctx context.Context, pod *corev1.Pod) (string, *
 	if !needsSources(pod) {
 		return "", nil, nil
 	}
-	src, err := FetchSources(ctx, s.client, pod.Namespace)
+	src, err := containerenv.FetchSources(ctx, s.client, pod.Namespace)
 	if err != nil {
 		return "", nil, err
 	}
@@ -360,40 +360,6 @@ func needsSources(pod *corev1.Pod) bool {
 		}
 	}
 	return false
-}
-
-// FetchSources reads what containerenv.Resolve needs for pods of a
-// namespace: its ConfigMaps, Secrets and Services, and the master Service
-// "kubernetes" of the default namespace when there is one.
-func FetchSources(ctx context.Context, client kubernetes.Interface, namespace string) (containerenv.Sources, error) {
-	src := containerenv.Sources{ConfigMaps: map[string]*corev1.ConfigMap{}, Secrets: map[string]*corev1.Secret{}}
-	cms, err := client.CoreV1().ConfigMaps(namespace).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return src, fmt.Errorf("unable to list ConfigMaps: %w", err)
-	}
-	for i := range cms.Items {
-		src.ConfigMaps[cms.Items[i].Name] = &cms.Items[i]
-	}
-	secrets, err := client.CoreV1().Secrets(namespace).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return src, fmt.Errorf("unable to list Secrets: %w", err)
-	}
-	for i := range secrets.Items {
-		src.Secrets[secrets.Items[i].Name] = &secrets.Items[i]
-	}
-	services, err := client.CoreV1().Services(namespace).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return src, fmt.Errorf("unable to list Services: %w", err)
-	}
-	src.Services = services.Items
-	master, err := client.CoreV1().Services(metav1.NamespaceDefault).Get(ctx, "kubernetes", metav1.GetOptions{})
-	switch {
-	case err == nil:
-		src.MasterServices = []corev1.Service{*master}
-	case !apierrors.IsNotFound(err):
-		return src, fmt.Errorf("unable to get the kubernetes Service: %w", err)
-	}
-	return src, nil
 }
 
 // waiting returns the pod Pending on its node, with the container waiting

@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -138,8 +139,8 @@ func (p *Profile) check() []problem {
 			out = append(out, problem{"spec.preset.apiVersion", fmt.Sprintf("must be group/version, got %q", p.Spec.Preset.APIVersion)})
 		}
 	}
-	for _, k := range sortedKeys(p.Spec.Preset.Fields) {
-		if !contains(CanonicalFields, k) {
+	for _, k := range slices.Sorted(maps.Keys(p.Spec.Preset.Fields)) {
+		if !slices.Contains(CanonicalFields, k) {
 			out = append(out, problem{"spec.preset.fields." + k, "is not a canonical field (" + strings.Join(CanonicalFields, ", ") + ")"})
 		}
 		if v := p.Spec.Preset.Fields[k]; v == "" || strings.HasPrefix(v, ".") || strings.HasSuffix(v, ".") {
@@ -150,7 +151,7 @@ func (p *Profile) check() []problem {
 		out = append(out, problem{"spec.annotations.applied", "must hold " + NamePlaceholder + " once, e.g. example.com/applied-{name}"})
 	}
 	for i, c := range p.Spec.Claims {
-		if !contains(Capabilities, c) {
+		if !slices.Contains(Capabilities, c) {
 			out = append(out, problem{fmt.Sprintf("spec.claims[%d]", i), fmt.Sprintf("unknown capability %q (known: %s)", c, strings.Join(Capabilities, ", "))})
 		}
 	}
@@ -187,14 +188,14 @@ func (p *Profile) CRDPath() string {
 }
 
 // Claims reports whether the profile claims the capability.
-func (p *Profile) Claims(capability string) bool { return contains(p.Spec.Claims, capability) }
+func (p *Profile) Claims(capability string) bool { return slices.Contains(p.Spec.Claims, capability) }
 
 // Unclaimed returns the first capability among tags ("@events") that the
 // profile does not claim.
 func (p *Profile) Unclaimed(tags []string) (string, bool) {
 	for _, t := range tags {
 		c := strings.TrimPrefix(t, "@")
-		if contains(Capabilities, c) && !p.Claims(c) {
+		if slices.Contains(Capabilities, c) && !p.Claims(c) {
 			return c, true
 		}
 	}
@@ -254,7 +255,7 @@ func (p *Profile) Preset(canonical *unstructured.Unstructured) (*unstructured.Un
 	out := canonical.DeepCopy()
 	out.SetAPIVersion(p.Spec.Preset.APIVersion)
 	out.SetKind(p.Spec.Preset.Kind)
-	for _, from := range sortedKeys(p.Spec.Preset.Fields) {
+	for _, from := range slices.Sorted(maps.Keys(p.Spec.Preset.Fields)) {
 		v, found, err := unstructured.NestedFieldNoCopy(out.Object, strings.Split(from, ".")...)
 		if err != nil {
 			return nil, err
@@ -273,7 +274,7 @@ func (p *Profile) Preset(canonical *unstructured.Unstructured) (*unstructured.Un
 // Message translates the canonical field paths in an expected message
 // (spec.selector) into the implementation's (spec.podSelector).
 func (p *Profile) Message(text string) string {
-	for _, from := range sortedKeys(p.Spec.Preset.Fields) {
+	for _, from := range slices.Sorted(maps.Keys(p.Spec.Preset.Fields)) {
 		text = strings.ReplaceAll(text, from, p.Spec.Preset.Fields[from])
 	}
 	return text
@@ -334,22 +335,4 @@ func splitPath(path string) []pathSeg {
 		}
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
