@@ -30,13 +30,25 @@ bench: ## start-up, per-scenario overhead, parallel speed-up, pod-create latency
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./presets/merge/ ./steps/
 	PRESETSIM_BIN_DIR=$(BIN_DIR) $(GO) run ./cmd/presetsim bench
 
+SEED_FEATURES = features/simple.feature features/configmap.feature features/replicaset.feature features/multiple.feature features/conflict.feature
+.PHONY: kind-image
+kind-image: ## build the kind node image from Debian packages and source (cached; needs root and Docker)
+	@hack/kind/build-node-image.sh >/dev/null
+
+.PHONY: test-kind
+test-kind: ## build the kind node image if needed, run the seed features on a new kind cluster, delete it
+	@image=$$(hack/kind/build-node-image.sh) && \
+	$(GO) run ./cmd/presetsim run --backend kind --kind-name presetsim-test --kind-image "$$image" $(SEED_FEATURES) $(ARGS)
+
 # Budgets are execution counts, not durations: Go 1.26's fuzz coordinator can
 # fail a target with a bare "context deadline exceeded" when a duration ends
 # (go.dev/issue/75804, fixed in Go 1.27); a count has no deadline to race.
 FUZZTIME ?= 5000x
 .PHONY: fuzz
-fuzz: ## fuzz the merge engine, environment resolution, YAML decoding and webhook handler ($(FUZZTIME) inputs each)
+fuzz: ## fuzz the merge engine (and against its reference), label validation, environment resolution, YAML decoding and webhook handler ($(FUZZTIME) inputs each)
 	$(GO) test -run '^$$' -fuzz '^FuzzApply$$' -fuzztime $(FUZZTIME) ./presets/merge/
+	$(GO) test -run '^$$' -fuzz '^FuzzApplyMatchesReference$$' -fuzztime $(FUZZTIME) ./presets/merge/
+	$(GO) test -run '^$$' -fuzz '^FuzzLabelValidation$$' -fuzztime $(FUZZTIME) ./presets/merge/
 	$(GO) test -run '^$$' -fuzz '^FuzzResolve$$' -fuzztime $(FUZZTIME) ./harness/containerenv/
 	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./harness/manifest/
 	$(GO) test -run '^$$' -fuzz '^FuzzHandler$$' -fuzztime $(FUZZTIME) ./harness/webhook/

@@ -4,6 +4,9 @@
 #
 #   .cache/tools/<stamp>/bin/{kube-apiserver,kube-controller-manager,kube-scheduler,etcd,kubectl}
 #
+# With the argument "kind" it also builds the node binaries that the kind
+# node image needs (kubelet, kubeadm; see hack/kind/build-node-image.sh).
+#
 # <stamp> is a hash of the pins (go.mod, go.sum) and the Go version, so the
 # binaries are rebuilt only when a pin changes. Prints the directory on stdout
 # (everything else goes to stderr) so callers can do BIN=$(hack/build-tools.sh).
@@ -55,5 +58,9 @@ build kube-controller-manager "$tools/kubernetes" k8s.io/kubernetes/cmd/kube-con
 build kube-scheduler "$tools/kubernetes" k8s.io/kubernetes/cmd/kube-scheduler "$kube_ldflags"
 build kubectl "$tools/kubernetes" k8s.io/kubernetes/cmd/kubectl "$kube_ldflags"
 build etcd "$tools/etcd" go.etcd.io/etcd/server/v3 "-s -w"
+if [[ "${1:-}" == kind ]]; then
+	build kubelet "$tools/kubernetes" k8s.io/kubernetes/cmd/kubelet "$kube_ldflags"
+	build kubeadm "$tools/kubernetes" k8s.io/kubernetes/cmd/kubeadm "$kube_ldflags"
+fi
 
 echo "$out"

@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
@@ -32,7 +32,7 @@ const (
 )
 
 // Backends lists the backends a World can start.
-func Backends() []Backend { return []Backend{Envtest, Offline, Cluster} }
+func Backends() []Backend { return []Backend{Envtest, Offline, Cluster, Kind} }
 
 // UnsupportedError says a step cannot be honoured on a backend, and why. A
 // step that returns it is reported as unsupported, never as passed.
@@ -65,12 +65,21 @@ type cluster interface {
 	update(ctx context.Context, gvr schema.GroupVersionResource, u *unstructured.Unstructured, warnings *Warnings) (*unstructured.Unstructured, error)
 	mergePatch(ctx context.Context, gvr schema.GroupVersionResource, namespace, name string, patch []byte) error
 	delete(ctx context.Context, gvr schema.GroupVersionResource, namespace, name string) error
+	// watch reports changes to the resource in namespace (every namespace
+	// when "") until ctx ends or the watch is stopped.
+	watch(ctx context.Context, gvr schema.GroupVersionResource, namespace string) (watch.Interface, error)
 	// validates reports whether create and update run the API server's
 	// validation (schemas, pod validation); when not, a request that
 	// succeeded might have been rejected by a real API server.
 	validates() bool
 	// simulatedNodes returns the node simulator, nil when there is none.
 	simulatedNodes() *nodes.Simulator
+	// runsPods reports whether pods are scheduled and started, on
+	// simulated nodes or real ones.
+	runsPods() bool
+	// realKubelet reports whether pods run on a real kubelet, whose
+	// containers print what they see (the kind backend).
+	realKubelet() bool
 	// clientset reads the backend's core objects with client-go's typed
 	// clients.
 	clientset() kubernetes.Interface
@@ -88,7 +97,9 @@ type apiCluster struct {
 	dynamic dynamic.Interface
 	rest    meta.RESTMapper
 	nodes   *nodes.Simulator
-	wait    time.Duration
+	// realNodes is set when the cluster's nodes are real (kind).
+	realNodes bool
+	wait      time.Duration
 	// namespacedOnly refuses to create anything cluster-scoped but
 	// namespaces (an existing cluster: the harness touches nothing else).
 	namespacedOnly bool
@@ -98,7 +109,15 @@ func (c *apiCluster) mapper() meta.RESTMapper { return c.rest }
 
 func (c *apiCluster) validates() bool { return true }
 
+func (c *apiCluster) watch(ctx context.Context, gvr schema.GroupVersionResource, namespace string) (watch.Interface, error) {
+	return c.dynamic.Resource(gvr).Namespace(namespace).Watch(ctx, metav1.ListOptions{})
+}
+
 func (c *apiCluster) simulatedNodes() *nodes.Simulator { return c.nodes }
+
+func (c *apiCluster) runsPods() bool { return c.nodes != nil || c.realNodes }
+
+func (c *apiCluster) realKubelet() bool { return c.realNodes }
 
 func (c *apiCluster) clientset() kubernetes.Interface { return c.client }
 
@@ -109,14 +128,40 @@ func (c *apiCluster) createNamespace(ctx context.Context, name string, labels ma
 	}
 	// With the ServiceAccount admission plug-in on, pods are refused until
 	// the serviceaccount controller has made the namespace's default account.
-	err := wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, c.wait, true, func(ctx context.Context) (bool, error) {
-		_, err := c.client.CoreV1().ServiceAccounts(name).Get(ctx, "default", metav1.GetOptions{})
-		return err == nil, nil
-	})
-	if err != nil {
+	if err := c.waitForDefaultAccount(ctx, name); err != nil {
 		return fmt.Errorf("namespace %s got no default ServiceAccount: %w", name, err)
 	}
 	return nil
+}
+
+// waitForDefaultAccount waits until the namespace's default ServiceAccount
+// exists: it watches for it (opened before looking, so that it cannot be
+// missed in between) rather than polling.
+func (c *apiCluster) waitForDefaultAccount(ctx context.Context, namespace string) error {
+	ctx, cancel := context.WithTimeout(ctx, c.wait)
+	defer cancel()
+	accounts := c.client.CoreV1().ServiceAccounts(namespace)
+	w, err := accounts.Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=default"})
+	if err != nil {
+		return err
+	}
+	defer w.Stop()
+	if _, err := accounts.Get(ctx, "default", metav1.GetOptions{}); err == nil {
+		return nil
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case ev, ok := <-w.ResultChan():
+			if !ok {
+				return errors.New("the watch of ServiceAccounts ended")
+			}
+			if ev.Type == watch.Added || ev.Type == watch.Modified {
+				return nil
+			}
+		}
+	}
 }
 
 func (c *apiCluster) labelNamespace(ctx context.Context, name, key, value string) error {

@@ -8,9 +8,11 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"presetsim.dev/presetsim/harness/containerenv"
+	"presetsim.dev/presetsim/harness/envprint"
 )
 
 // Mask stands for a value that came from a Secret, in every message.
@@ -28,8 +30,9 @@ func (s *Scenario) Environment(ctx context.Context, podName, container string) (
 	if err != nil {
 		return containerenv.Environment{}, err
 	}
-	if s.w.cluster.simulatedNodes() != nil {
-		if pod, err = s.waitStarted(ctx, ns, podName); err != nil {
+	blocked := ""
+	if s.w.cluster.runsPods() {
+		if pod, blocked, err = s.waitStarted(ctx, ns, podName); err != nil {
 			return containerenv.Environment{}, err
 		}
 	}
@@ -45,19 +48,78 @@ func (s *Scenario) Environment(ctx context.Context, podName, container string) (
 	if err != nil {
 		return env, fmt.Errorf("container %q of pod %q cannot start: %s: %s", container, podName, containerenv.Reason, s.Logical(err.Error()))
 	}
+	switch {
+	case blocked != "":
+		s.note("the environment of container %q of pod %q was not compared with what a real container prints: the pod cannot start: %s", container, podName, s.Logical(blocked))
+	case s.w.cluster.realKubelet():
+		if err := s.checkPrinted(ctx, pod, container, env); err != nil {
+			return env, err
+		}
+	}
 	return env, nil
+}
+
+// checkPrinted compares the environment the harness computed with what the
+// container printed on a real kubelet (cmd/printenv, the image every pod
+// runs on the kind backend): a difference means the simulation is wrong,
+// and fails the step whatever the scenario expects.
+func (s *Scenario) checkPrinted(ctx context.Context, pod *corev1.Pod, container string, env containerenv.Environment) error {
+	var printed map[string]string
+	var last error
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, s.w.Timeouts.Wait, true, func(ctx context.Context) (bool, error) {
+		raw, err := s.w.Client.CoreV1().Pods(pod.Namespace).GetLogs(pod.Name, &corev1.PodLogOptions{Container: container}).DoRaw(ctx)
+		if err != nil {
+			last = err
+			return false, nil
+		}
+		printed, last = envprint.Parse(string(raw))
+		return last == nil, nil
+	})
+	if err != nil {
+		return fmt.Errorf("container %q of pod %q did not print its environment within %s (does it run the printenv image?): %v", container, pod.Name, s.w.Timeouts.Wait, last)
+	}
+	diffs := containerenv.ComparePrinted(env, printed)
+	if len(diffs) == 0 {
+		return nil
+	}
+	lines := make([]string, 0, len(diffs))
+	for _, d := range diffs {
+		simulated, real := "<unset>", "<unset>"
+		secret := d.Simulated != nil && d.Simulated.Secret
+		if d.Simulated != nil {
+			simulated = s.show(*d.Simulated) + " (from " + d.Simulated.From + ")"
+		}
+		if d.Printed != nil {
+			real = s.show(containerenv.Var{Value: *d.Printed, Secret: secret})
+		}
+		lines = append(lines, fmt.Sprintf("%s: kubelet gave %s, harness computed %s", d.Name, real, simulated))
+	}
+	return fmt.Errorf("the environment container %q of pod %q printed differs from the harness's simulation:\n  %s", container, pod.Name, strings.Join(lines, "\n  "))
 }
 
 // waitStarted waits until the pod is Running, or one of its containers waits
 // for a reason other than PodInitializing or ContainerCreating (an error).
-func (s *Scenario) waitStarted(ctx context.Context, ns, name string) (*corev1.Pod, error) {
-	var pod *corev1.Pod
-	var stuck error
-	err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, s.w.Timeouts.Wait, true, func(ctx context.Context) (bool, error) {
-		var err error
-		if pod, err = s.GetPod(ctx, ns, name); err != nil {
+// On a real kubelet a pod can also be blocked before its containers are
+// made, by a volume it cannot mount (a FailedMount event, such as a Secret
+// volume whose Secret does not exist): the pod is then returned with blocked
+// saying why, as its environment is still what the kubelet would give it.
+func (s *Scenario) waitStarted(ctx context.Context, ns, name string) (pod *corev1.Pod, blocked string, err error) {
+	var stuck, last error
+	physical, err := s.Namespace(ctx, ns)
+	if err != nil {
+		return nil, "", err
+	}
+	watched := []schema.GroupVersionResource{podsResource}
+	if s.w.cluster.realKubelet() {
+		watched = append(watched, eventsResource)
+	}
+	err = s.waitUntil(ctx, physical, s.w.Timeouts.Wait, func(ctx context.Context) (bool, error) {
+		got, err := s.GetPod(ctx, ns, name)
+		if err != nil {
+			last = err
 			return false, err
 		}
+		pod = got
 		if pod.Status.Phase == corev1.PodRunning || pod.Status.Phase == corev1.PodSucceeded {
 			return true, nil
 		}
@@ -65,19 +127,35 @@ func (s *Scenario) waitStarted(ctx context.Context, ns, name string) (*corev1.Po
 			stuck = fmt.Errorf("container %q of pod %q cannot start: %s: %s", c, name, w.Reason, s.Logical(w.Message))
 			return true, nil
 		}
+		if s.w.cluster.realKubelet() {
+			evs, err := s.events(ctx, pod.Namespace, "Pod", name)
+			if err != nil {
+				last = err
+				return false, nil
+			}
+			for _, e := range evs {
+				if e.Reason == "FailedMount" {
+					blocked = "FailedMount: " + e.Message
+					return true, nil
+				}
+			}
+		}
 		return false, nil
-	})
+	}, watched...)
 	if stuck != nil {
-		return nil, stuck
+		return nil, "", stuck
 	}
 	if err != nil {
 		phase := "<not found>"
 		if pod != nil {
 			phase = string(pod.Status.Phase)
 		}
-		return nil, fmt.Errorf("pod %q did not start within %s (phase %s)", name, s.w.Timeouts.Wait, phase)
+		if last != nil {
+			phase += "; last error: " + s.Logical(last.Error())
+		}
+		return nil, "", fmt.Errorf("pod %q did not start within %s (phase %s)", name, s.w.Timeouts.Wait, phase)
 	}
-	return pod, nil
+	return pod, blocked, nil
 }
 
 // waitingContainer returns a container that waits for a reason that is an
@@ -185,7 +263,7 @@ func (s *Scenario) DoesNotSee(ctx context.Context, podName, container string, na
 // status, as the kubelet reports it; without, the environment's resolution.
 func (s *Scenario) FailsToStart(ctx context.Context, podName, container, reason, message string) error {
 	ns := s.podNamespace(podName)
-	if s.w.cluster.simulatedNodes() == nil {
+	if !s.w.cluster.runsPods() {
 		_, err := s.Environment(ctx, podName, container)
 		if err == nil {
 			return fmt.Errorf("container %q of pod %q can start: its environment resolves", container, podName)
@@ -196,7 +274,7 @@ func (s *Scenario) FailsToStart(ctx context.Context, podName, container, reason,
 		return nil
 	}
 	var last string
-	err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, s.w.Timeouts.Wait, true, func(ctx context.Context) (bool, error) {
+	err := s.waitForPods(ctx, ns, func(ctx context.Context) (bool, error) {
 		pod, err := s.GetPod(ctx, ns, podName)
 		if err != nil {
 			return false, err
@@ -227,14 +305,14 @@ func (s *Scenario) FailsToStart(ctx context.Context, podName, container, reason,
 	return nil
 }
 
-// BecomesReady waits until the pod is Ready, on a simulated node.
+// BecomesReady waits until the pod is Ready, on a simulated or real node.
 func (s *Scenario) BecomesReady(ctx context.Context, podName string) error {
-	if _, err := s.nodes(); err != nil {
-		return err
+	if !s.w.cluster.runsPods() {
+		return &UnsupportedError{Backend: s.w.Backend, Reason: "there are no nodes to schedule pods on"}
 	}
 	ns := s.podNamespace(podName)
 	var pod *corev1.Pod
-	err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, s.w.Timeouts.Wait, true, func(ctx context.Context) (bool, error) {
+	err := s.waitForPods(ctx, ns, func(ctx context.Context) (bool, error) {
 		var err error
 		if pod, err = s.GetPod(ctx, ns, podName); err != nil {
 			return false, err

@@ -52,12 +52,7 @@ func startExisting(ctx context.Context, opts Options) (_ *World, err error) {
 	if err := w.connect(cfg); err != nil {
 		return nil, err
 	}
-	version, err := w.Client.Discovery().ServerVersion()
-	if err != nil {
-		return nil, fmt.Errorf("unable to reach the cluster: %w", err)
-	}
-	w.ServerVersion = version.GitVersion
-	fmt.Fprintf(progress, "cluster %s (Kubernetes %s): checking that PodPresets are served ...\n", cfg.Host, version.GitVersion)
+	fmt.Fprintf(progress, "cluster %s (Kubernetes %s): checking that PodPresets are served ...\n", cfg.Host, w.ServerVersion)
 	gv := v1alpha1.SchemeGroupVersion.String()
 	resources, err := w.Client.Discovery().ServerResourcesForGroupVersion(gv)
 	if err != nil {
@@ -72,11 +67,9 @@ func startExisting(ctx context.Context, opts Options) (_ *World, err error) {
 	}
 	w.cluster = &apiCluster{client: w.Client, dynamic: w.Dynamic, rest: w.Mapper, wait: w.Timeouts.Wait, namespacedOnly: true}
 	w.cleanup = w.deleteRunNamespaces
-	if err := w.waitForModule(ctx); err != nil {
+	if err := w.ready(ctx, progress, began, fmt.Sprintf(", namespaces labelled %s=%s", RunLabel, w.RunID)); err != nil {
 		return nil, err
 	}
-	w.Started = time.Since(began)
-	fmt.Fprintf(progress, "ready in %s (run %s, namespaces labelled %s=%s)\n", since(began), w.RunID, RunLabel, w.RunID)
 	return w, nil
 }
 

@@ -24,6 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/apiserver/pkg/admission"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/warning"
@@ -139,6 +140,10 @@ func (c *offlineCluster) mapper() meta.RESTMapper { return c.rest }
 func (c *offlineCluster) validates() bool { return false }
 
 func (c *offlineCluster) simulatedNodes() *nodes.Simulator { return nil }
+
+func (c *offlineCluster) runsPods() bool { return false }
+
+func (c *offlineCluster) realKubelet() bool { return false }
 
 func (c *offlineCluster) clientset() kubernetes.Interface { return c.typed }
 
@@ -355,6 +360,10 @@ func (c *offlineCluster) toUnstructured(gvr schema.GroupVersionResource, obj run
 	}
 	u.SetGroupVersionKind(gvk)
 	return u, nil
+}
+
+func (c *offlineCluster) watch(_ context.Context, gvr schema.GroupVersionResource, namespace string) (watch.Interface, error) {
+	return c.tracker(gvr).Watch(gvr, namespace)
 }
 
 func (c *offlineCluster) list(_ context.Context, gvr schema.GroupVersionResource, namespace string) ([]unstructured.Unstructured, error) {
@@ -588,20 +597,16 @@ func startOffline(ctx context.Context, opts Options, factory ModuleFactory) (_ *
 	}()
 	c := newOfflineCluster(w.Scheme, w.RunID, opts.AllNamespaces)
 	w.cluster = c
-	var moduleCtx context.Context
-	moduleCtx, w.cancel = context.WithCancel(context.Background())
 	fmt.Fprintf(progress, "offline backend: starting admission module %q in-process ...\n", opts.Module)
-	if w.module, err = factory(moduleCtx, ModuleDeps{Client: c.typed, Dynamic: c.dynamic}); err != nil {
-		return nil, fmt.Errorf("unable to start admission module %q: %w", opts.Module, err)
+	if err := w.startModule(opts.Module, factory, ModuleDeps{Client: c.typed, Dynamic: c.dynamic}); err != nil {
+		return nil, err
 	}
 	c.plugin = w.module.Plugin
 	if err := c.addMasterService(ctx); err != nil {
 		return nil, err
 	}
-	if err := w.waitForModule(ctx); err != nil {
+	if err := w.ready(ctx, progress, began, ", offline"); err != nil {
 		return nil, err
 	}
-	w.Started = time.Since(began)
-	fmt.Fprintf(progress, "ready in %s (run %s, offline)\n", since(began), w.RunID)
 	return w, nil
 }

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -37,7 +39,25 @@ type Scenario struct {
 	versions  map[objectKey]string // PodPreset resourceVersions, for ${rv:name}
 	last      *Attempt
 
-	nodesChanged bool // the scenario changed the node count
+	nodesChanged bool     // the scenario changed the node count
+	created      podOrder // pods in creation order, on real nodes
+
+	notesMu sync.Mutex
+	notes   []string // what the run should tell the reader, though no step failed
+}
+
+// Notes are what the scenario's steps want the reader to know although no
+// step failed: a comparison that could not be made on this backend, say.
+func (s *Scenario) Notes() []string {
+	s.notesMu.Lock()
+	defer s.notesMu.Unlock()
+	return slices.Clone(s.notes)
+}
+
+func (s *Scenario) note(format string, args ...any) {
+	s.notesMu.Lock()
+	defer s.notesMu.Unlock()
+	s.notes = append(s.notes, fmt.Sprintf(format, args...))
 }
 
 // objectKey names an object by kind, logical namespace and name.
@@ -87,6 +107,11 @@ func (s *Scenario) Namespace(ctx context.Context, logical string) (string, error
 	labels := map[string]string{RunLabel: s.w.RunID, AdmissionLabel: s.w.RunID, LogicalLabel: base}
 	if err := s.w.cluster.createNamespace(ctx, p, labels); err != nil {
 		return "", err
+	}
+	if s.w.cluster.realKubelet() {
+		if err := s.created.watchNamespace(s.w.cluster, p); err != nil {
+			return "", fmt.Errorf("unable to watch the pods of namespace %s: %w", p, err)
+		}
 	}
 	s.physical[logical] = p
 	return p, nil
@@ -541,7 +566,11 @@ func (s *Scenario) WaitForPods(ctx context.Context, n int, kind, name string) ([
 		status string
 		gvk    string
 	)
-	err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, s.w.Timeouts.Wait, true, func(ctx context.Context) (bool, error) {
+	_, ownerGVR, ns, err := s.object(ctx, kind, name)
+	if err != nil {
+		return nil, err
+	}
+	err = s.waitUntil(ctx, ns, s.w.Timeouts.Wait, func(ctx context.Context) (bool, error) {
 		owner, _, _, err := s.object(ctx, kind, name)
 		if err != nil {
 			return false, err
@@ -553,7 +582,7 @@ func (s *Scenario) WaitForPods(ctx context.Context, n int, kind, name string) ([
 		var ok bool
 		ok, status = settled(owner)
 		return ok && len(pods) == n, nil
-	})
+	}, podsResource, ownerGVR, replicaSetsResource)
 	if err != nil {
 		if status != "" {
 			status = fmt.Sprintf(" (%s %q not settled: %s)", gvk, name, status)
@@ -661,7 +690,7 @@ func (s *Scenario) HasEvent(ctx context.Context, kind, name string, want EventSp
 	}
 	var seen []corev1.Event
 	var wrongUID bool
-	err = wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, s.w.Timeouts.Wait, true, func(ctx context.Context) (bool, error) {
+	err = s.waitUntil(ctx, ns, s.w.Timeouts.Wait, func(ctx context.Context) (bool, error) {
 		seen, err = s.events(ctx, ns, gvk.Kind, name)
 		if err != nil {
 			return false, err
@@ -676,7 +705,7 @@ func (s *Scenario) HasEvent(ctx context.Context, kind, name string, want EventSp
 			}
 		}
 		return false, nil
-	})
+	}, eventsResource)
 	if err != nil {
 		hint := ""
 		if wrongUID {

@@ -38,11 +38,16 @@ func (s *Scenario) nodes() (*nodes.Simulator, error) {
 	if sim := s.w.cluster.simulatedNodes(); sim != nil {
 		return sim, nil
 	}
+	if s.w.cluster.runsPods() {
+		return nil, &UnsupportedError{Backend: s.w.Backend, Reason: "the cluster's nodes are real: the harness cannot add, remove or track them as it does simulated ones"}
+	}
 	return nil, &UnsupportedError{Backend: s.w.Backend, Reason: "there are no nodes to schedule pods on"}
 }
 
-// Cleanup undoes what a scenario changed outside its namespaces.
+// Cleanup undoes what a scenario changed outside its namespaces, and stops
+// what it watches.
 func (s *Scenario) Cleanup(ctx context.Context) error {
+	s.created.stop()
 	if sim := s.w.cluster.simulatedNodes(); s.nodesChanged && sim != nil {
 		s.nodesChanged = false
 		return sim.SetNodes(ctx, s.w.DefaultNodes)
@@ -68,14 +73,18 @@ func (s *Scenario) EnableRollout(ctx context.Context, logical string) error {
 // for the preset.
 func (s *Scenario) RestartedFor(ctx context.Context, kind, name, preset string) error {
 	var cause string
-	err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, s.w.Timeouts.Wait, true, func(ctx context.Context) (bool, error) {
+	_, gvr, ns, err := s.object(ctx, kind, name)
+	if err != nil {
+		return err
+	}
+	err = s.waitUntil(ctx, ns, s.w.Timeouts.Wait, func(ctx context.Context) (bool, error) {
 		obj, _, _, err := s.object(ctx, kind, name)
 		if err != nil {
 			return false, err
 		}
 		cause, _, _ = unstructured.NestedString(obj.Object, "spec", "template", "metadata", "annotations", rollout.CauseAnnotation)
 		return strings.HasPrefix(cause, "PodPreset "+preset+" "), nil
-	})
+	}, gvr)
 	if err != nil {
 		return fmt.Errorf("%s %q was not restarted for PodPreset %q within %s (its %s is %q)", kind, name, preset, s.w.Timeouts.Wait, rollout.CauseAnnotation, cause)
 	}
@@ -146,13 +155,13 @@ func (s *Scenario) DeletePod(ctx context.Context, name string) error {
 	if err := s.w.cluster.delete(ctx, podsResource, ns, name); err != nil {
 		return s.failed(err, "unable to delete pod %q", name)
 	}
-	err = wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, s.w.Timeouts.Wait, true, func(ctx context.Context) (bool, error) {
+	err = s.waitUntil(ctx, ns, s.w.Timeouts.Wait, func(ctx context.Context) (bool, error) {
 		p, err := s.w.cluster.get(ctx, podsResource, ns, name)
 		if apierrors.IsNotFound(err) {
 			return true, nil
 		}
 		return err == nil && p.GetUID() != old.GetUID(), nil
-	})
+	}, podsResource)
 	if err != nil {
 		return fmt.Errorf("pod %q was not deleted within %s", name, s.w.Timeouts.Wait)
 	}
@@ -245,11 +254,17 @@ func (s *Scenario) PodsCreatedInOrder(ctx context.Context, kind, name string) er
 	}
 	var ordinals []int
 	seen := map[int]bool{}
-	sim, err := s.nodes()
-	if err != nil {
-		return err
+	var created []string
+	if s.w.cluster.realKubelet() {
+		created = s.created.order(ns)
+	} else {
+		sim, err := s.nodes()
+		if err != nil {
+			return err
+		}
+		created = sim.CreationOrder(ns)
 	}
-	for _, pod := range sim.CreationOrder(ns) {
+	for _, pod := range created {
 		suffix, ok := strings.CutPrefix(pod, name+"-")
 		if !ok {
 			continue
@@ -309,14 +324,30 @@ func (s *Scenario) OnePodPerNode(ctx context.Context, kind, name string) error {
 }
 
 // JobCompletes waits until the Job has the condition Complete.
+// On a real kubelet the Job's pods run the printenv test image, which
+// sleeps until told to finish: the harness finishes each pod once it runs.
 func (s *Scenario) JobCompletes(ctx context.Context, name string) error {
 	var last *unstructured.Unstructured
-	err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, s.w.Timeouts.Wait, true, func(ctx context.Context) (bool, error) {
+	finished := map[string]bool{}
+	_, jobs, ns, err := s.object(ctx, "Job", name)
+	if err != nil {
+		return err
+	}
+	err = s.waitUntil(ctx, ns, s.w.Timeouts.Wait, func(ctx context.Context) (bool, error) {
 		obj, _, _, err := s.object(ctx, "Job", name)
 		if err != nil {
 			return false, err
 		}
 		last = obj
+		if s.w.cluster.realKubelet() {
+			pods, err := s.ownedPods(ctx, obj)
+			if err != nil {
+				return false, err
+			}
+			if err := s.finishPods(ctx, pods, finished); err != nil {
+				return false, err
+			}
+		}
 		conds, _, _ := unstructured.NestedSlice(obj.Object, "status", "conditions")
 		for _, c := range conds {
 			m, _ := c.(map[string]any)
@@ -325,13 +356,16 @@ func (s *Scenario) JobCompletes(ctx context.Context, name string) error {
 			}
 		}
 		return false, nil
-	})
+	}, jobs, podsResource)
 	if err != nil {
 		status := "no status"
 		if last != nil {
 			if st, ok := last.Object["status"]; ok {
 				status = fmt.Sprint(st)
 			}
+		}
+		if !wait.Interrupted(err) {
+			return fmt.Errorf("waiting for Job %q to complete: %w", name, err)
 		}
 		return fmt.Errorf("Job %q did not complete within %s: %s", name, s.w.Timeouts.Wait, status)
 	}

@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -24,6 +25,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	"presetsim.dev/presetsim/harness/controlplane"
+	"presetsim.dev/presetsim/harness/kindcluster"
 	"presetsim.dev/presetsim/harness/manifest"
 	"presetsim.dev/presetsim/harness/nodes"
 	"presetsim.dev/presetsim/harness/profile"
@@ -72,6 +74,8 @@ type Options struct {
 	// ShowSecrets shows values that come from Secrets in messages; they are
 	// masked as Mask otherwise.
 	ShowSecrets bool
+	// Kind configures the kind backend.
+	Kind KindOptions
 	// Nodes is the number of simulated nodes; DefaultNodes when zero. A
 	// scenario may change it for itself ("Given the cluster has 5 nodes").
 	Nodes int
@@ -149,6 +153,8 @@ type World struct {
 	cp       *controlplane.ControlPlane
 	module   *InProcess
 	server   *webhook.Server
+	kind     *kindcluster.Cluster // the kind backend's cluster
+	images   *http.Server         // the kind backend's image mirror
 	cancel   context.CancelFunc
 	stop     sync.Once
 	stopErr  error
@@ -198,6 +204,8 @@ func Start(ctx context.Context, opts Options) (_ *World, err error) {
 		return startOffline(ctx, opts, factory)
 	case Cluster:
 		return startExisting(ctx, opts)
+	case Kind:
+		return startKind(ctx, opts, factory)
 	default:
 		return nil, fmt.Errorf("unknown backend %q (known: %v)", opts.Backend, Backends())
 	}
@@ -224,12 +232,7 @@ func Start(ctx context.Context, opts Options) (_ *World, err error) {
 	}
 	w.KubeConfig = w.cp.KubeConfig
 	fmt.Fprintf(progress, "control plane up in %s; starting %d simulated nodes ...\n", since(began), opts.Nodes)
-	version, err := w.Client.Discovery().ServerVersion()
-	if err != nil {
-		return nil, fmt.Errorf("unable to read the API server's version: %w", err)
-	}
-	w.ServerVersion = version.GitVersion
-	if w.Nodes, err = nodes.Start(ctx, w.Client, nodes.Options{Prefix: "presetsim-node-", Nodes: opts.Nodes, KubeletVersion: version.GitVersion}); err != nil {
+	if w.Nodes, err = nodes.Start(ctx, w.Client, nodes.Options{Prefix: "presetsim-node-", Nodes: opts.Nodes, KubeletVersion: w.ServerVersion}); err != nil {
 		return nil, fmt.Errorf("unable to start the simulated nodes: %w", err)
 	}
 	w.cluster = &apiCluster{client: w.Client, dynamic: w.Dynamic, rest: w.Mapper, nodes: w.Nodes, wait: w.Timeouts.Wait}
@@ -244,21 +247,46 @@ func Start(ctx context.Context, opts Options) (_ *World, err error) {
 		}
 	} else {
 		fmt.Fprintf(progress, "serving admission module %q as a webhook ...\n", opts.Module)
-		var moduleCtx context.Context
-		moduleCtx, w.cancel = context.WithCancel(context.Background())
-		if w.module, err = factory(moduleCtx, ModuleDeps{Client: w.Client, Dynamic: w.Dynamic}); err != nil {
-			return nil, fmt.Errorf("unable to start admission module %q: %w", opts.Module, err)
+		if err := w.startModule(opts.Module, factory, ModuleDeps{Client: w.Client, Dynamic: w.Dynamic}); err != nil {
+			return nil, err
 		}
 		if err := w.serveModule(ctx, opts.AllNamespaces); err != nil {
 			return nil, err
 		}
 	}
-	if err := w.waitForModule(ctx); err != nil {
+	if err := w.ready(ctx, progress, began, ""); err != nil {
 		return nil, err
 	}
-	w.Started = time.Since(began)
-	fmt.Fprintf(progress, "ready in %s (run %s)\n", since(began), w.RunID)
 	return w, nil
+}
+
+// CreateNamespace creates a namespace with labels and, on an API server,
+// waits until it has its default ServiceAccount, without which pods are
+// refused (for callers outside a scenario, such as presetsim bench).
+func (w *World) CreateNamespace(ctx context.Context, name string, labels map[string]string) error {
+	return w.cluster.createNamespace(ctx, name, labels)
+}
+
+// startModule starts the in-process module; Stop stops it.
+func (w *World) startModule(name string, factory ModuleFactory, deps ModuleDeps) error {
+	var moduleCtx context.Context
+	moduleCtx, w.cancel = context.WithCancel(context.Background())
+	var err error
+	if w.module, err = factory(moduleCtx, deps); err != nil {
+		return fmt.Errorf("unable to start admission module %q: %w", name, err)
+	}
+	return nil
+}
+
+// ready waits until the module answers (waitForModule) and records how
+// long the start took.
+func (w *World) ready(ctx context.Context, progress io.Writer, began time.Time, what string) error {
+	if err := w.waitForModule(ctx); err != nil {
+		return err
+	}
+	w.Started = time.Since(began)
+	fmt.Fprintf(progress, "ready in %s (run %s%s)\n", since(began), w.RunID, what)
+	return nil
 }
 
 // newWorld returns a World for the backend with what every backend sets
@@ -278,6 +306,8 @@ func newWorld(backend Backend, opts Options) *World {
 
 func since(t time.Time) time.Duration { return time.Since(t).Round(10 * time.Millisecond) }
 
+// connect makes the World's clients for cfg and reads the API server's
+// version, which also proves that it answers.
 func (w *World) connect(cfg *rest.Config) error {
 	cfg = rest.CopyConfig(cfg)
 	cfg.QPS, cfg.Burst = 200, 400
@@ -294,8 +324,15 @@ func (w *World) connect(cfg *rest.Config) error {
 	if err != nil {
 		return err
 	}
-	w.Mapper, err = apiutil.NewDynamicRESTMapper(cfg, httpClient)
-	return err
+	if w.Mapper, err = apiutil.NewDynamicRESTMapper(cfg, httpClient); err != nil {
+		return err
+	}
+	version, err := w.Client.Discovery().ServerVersion()
+	if err != nil {
+		return fmt.Errorf("unable to reach the API server at %s: %w", cfg.Host, err)
+	}
+	w.ServerVersion = version.GitVersion
+	return nil
 }
 
 func (w *World) installCRD(ctx context.Context) error {
@@ -312,7 +349,16 @@ func (w *World) installCRD(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if _, err := cs.ApiextensionsV1().CustomResourceDefinitions().Create(ctx, crd, metav1.CreateOptions{}); err != nil {
+	_, err = cs.ApiextensionsV1().CustomResourceDefinitions().Create(ctx, crd, metav1.CreateOptions{})
+	if apierrors.IsAlreadyExists(err) {
+		// A reused kind cluster has it from an earlier run: make it ours.
+		var got *apiextensionsv1.CustomResourceDefinition
+		if got, err = cs.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, crd.Name, metav1.GetOptions{}); err == nil {
+			got.Spec = crd.Spec
+			_, err = cs.ApiextensionsV1().CustomResourceDefinitions().Update(ctx, got, metav1.UpdateOptions{})
+		}
+	}
+	if err != nil {
 		return fmt.Errorf("unable to install the PodPreset CRD: %w", err)
 	}
 	err = wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
@@ -334,10 +380,16 @@ func (w *World) installCRD(ctx context.Context) error {
 }
 
 func (w *World) serveModule(ctx context.Context, allNamespaces bool) error {
+	return w.serveModuleOn(ctx, "127.0.0.1", allNamespaces)
+}
+
+// serveModuleOn serves the in-process module as a webhook on host (an IP
+// address the API server reaches) and registers it.
+func (w *World) serveModuleOn(ctx context.Context, host string, allNamespaces bool) error {
 	mux := http.NewServeMux()
 	mux.Handle("/mutate-pods", webhook.NewHandler(w.module.Plugin, w.Scheme))
 	var err error
-	if w.server, err = webhook.Serve("127.0.0.1", mux); err != nil {
+	if w.server, err = webhook.Serve(host, mux); err != nil {
 		return err
 	}
 	return w.registerWebhook(ctx, webhook.PodConfig{URL: w.server.URL + "/mutate-pods", CABundle: w.server.CABundle}, allNamespaces)
@@ -505,5 +557,6 @@ func (w *World) stopAll() error {
 	if w.cp != nil {
 		errs = append(errs, w.cp.Stop())
 	}
+	errs = append(errs, w.stopKind())
 	return errors.Join(errs...)
 }

@@ -57,6 +57,9 @@ type Timing struct {
 	// NotClaimed is the capability (a tag) the scenario needs and the
 	// profile does not claim; the scenario was not run.
 	NotClaimed string
+	// Notes are what the scenario's steps want the reader to know though
+	// no step failed (harness.Scenario.Notes).
+	Notes []string
 	// Pods are the pods the scenario left behind, with logical namespace
 	// names (only with SuiteOptions.KeepPods).
 	Pods []corev1.Pod
@@ -138,6 +141,7 @@ func Run(w *harness.World, opts SuiteOptions) (int, *Timings) {
 				}
 				if s != nil {
 					t.NotClaimed = s.notClaimed
+					t.Notes = s.scenario.Notes()
 				}
 				if err != nil && !errors.Is(err, godog.ErrSkip) {
 					t.Failed, t.Err = true, err

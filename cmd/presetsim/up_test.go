@@ -60,7 +60,20 @@ func TestUpWithKubectl(t *testing.T) {
 		return s
 	}
 
-	must(preset+"---\n"+pod("website", ""), "apply", "-f", "-")
+	// The module sees presets through an informer: a pod applied in the
+	// same breath as its preset can be admitted before the preset's watch
+	// event arrives, as with the in-tree PodPreset. Wait until a dry run
+	// shows the preset, then apply the pod.
+	must(preset, "apply", "-f", "-")
+	for seen := time.Now(); ; time.Sleep(50 * time.Millisecond) {
+		if dry, _ := kubectl(pod("probe", ""), "create", "--dry-run=server", "-o", "yaml", "-f", "-"); strings.Contains(dry, "DB_PORT") {
+			break
+		}
+		if time.Since(seen) > 10*time.Second {
+			t.Fatal("the preset did not reach the module within 10s")
+		}
+	}
+	must(pod("website", ""), "apply", "-f", "-")
 	if got := must("", "get", "pod", "website", "-o", "yaml"); !strings.Contains(got, "DB_PORT") || !strings.Contains(got, "podpreset.admission.kubernetes.io/podpreset-allow-database") {
 		t.Errorf("kubectl get pod -o yaml shows no injection:\n%s", got)
 	}

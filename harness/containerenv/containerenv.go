@@ -170,39 +170,21 @@ func valueFrom(pod *corev1.Pod, from *corev1.EnvVarSource, src Sources, v *Var) 
 	case from.ConfigMapKeyRef != nil:
 		ref := from.ConfigMapKeyRef
 		v.From = "configMap " + ref.Name
-		cm, ok := src.ConfigMaps[ref.Name]
-		if !ok {
-			if isTrue(ref.Optional) {
-				return "", false, nil
-			}
-			return "", false, &ConfigError{Message: fmt.Sprintf("configmap %q not found", ref.Name)}
+		cm, exists := src.ConfigMaps[ref.Name]
+		var data map[string]string
+		if exists {
+			data = cm.Data
 		}
-		value, ok := cm.Data[ref.Key]
-		if !ok {
-			if isTrue(ref.Optional) {
-				return "", false, nil
-			}
-			return "", false, &ConfigError{Message: fmt.Sprintf("couldn't find key %s in ConfigMap %s/%s", ref.Key, pod.Namespace, ref.Name)}
-		}
-		return value, true, nil
+		return keyRef("ConfigMap", pod.Namespace, ref.Name, ref.Key, ref.Optional, data, exists)
 	case from.SecretKeyRef != nil:
 		ref := from.SecretKeyRef
 		v.From, v.Secret = "secret "+ref.Name, true
-		s, ok := src.Secrets[ref.Name]
-		if !ok {
-			if isTrue(ref.Optional) {
-				return "", false, nil
-			}
-			return "", false, &ConfigError{Message: fmt.Sprintf("secret %q not found", ref.Name)}
+		s, exists := src.Secrets[ref.Name]
+		var data map[string]string
+		if exists {
+			data = secretData(s)
 		}
-		value, ok := secretData(s)[ref.Key]
-		if !ok {
-			if isTrue(ref.Optional) {
-				return "", false, nil
-			}
-			return "", false, &ConfigError{Message: fmt.Sprintf("couldn't find key %s in Secret %s/%s", ref.Key, pod.Namespace, ref.Name)}
-		}
-		return value, true, nil
+		return keyRef("Secret", pod.Namespace, ref.Name, ref.Key, ref.Optional, data, exists)
 	case from.FieldRef != nil:
 		value, known := fieldValue(pod, from.FieldRef.FieldPath)
 		if !known {
@@ -213,6 +195,27 @@ func valueFrom(pod *corev1.Pod, from *corev1.EnvVarSource, src Sources, v *Var) 
 	}
 	// resourceFieldRef, fileKeyRef: not simulated.
 	return "", false, nil
+}
+
+// keyRef looks a key up in the data of a ConfigMap or Secret (kind) that
+// exists or not, as the kubelet does for configMapKeyRef and secretKeyRef:
+// a missing object or key leaves the variable unset when optional, and
+// otherwise keeps the container from starting, with the kubelet's message.
+func keyRef(kind, namespace, name, key string, optional *bool, data map[string]string, exists bool) (value string, set bool, err error) {
+	if !exists {
+		if isTrue(optional) {
+			return "", false, nil
+		}
+		return "", false, &ConfigError{Message: fmt.Sprintf("%s %q not found", strings.ToLower(kind), name)}
+	}
+	value, ok := data[key]
+	if !ok {
+		if isTrue(optional) {
+			return "", false, nil
+		}
+		return "", false, &ConfigError{Message: fmt.Sprintf("couldn't find key %s in %s %s/%s", key, kind, namespace, name)}
+	}
+	return value, true, nil
 }
 
 // fieldValue returns a downward API field of the pod; known is false when

@@ -54,6 +54,12 @@ type Plugin struct {
 	*admission.Handler
 	lister   Lister
 	recorder record.EventRecorder
+	// presets remembers each listed preset's parsed selector and defaulted
+	// items, by UID and resourceVersion, so that a pod costs one selector
+	// evaluation per preset of its namespace and no copy of any preset. It
+	// relies on the Lister's presets not being modified in place, as an
+	// informer's are not.
+	presets *merge.Cache
 }
 
 var (
@@ -66,7 +72,7 @@ var (
 // New returns a plug-in that handles CREATE. Set a Lister (and, to record
 // events, an EventRecorder) before use.
 func New() *Plugin {
-	return &Plugin{Handler: admission.NewHandler(admission.Create)}
+	return &Plugin{Handler: admission.NewHandler(admission.Create), presets: merge.NewCache()}
 }
 
 // SetPodPresetLister implements WantsPodPresetLister.
@@ -94,7 +100,7 @@ func (p *Plugin) Admit(ctx context.Context, a admission.Attributes, _ admission.
 	if err != nil {
 		return admission.NewForbidden(a, fmt.Errorf("unable to list PodPresets of namespace %q: %w", a.GetNamespace(), err))
 	}
-	selected, err := merge.Select(pod, all)
+	selected, err := p.presets.Select(pod, all)
 	if err != nil {
 		// A preset with a selector that cannot be parsed is skipped, as the
 		// API server would not have stored one; the others still apply.
@@ -103,7 +109,7 @@ func (p *Plugin) Admit(ctx context.Context, a admission.Attributes, _ admission.
 	if len(selected) == 0 {
 		return nil
 	}
-	result := merge.Apply(pod, selected)
+	result := p.presets.Apply(pod, selected)
 	if len(result.Conflicts) > 0 {
 		p.reportConflicts(ctx, a, pod, merge.Messages(result.Conflicts))
 		return nil

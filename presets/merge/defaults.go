@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
 )
@@ -76,35 +77,71 @@ func Defaulted(pp *v1alpha1.PodPreset) *v1alpha1.PodPreset {
 
 // defaultedOnce is Defaulted for Apply: a preset that provably carries its
 // defaults already (one from Defaulted, e.g. as the informer caches them) is
-// returned as it is, without a copy; any other gets Defaulted. The check is
-// conservative: any field it does not know to be defaulted means a copy.
+// returned as it is, without a copy. Any other gets copies of its env and
+// volumes (the only lists with defaults) with the defaults applied, and
+// shares everything else with pp; of its metadata it keeps only the name,
+// namespace, UID and resourceVersion. That is all Apply reads, and Apply
+// never writes to a preset. The check is conservative: any field it does
+// not know to be defaulted means a copy.
 func defaultedOnce(pp *v1alpha1.PodPreset) *v1alpha1.PodPreset {
-	if isDefaulted(pp) {
+	envDone, volumesDone := envDefaulted(pp.Spec.Env), volumesDefaulted(pp.Spec.Volumes)
+	if envDone && volumesDone {
 		return pp
 	}
-	return Defaulted(pp)
+	out := &v1alpha1.PodPreset{
+		ObjectMeta: metav1.ObjectMeta{Name: pp.Name, Namespace: pp.Namespace, UID: pp.UID, ResourceVersion: pp.ResourceVersion},
+		Spec:       pp.Spec,
+	}
+	if !envDone {
+		out.Spec.Env = make([]corev1.EnvVar, len(pp.Spec.Env))
+		for i := range pp.Spec.Env {
+			pp.Spec.Env[i].DeepCopyInto(&out.Spec.Env[i])
+			defaultEnvVar(&out.Spec.Env[i])
+		}
+	}
+	if !volumesDone {
+		out.Spec.Volumes = make([]corev1.Volume, len(pp.Spec.Volumes))
+		for i := range pp.Spec.Volumes {
+			pp.Spec.Volumes[i].DeepCopyInto(&out.Spec.Volumes[i])
+			defaultVolume(&out.Spec.Volumes[i])
+		}
+	}
+	return out
 }
 
-// isDefaulted reports whether Defaulted would change nothing, for the common
-// items only: env vars without valueFrom, or with a fieldRef that has an
-// apiVersion or a configMap/secret key reference; emptyDir, PVC and
-// secret/configMap volumes with a defaultMode. Anything else is "not known".
+// isDefaulted reports whether Defaulted would change nothing: exactly for
+// env vars, for the common volumes only (see volumesDefaulted).
 func isDefaulted(pp *v1alpha1.PodPreset) bool {
-	for i := range pp.Spec.Env {
-		vf := pp.Spec.Env[i].ValueFrom
-		switch {
-		case vf == nil, vf.ConfigMapKeyRef != nil, vf.SecretKeyRef != nil:
-		case vf.FieldRef != nil && vf.FieldRef.APIVersion != "":
-		default:
+	return envDefaulted(pp.Spec.Env) && volumesDefaulted(pp.Spec.Volumes)
+}
+
+// envDefaulted reports whether every env var carries its defaults (see
+// defaultEnvVar): a fieldRef has an apiVersion and a fileKeyRef says
+// whether it is optional.
+func envDefaulted(env []corev1.EnvVar) bool {
+	for i := range env {
+		vf := env[i].ValueFrom
+		if vf == nil {
+			continue
+		}
+		if vf.FieldRef != nil && vf.FieldRef.APIVersion == "" || vf.FileKeyRef != nil && vf.FileKeyRef.Optional == nil {
 			return false
 		}
 	}
-	for i := range pp.Spec.Volumes {
-		s := &pp.Spec.Volumes[i].VolumeSource
+	return true
+}
+
+// volumesDefaulted reports whether every volume is known to carry its
+// defaults: it has exactly one source, which is emptyDir, a PVC, or a secret
+// or configMap with a defaultMode. Anything else is "not known".
+func volumesDefaulted(volumes []corev1.Volume) bool {
+	for i := range volumes {
+		s := &volumes[i].VolumeSource
 		switch {
-		case s.EmptyDir != nil, s.PersistentVolumeClaim != nil:
-		case s.Secret != nil && s.Secret.DefaultMode != nil:
-		case s.ConfigMap != nil && s.ConfigMap.DefaultMode != nil:
+		case s.EmptyDir != nil && *s == corev1.VolumeSource{EmptyDir: s.EmptyDir}:
+		case s.PersistentVolumeClaim != nil && *s == corev1.VolumeSource{PersistentVolumeClaim: s.PersistentVolumeClaim}:
+		case s.Secret != nil && s.Secret.DefaultMode != nil && *s == corev1.VolumeSource{Secret: s.Secret}:
+		case s.ConfigMap != nil && s.ConfigMap.DefaultMode != nil && *s == corev1.VolumeSource{ConfigMap: s.ConfigMap}:
 		default:
 			return false
 		}

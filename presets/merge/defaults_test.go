@@ -695,3 +695,78 @@ func TestDefaultedPod(t *testing.T) {
 		t.Errorf("DefaultedPod(nil) != nil")
 	}
 }
+
+func TestDefaultedOnce(t *testing.T) {
+	twoSources := newPreset("two-sources", "1", v1alpha1.PodPresetSpec{
+		Env: []corev1.EnvVar{{Name: "E", ValueFrom: &corev1.EnvVarSource{
+			ConfigMapKeyRef: &corev1.ConfigMapKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "c"}, Key: "k"},
+			FieldRef:        &corev1.ObjectFieldSelector{FieldPath: "metadata.name"},
+		}}},
+		Volumes: []corev1.Volume{volume("v", corev1.VolumeSource{
+			EmptyDir: &corev1.EmptyDirVolumeSource{},
+			Secret:   &corev1.SecretVolumeSource{SecretName: "s"},
+		})},
+	})
+	onlyEnv := newPreset("only-env", "1", v1alpha1.PodPresetSpec{
+		Env:     []corev1.EnvVar{fieldRefEnv("POD", "", "metadata.name")},
+		Volumes: []corev1.Volume{emptyDir("v")},
+	})
+	tests := []struct {
+		name string
+		in   *v1alpha1.PodPreset
+		// same says the preset needs nothing and is returned as it is.
+		same bool
+	}{
+		{name: "already defaulted", in: Defaulted(onlyEnv), same: true},
+		{name: "defaulted, with volumes not known to be", in: Defaulted(everyDefaultPreset())},
+		{name: "every default", in: everyDefaultPreset()},
+		{name: "only env needs defaults", in: onlyEnv},
+		{name: "an item with two sources is not taken as defaulted", in: twoSources},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			in := tc.in
+			before := in.DeepCopy()
+			want := Defaulted(in)
+
+			got := defaultedOnce(in)
+
+			if (got == in) != tc.same {
+				t.Fatalf("defaultedOnce() returned its input: %v, want %v", got == in, tc.same)
+			}
+			if diff := cmp.Diff(want.Spec, got.Spec, quantityComparer); diff != "" {
+				t.Errorf("defaultedOnce() differs from Defaulted() (-want +got):\n%s", diff)
+			}
+			if got.Name != in.Name || got.Namespace != in.Namespace || got.UID != in.UID || got.ResourceVersion != in.ResourceVersion {
+				t.Errorf("defaultedOnce() lost the name, namespace, UID or resourceVersion: %+v", got.ObjectMeta)
+			}
+			if diff := cmp.Diff(before, in, quantityComparer); diff != "" {
+				t.Errorf("defaultedOnce() mutated its input (-before +after):\n%s", diff)
+			}
+			if tc.same {
+				return
+			}
+			// The lists that needed defaults must be copies (the others are
+			// shared; Apply never writes to a preset).
+			copiedEnv, copiedVolumes := !envDefaulted(in.Spec.Env), !volumesDefaulted(in.Spec.Volumes)
+			for i := range got.Spec.Env {
+				if !copiedEnv {
+					break
+				}
+				got.Spec.Env[i].Name = "scribbled"
+				if vf := got.Spec.Env[i].ValueFrom; vf != nil && vf.FieldRef != nil {
+					vf.FieldRef.FieldPath = "scribbled"
+				}
+			}
+			for i := range got.Spec.Volumes {
+				if !copiedVolumes {
+					break
+				}
+				got.Spec.Volumes[i].Name = "scribbled"
+			}
+			if diff := cmp.Diff(before, in, quantityComparer); diff != "" {
+				t.Errorf("defaultedOnce() shares its defaulted lists with its input (-before +after):\n%s", diff)
+			}
+		})
+	}
+}

@@ -7,8 +7,6 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
@@ -35,10 +33,13 @@ const (
 	mountPathKey = "mountPath "
 )
 
+// annotationKeyPrefix is what AnnotationKey puts before the preset's name.
+const annotationKeyPrefix = AnnotationPrefix + "podpreset-"
+
 // AnnotationKey returns the pod annotation that records that the named preset
 // was applied (R3.7): AnnotationPrefix + "podpreset-" + presetName.
 func AnnotationKey(presetName string) string {
-	return AnnotationPrefix + "podpreset-" + presetName
+	return annotationKeyPrefix + presetName
 }
 
 // Select returns the presets whose selector matches the pod's labels, sorted
@@ -49,25 +50,35 @@ func AnnotationKey(presetName string) string {
 // preset; the presets that do match are returned all the same. Nil presets are
 // ignored. Select does not look at namespaces: the caller passes the presets of
 // the pod's namespace (R2.2).
+//
+// Select parses every selector on every call; admission, which selects from
+// the same presets for every pod, uses Cache.Select instead.
 func Select(pod *corev1.Pod, presets []*v1alpha1.PodPreset) ([]*v1alpha1.PodPreset, error) {
+	return selectPresets(pod, presets, nil)
+}
+
+// selectPresets is Select with the selectors taken from entries (aligned with
+// presets; nil or with nil elements for presets not cached).
+func selectPresets(pod *corev1.Pod, presets []*v1alpha1.PodPreset, entries []*entry) ([]*v1alpha1.PodPreset, error) {
 	var podLabels labels.Set
 	if pod != nil {
 		podLabels = labels.Set(pod.Labels)
 	}
 	var (
-		matched []*v1alpha1.PodPreset
+		// Room for the common case of a few matches, in one allocation.
+		matched = make([]*v1alpha1.PodPreset, 0, min(len(presets), 16))
 		errs    []error
 	)
-	for _, p := range presets {
+	for i, p := range presets {
 		if p == nil {
 			continue
 		}
-		selector, err := metav1.LabelSelectorAsSelector(&p.Spec.Selector)
+		ok, err := selects(p, entryAt(entries, i), podLabels)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("pod preset %s/%s has an invalid selector: %w", p.Namespace, p.Name, err))
+			errs = append(errs, err)
 			continue
 		}
-		if selector.Matches(podLabels) {
+		if ok {
 			matched = append(matched, p)
 		}
 	}
@@ -75,6 +86,34 @@ func Select(pod *corev1.Pod, presets []*v1alpha1.PodPreset) ([]*v1alpha1.PodPres
 		return strings.Compare(a.Name, b.Name)
 	})
 	return matched, errors.Join(errs...)
+}
+
+// entryAt returns entries[i], or nil.
+func entryAt(entries []*entry, i int) *entry {
+	if entries == nil {
+		return nil
+	}
+	return entries[i]
+}
+
+// selects reports whether the preset's selector matches the labels, with
+// its cached selector (e), or directly for a plain matchLabels selector,
+// or else by parsing it.
+func selects(p *v1alpha1.PodPreset, e *entry, podLabels labels.Set) (bool, error) {
+	if e != nil {
+		if e.selectorErr != nil {
+			return false, e.selectorErr
+		}
+		return e.selector.Matches(podLabels), nil
+	}
+	if matches, ok := matchLabelsOnly(&p.Spec.Selector, podLabels); ok {
+		return matches, nil
+	}
+	selector, err := parseSelector(p)
+	if err != nil {
+		return false, err
+	}
+	return selector.Matches(podLabels), nil
 }
 
 // Conflict is an item of a preset that has the same key as an item already
@@ -146,8 +185,12 @@ func Messages(conflicts []Conflict) []string {
 
 // Result is the outcome of Apply.
 type Result struct {
-	// Pod is always a new object (a deep copy). It equals the input when
-	// Conflicts is non-empty or when no preset was given.
+	// Pod is always a new object. It equals the input when Conflicts is
+	// non-empty or when no preset was given. It shares no memory with the
+	// pod or the presets given to Apply (nor with a Cache): changing it in
+	// place, at any depth, leaves them as they were. Lists that received
+	// items may be windows of one array per kind of list, each capped at
+	// its own length (see the package documentation).
 	Pod *corev1.Pod
 	// Applied holds the names of the presets applied, in order; it is empty
 	// when there is any conflict.
@@ -164,222 +207,87 @@ type Result struct {
 // defaulted form (Defaulted), as the pod's own items were defaulted by the API
 // server. Apply never mutates its arguments; nil presets are ignored and a nil
 // pod yields a Result with a nil Pod.
+//
+// Apply defaults (copies) every preset that does not provably carry its
+// defaults on every call; admission uses Cache.Apply, which does it once per
+// preset version.
 func Apply(pod *corev1.Pod, presets []*v1alpha1.PodPreset) Result {
 	if pod == nil {
 		return Result{}
 	}
+	return apply(pod, prepare(presets))
+}
+
+// apply merges presets that are already defaulted into a copy of pod.
+func apply(pod *corev1.Pod, presets []prepared) Result {
 	out := pod.DeepCopy()
-
-	volumes := newMerger(fieldVolumes, out.Spec.Volumes, volumeKeys)
-	var containers []*containerMerger
-	for i := range out.Spec.InitContainers {
-		containers = append(containers, newContainerMerger(&out.Spec.InitContainers[i]))
-	}
-	for i := range out.Spec.Containers {
-		containers = append(containers, newContainerMerger(&out.Spec.Containers[i]))
+	n := countItems(presets)
+	if n == (itemCounts{}) {
+		// Nothing to inject: only the annotations change.
+		return annotate(out, presets)
 	}
 
-	var (
-		applied   []string
-		conflicts []Conflict
-		seen      = map[Conflict]bool{}
-	)
-	report := func(preset, container, field string, keys []string) {
-		for _, k := range keys {
-			c := Conflict{Preset: preset, Container: container, Field: field, Key: k}
-			if !seen[c] {
-				seen[c] = true
-				conflicts = append(conflicts, c)
-			}
-		}
-	}
+	pm := newPodMerger(out, presets, n)
+	var cs conflictSet
 	for _, p := range presets {
-		if p == nil {
-			continue
-		}
-		// Compare and inject the items as the API server would have
-		// defaulted them (R3.4); see Defaulted.
-		p = defaultedOnce(p)
-		for i := range p.Spec.Volumes {
-			report(p.Name, "", fieldVolumes, volumes.add(&p.Spec.Volumes[i]))
-		}
-		for _, c := range containers {
-			for i := range p.Spec.Env {
-				report(p.Name, c.container.Name, fieldEnv, c.env.add(&p.Spec.Env[i]))
-			}
-			for i := range p.Spec.EnvFrom {
-				report(p.Name, c.container.Name, fieldEnvFrom, c.envFrom.add(&p.Spec.EnvFrom[i]))
-			}
-			for i := range p.Spec.VolumeMounts {
-				report(p.Name, c.container.Name, fieldVolumeMounts, c.volumeMounts.add(&p.Spec.VolumeMounts[i]))
-			}
-		}
-		applied = append(applied, p.Name)
+		pm.add(p.preset, &cs)
 	}
-	if len(conflicts) > 0 {
-		return Result{Pod: pod.DeepCopy(), Conflicts: conflicts}
+	if len(cs.list) > 0 {
+		return Result{Pod: pod.DeepCopy(), Conflicts: cs.list}
 	}
+	pm.store()
+	return annotate(out, presets)
+}
 
-	out.Spec.Volumes = volumes.items
-	for _, c := range containers {
-		c.container.Env = c.env.items
-		c.container.EnvFrom = c.envFrom.items
-		c.container.VolumeMounts = c.volumeMounts.items
+// annotate records every preset in out's annotations (R3.7).
+func annotate(out *corev1.Pod, presets []prepared) Result {
+	if len(presets) == 0 {
+		return Result{Pod: out}
 	}
-	for _, p := range presets {
-		if p == nil {
-			continue
-		}
-		if out.Annotations == nil {
-			out.Annotations = map[string]string{}
-		}
-		out.Annotations[AnnotationKey(p.Name)] = p.ResourceVersion
+	if out.Annotations == nil {
+		out.Annotations = make(map[string]string, len(presets))
+	}
+	applied := make([]string, len(presets))
+	for i, p := range presets {
+		out.Annotations[p.annotation] = p.preset.ResourceVersion
+		applied[i] = p.preset.Name
 	}
 	return Result{Pod: out, Applied: applied}
 }
 
-// containerMerger holds the lists of one container (or init container) while
-// presets are merged into it.
-type containerMerger struct {
-	container    *corev1.Container
-	env          *merger[corev1.EnvVar, *corev1.EnvVar]
-	envFrom      *merger[corev1.EnvFromSource, *corev1.EnvFromSource]
-	volumeMounts *merger[corev1.VolumeMount, *corev1.VolumeMount]
+// itemCounts is how many items the presets hold in each list: an upper bound
+// of what one list can receive, so that each grows at most once.
+type itemCounts struct {
+	env, envFrom, volumeMounts, volumes int
 }
 
-func newContainerMerger(c *corev1.Container) *containerMerger {
-	return &containerMerger{
-		container:    c,
-		env:          newMerger(fieldEnv, c.Env, envKeys),
-		envFrom:      newMerger(fieldEnvFrom, c.EnvFrom, envFromKeys),
-		volumeMounts: newMerger(fieldVolumeMounts, c.VolumeMounts, volumeMountKeys),
+func countItems(presets []prepared) itemCounts {
+	var n itemCounts
+	for _, p := range presets {
+		n.env += len(p.preset.Spec.Env)
+		n.envFrom += len(p.preset.Spec.EnvFrom)
+		n.volumeMounts += len(p.preset.Spec.VolumeMounts)
+		n.volumes += len(p.preset.Spec.Volumes)
 	}
+	return n
 }
 
-// keyID identifies an item by one of its keys (R3.5) without building a
-// string: kind tells the keys of one list apart (a volume mount's name from
-// its path), a, b and c hold the key's parts.
-type keyID struct {
-	kind    uint8
-	a, b, c string
+// conflictSet collects conflicts in order, each once.
+type conflictSet struct {
+	list []Conflict
+	seen map[Conflict]bool
 }
 
-// itemKeys holds an item's keys: one, or two for a volume mount.
-type itemKeys struct {
-	ids [2]keyID
-	n   int
-}
-
-func oneKey(id keyID) itemKeys { return itemKeys{ids: [2]keyID{id}, n: 1} }
-
-func envKeys(e *corev1.EnvVar) itemKeys { return oneKey(keyID{a: e.Name}) }
-
-func volumeKeys(v *corev1.Volume) itemKeys { return oneKey(keyID{a: v.Name}) }
-
-const (
-	mountByName uint8 = iota + 1
-	mountByPath
-)
-
-func volumeMountKeys(m *corev1.VolumeMount) itemKeys {
-	return itemKeys{ids: [2]keyID{{kind: mountByName, a: m.Name}, {kind: mountByPath, a: m.MountPath}}, n: 2}
-}
-
-func envFromKeys(e *corev1.EnvFromSource) itemKeys {
-	id := keyID{a: e.Prefix}
-	if e.ConfigMapRef != nil {
-		id.b = e.ConfigMapRef.Name
-	}
-	if e.SecretRef != nil {
-		id.c = e.SecretRef.Name
-	}
-	return oneKey(id)
-}
-
-// keyLabel is how a key is shown in Conflict.Key; built only for conflicts.
-func keyLabel(field string, id keyID) string {
-	switch field {
-	case fieldVolumeMounts:
-		if id.kind == mountByName {
-			return mountNameKey + id.a
+func (s *conflictSet) report(preset, container, field string, keys []string) {
+	for _, k := range keys {
+		c := Conflict{Preset: preset, Container: container, Field: field, Key: k}
+		if s.seen[c] {
+			continue
 		}
-		return mountPathKey + id.a
-	case fieldEnvFrom:
-		var label []string
-		if id.a != "" {
-			label = append(label, "prefix "+id.a)
+		if s.seen == nil {
+			s.seen = map[Conflict]bool{}
 		}
-		if id.b != "" {
-			label = append(label, "configMapRef "+id.b)
-		}
-		if id.c != "" {
-			label = append(label, "secretRef "+id.c)
-		}
-		if len(label) == 0 {
-			return "without source"
-		}
-		return strings.Join(label, " ")
+		s.seen[c] = true
+		s.list = append(s.list, c)
 	}
-	return id.a
-}
-
-// copier is satisfied by pointers to the generated Kubernetes API types.
-type copier[T any] interface {
-	*T
-	DeepCopy() *T
-}
-
-// merger is one list (the pod's volumes, or a container's env, envFrom or
-// volumeMounts) with an index of the keys of everything it holds.
-type merger[T any, P copier[T]] struct {
-	field string
-	items []T
-	index map[keyID][]int // key -> positions in items
-	keys  func(P) itemKeys
-}
-
-func newMerger[T any, P copier[T]](field string, items []T, keys func(P) itemKeys) *merger[T, P] {
-	m := &merger[T, P]{field: field, items: items, keys: keys}
-	for i := range m.items {
-		k := keys(P(&m.items[i]))
-		for _, id := range k.ids[:k.n] {
-			if m.index == nil {
-				m.index = make(map[keyID][]int, len(m.items)*k.n)
-			}
-			m.index[id] = append(m.index[id], i)
-		}
-	}
-	return m
-}
-
-// add appends a copy of item unless an identical item is already present. It
-// returns the labels of the keys item shares with existing, different items;
-// then item is not added.
-func (m *merger[T, P]) add(item P) []string {
-	k := m.keys(item)
-	ids := k.ids[:k.n]
-	for _, id := range ids {
-		for _, i := range m.index[id] {
-			if equality.Semantic.DeepEqual(m.items[i], *item) {
-				return nil
-			}
-		}
-	}
-	var conflicts []string
-	for _, id := range ids {
-		if len(m.index[id]) > 0 {
-			conflicts = append(conflicts, keyLabel(m.field, id))
-		}
-	}
-	if len(conflicts) > 0 {
-		return conflicts
-	}
-	m.items = append(m.items, *item.DeepCopy())
-	if m.index == nil {
-		m.index = map[keyID][]int{}
-	}
-	for _, id := range ids {
-		m.index[id] = append(m.index[id], len(m.items)-1)
-	}
-	return nil
 }

@@ -97,7 +97,11 @@ func runSuite(ctx context.Context, stdout, stderr io.Writer, args []string) erro
 	format := fs.String("format", "pretty", "output format: pretty, progress, cucumber, junit")
 	tags := fs.String("tags", "", "run only scenarios matching this tag expression, e.g. @R4.2")
 	concurrency := fs.Int("concurrency", steps.DefaultConcurrency, "scenarios to run at once (@serial ones run alone)")
-	backend := fs.String("backend", string(harness.Envtest), "where objects live: envtest (a real control plane), offline (in memory, no API server) or cluster (an existing cluster, --kubeconfig)")
+	backend := fs.String("backend", string(harness.Envtest), "where objects live: envtest (a real control plane), offline (in memory, no API server), cluster (an existing cluster, --kubeconfig) or kind (a kind cluster from make kind-image's node image)")
+	var kind harness.KindOptions
+	fs.StringVar(&kind.Name, "kind-name", "presetsim", "kind backend: the cluster's name; an existing cluster of that name is reused and left in place")
+	fs.StringVar(&kind.Image, "kind-image", "", "kind backend: the node image; the newest presetsim.dev/kind-node image when empty")
+	fs.BoolVar(&kind.Keep, "keep-cluster", false, "kind backend: leave the cluster in place at the end")
 	kubeconfig := fs.String("kubeconfig", "", "the existing cluster's kubeconfig, where the implementation is installed (implies --backend cluster)")
 	showSecrets := fs.Bool("show-secrets", false, "show values that come from Secrets in messages, instead of "+harness.Mask)
 	ext := externalFlags(fs)
@@ -126,7 +130,7 @@ func runSuite(ctx context.Context, stdout, stderr io.Writer, args []string) erro
 	interrupts := harness.CatchSignals(ctx)
 	defer interrupts.Release()
 	w, err := harness.Start(interrupts.Context(), harness.Options{Module: *module, Modules: modules(), External: external, Backend: harness.Backend(*backend),
-		Kubeconfig: *kubeconfig, Profile: prof, ShowSecrets: *showSecrets, Progress: stderr})
+		Kubeconfig: *kubeconfig, Kind: kind, Profile: prof, ShowSecrets: *showSecrets, Progress: stderr})
 	if err != nil {
 		if code := interrupts.Code(); code != 0 {
 			return ExitError{Code: code}
@@ -177,6 +181,9 @@ func runSuite(ctx context.Context, stdout, stderr io.Writer, args []string) erro
 		fmt.Fprintf(stderr, "  %s %8s  %s\n", mark, t.Duration.Round(time.Millisecond), t.Scenario)
 		if t.Unsupported != "" {
 			fmt.Fprintf(stderr, "                 not run on the %s backend: %s\n", w.Backend, t.Unsupported)
+		}
+		for _, n := range t.Notes {
+			fmt.Fprintf(stderr, "                 note: %s\n", n)
 		}
 	}
 	counts := map[string]int{}

@@ -2,23 +2,28 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 
 	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/harness/webhook"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
 	"presetsim.dev/presetsim/presets/merge"
 	"presetsim.dev/presetsim/steps"
@@ -42,11 +47,14 @@ const minimalFeature = `Feature: harness overhead
     Then the pod "p" should be as submitted
 `
 
+// seedFeatures are the five examples of the original proposal.
+var seedFeatures = []string{"features/simple.feature", "features/configmap.feature", "features/replicaset.feature", "features/multiple.feature", "features/conflict.feature"}
+
 // bench measures the figures of docs/performance.md from one run.
 func bench(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	pods := fs.Int("pods", 200, "pods created per latency measurement")
+	pods := fs.Int("pods", 1000, "pods created per latency series (the p99 of fewer moves by several ms from run to run)")
 	repeat := fs.Int("scenarios", 40, "runs of the minimal scenario per overhead measurement")
 	features := fs.String("features", "features", "feature files for the whole-suite timings")
 	if err := fs.Parse(args); err != nil {
@@ -111,85 +119,173 @@ func bench(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 	}
 	fmt.Fprintf(stdout, "  parallel speed-up: %.2fx\n", wall[0].Seconds()/wall[1].Seconds())
 
-	fmt.Fprintf(stdout, "\n%-34s %10s %10s\n", fmt.Sprintf("pod create (%d pods, one by one)", *pods), "p50", "p99")
-	for _, c := range []struct {
-		name              string
-		webhook           bool
-		presets, matching int
-	}{
-		{"  without the webhook", false, 0, 0},
-		{"  webhook, 1 preset", true, 1, 1},
-		{"  webhook, 100 presets, 1 matching", true, 100, 1},
-		{"  webhook, 100 presets, all matching", true, 100, 100},
-	} {
-		lat, err := podLatency(interrupts.Context(), w, c.webhook, c.presets, c.matching, *pods)
-		if err != nil {
-			return err
+	began := time.Now()
+	sw, err := harness.Start(interrupts.Context(), harness.Options{})
+	if err != nil {
+		return err
+	}
+	interrupts.OnSignal(func() error { return errors.Join(sw.Stop(), w.Stop()) })
+	status, _ := steps.Run(sw, steps.SuiteOptions{Paths: seedFeatures, Format: "progress", Output: io.Discard})
+	seedWall := time.Since(began)
+	if err := sw.Stop(); err != nil {
+		return err
+	}
+	interrupts.OnSignal(w.Stop)
+	if status != 0 {
+		return fmt.Errorf("the seed features failed")
+	}
+	fmt.Fprintf(stdout, "\nseed features (5 files, 10 scenarios), start to last scenario: %s (start %s)\n", seedWall.Round(time.Millisecond), sw.Started.Round(time.Millisecond))
+
+	fmt.Fprintf(stdout, "\n%-38s %10s %10s %12s\n", fmt.Sprintf("pod create (%d pods each, interleaved)", *pods), "p50", "p99", "p99 added")
+	stopNoop, err := serveNoopWebhook(interrupts.Context(), w)
+	if err != nil {
+		return err
+	}
+	defer stopNoop()
+	configs := []latencyConfig{
+		{name: "  without the webhook"},
+		{name: "  a webhook that changes nothing", noop: true},
+		{name: "  webhook, 1 preset", webhook: true, presets: 1, matching: 1},
+		{name: "  webhook, 100 presets, 1 matching", webhook: true, presets: 100, matching: 1},
+		{name: "  webhook, 100 presets, all matching", webhook: true, presets: 100, matching: 100},
+	}
+	lat, err := podLatencies(interrupts.Context(), w, configs, *pods)
+	if err != nil {
+		return err
+	}
+	for i, c := range configs {
+		added := "-"
+		if i > 0 {
+			added = (percentile(lat[i], 99) - percentile(lat[0], 99)).Round(10 * time.Microsecond).String()
 		}
-		fmt.Fprintf(stdout, "%-34s %10s %10s\n", c.name, pct(lat, 50), pct(lat, 99))
+		fmt.Fprintf(stdout, "%-38s %10s %10s %12s\n", c.name, pct(lat[i], 50), pct(lat[i], 99), added)
 	}
 
-	fmt.Fprintf(stdout, "\n%-34s %10s\n", "merge engine (select + apply)", "pods/s")
+	fmt.Fprintf(stdout, "\n%-34s %10s %10s\n", "merge engine, pods/s", "admission", "uncached")
 	for _, n := range []int{1, 10, 100} {
-		fmt.Fprintf(stdout, "%-34s %10.0f\n", fmt.Sprintf("  %d presets", n), mergeRate(n))
+		fmt.Fprintf(stdout, "%-34s %10.0f %10.0f\n", fmt.Sprintf("  %d presets", n), mergeRate(n, merge.NewCache()), mergeRate(n, nil))
 	}
 	return nil
 }
 
-// podLatency creates pods one by one in a fresh namespace of the run, with
-// presets of which the first matching select them, and returns each
-// create's latency.
-func podLatency(ctx context.Context, w *harness.World, webhook bool, presets, matching, n int) ([]time.Duration, error) {
-	labels := map[string]string{harness.RunLabel: w.RunID}
-	if webhook {
-		labels[harness.AdmissionLabel] = w.RunID
-	}
-	ns := fmt.Sprintf("bench-%s-%d-%d", w.RunID, presets, time.Now().UnixNano()%100000)
-	if _, err := w.Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: labels}}, metav1.CreateOptions{}); err != nil {
+// latencyConfig is one series of pod creates: in a namespace with or
+// without the webhook, with presets of which the first matching select the
+// pods.
+type latencyConfig struct {
+	name              string
+	webhook           bool
+	noop              bool // the namespace is one of the no-op webhook's
+	presets, matching int
+}
+
+// noopLabel selects the namespaces of serveNoopWebhook's webhook.
+const noopLabel = "presetsim.dev/bench-noop"
+
+// serveNoopWebhook serves and registers a webhook that allows every pod
+// unchanged, for the namespaces labelled noopLabel: the floor of what any
+// webhook adds to a pod create on this machine, to hold the module's figures
+// against.
+func serveNoopWebhook(ctx context.Context, w *harness.World) (stop func(), err error) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/allow", func(rw http.ResponseWriter, r *http.Request) {
+		var review admissionv1.AdmissionReview
+		if err := json.NewDecoder(r.Body).Decode(&review); err != nil || review.Request == nil {
+			http.Error(rw, "malformed AdmissionReview", http.StatusBadRequest)
+			return
+		}
+		review.Response = &admissionv1.AdmissionResponse{UID: review.Request.UID, Allowed: true}
+		review.Request = nil
+		rw.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(rw).Encode(review)
+	})
+	srv, err := webhook.Serve("127.0.0.1", mux)
+	if err != nil {
 		return nil, err
 	}
-	for time.Now(); ; time.Sleep(20 * time.Millisecond) {
-		if _, err := w.Client.CoreV1().ServiceAccounts(ns).Get(ctx, "default", metav1.GetOptions{}); err == nil {
-			break
+	cfg := webhook.MutatingWebhookConfiguration(webhook.PodConfig{
+		Name: "noop.bench.presetsim.dev", URL: srv.URL + "/allow", CABundle: srv.CABundle,
+		NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{noopLabel: w.RunID}},
+	})
+	cfg.Name = "presetsim-bench-noop-" + w.RunID
+	if _, err := w.Client.AdmissionregistrationV1().MutatingWebhookConfigurations().Create(ctx, cfg, metav1.CreateOptions{}); err != nil {
+		_ = srv.Stop(context.Background())
+		return nil, err
+	}
+	return func() {
+		_ = w.Client.AdmissionregistrationV1().MutatingWebhookConfigurations().Delete(context.Background(), cfg.Name, metav1.DeleteOptions{})
+		_ = srv.Stop(context.Background())
+	}, nil
+}
+
+// podLatencies creates n pods one by one in a fresh namespace per config,
+// taking the configs in turn (pod i of every config before pod i+1 of any),
+// so that the API server's and etcd's own jitter falls on every series
+// alike, and returns each series' create latencies.
+func podLatencies(ctx context.Context, w *harness.World, configs []latencyConfig, n int) ([][]time.Duration, error) {
+	namespaces := make([]string, len(configs))
+	for i, c := range configs {
+		ns, err := latencyNamespace(ctx, w, i, c)
+		if err != nil {
+			return nil, err
+		}
+		namespaces[i] = ns
+	}
+	out := make([][]time.Duration, len(configs))
+	for i := 0; i < n; i++ {
+		for j, c := range configs {
+			// Bound to no node, the pods stay Pending: neither the scheduler
+			// nor the simulated kubelets write to them while others are timed.
+			pod := &corev1.Pod{
+				ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("p-%04d", i), Labels: map[string]string{"role": "bench"}},
+				Spec:       corev1.PodSpec{NodeName: "presetsim-bench-nowhere", Containers: []corev1.Container{{Name: "c", Image: "i"}}},
+			}
+			start := time.Now()
+			got, err := w.Client.CoreV1().Pods(namespaces[j]).Create(ctx, pod, metav1.CreateOptions{})
+			if err != nil {
+				return nil, err
+			}
+			out[j] = append(out[j], time.Since(start))
+			if c.webhook && len(got.Annotations) != c.matching {
+				return nil, fmt.Errorf("pod %s got %d preset annotations, want %d", got.Name, len(got.Annotations), c.matching)
+			}
 		}
 	}
-	var last string
-	for i := 0; i < presets; i++ {
-		pp := benchPreset(ns, i)
+	return out, nil
+}
+
+// latencyNamespace makes the namespace of one series, with its presets, and
+// waits until the module has seen them all.
+func latencyNamespace(ctx context.Context, w *harness.World, i int, c latencyConfig) (string, error) {
+	labels := map[string]string{harness.RunLabel: w.RunID}
+	if c.webhook {
+		labels[harness.AdmissionLabel] = w.RunID
+	}
+	if c.noop {
+		labels[noopLabel] = w.RunID
+	}
+	ns := fmt.Sprintf("bench-%s-%d", w.RunID, i)
+	if err := w.CreateNamespace(ctx, ns, labels); err != nil {
+		return "", err
+	}
+	for p := 0; p < c.presets; p++ {
+		pp := benchPreset(ns, p)
 		pp.ResourceVersion = ""
-		if i >= matching {
+		if p >= c.matching {
 			pp.Spec.Selector.MatchLabels = map[string]string{"role": "other"}
 		}
 		u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(pp)
 		if err != nil {
-			return nil, err
+			return "", err
 		}
 		created, err := w.Dynamic.Resource(v1alpha1.GroupVersionResource()).Namespace(ns).Create(ctx, &unstructured.Unstructured{Object: u}, metav1.CreateOptions{})
 		if err != nil {
-			return nil, err
+			return "", err
 		}
-		last = created.GetResourceVersion()
-		if err := w.WaitForPreset(ctx, ns, pp.Name, last); err != nil {
-			return nil, err
-		}
-	}
-	out := make([]time.Duration, 0, n)
-	for i := 0; i < n; i++ {
-		pod := &corev1.Pod{
-			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("p-%04d", i), Labels: map[string]string{"role": "bench"}},
-			Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "i"}}},
-		}
-		start := time.Now()
-		got, err := w.Client.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{})
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, time.Since(start))
-		if webhook && len(got.Annotations) != matching {
-			return nil, fmt.Errorf("pod %s got %d preset annotations, want %d", got.Name, len(got.Annotations), matching)
+		if err := w.WaitForPreset(ctx, ns, pp.Name, created.GetResourceVersion()); err != nil {
+			return "", err
 		}
 	}
-	return out, nil
+	return ns, nil
 }
 
 func benchPreset(ns string, i int) *v1alpha1.PodPreset {
@@ -206,9 +302,11 @@ func benchPreset(ns string, i int) *v1alpha1.PodPreset {
 	}
 }
 
-// mergeRate measures pods/s through merge.Select and merge.Apply with n
-// matching presets, with the testing package's benchmark loop.
-func mergeRate(n int) float64 {
+// mergeRate measures pods/s through Select and Apply with n matching
+// presets, with the testing package's benchmark loop: through cache as the
+// admission plug-in does (presets stored, with a UID and resourceVersion),
+// or, with a nil cache, as merge.Select and merge.Apply do.
+func mergeRate(n int, cache *merge.Cache) float64 {
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: "website", Labels: map[string]string{"role": "bench"}},
 		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "web", Image: "i"}, {Name: "sidecar", Image: "i"}}},
@@ -216,11 +314,13 @@ func mergeRate(n int) float64 {
 	presets := make([]*v1alpha1.PodPreset, n)
 	for i := range presets {
 		presets[i] = benchPreset("", i)
+		presets[i].UID = types.UID(fmt.Sprintf("uid-%d", i))
+		presets[i].ResourceVersion = "1"
 	}
 	r := testing.Benchmark(func(b *testing.B) {
 		for b.Loop() {
-			selected, _ := merge.Select(pod, presets)
-			merge.Apply(pod, selected)
+			selected, _ := cache.Select(pod, presets)
+			cache.Apply(pod, selected)
 		}
 	})
 	return float64(r.N) / r.T.Seconds()
@@ -234,18 +334,26 @@ func durations(ts []steps.Timing) []time.Duration {
 	return out
 }
 
+// percentile is the p-th percentile (nearest rank) of d, 0 when d is empty.
+func percentile(d []time.Duration, p int) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	s := slices.Clone(d)
+	slices.Sort(s)
+	i := (p*len(s)+99)/100 - 1
+	if i < 0 {
+		i = 0
+	}
+	return s[i]
+}
+
 // pct is the p-th percentile (nearest rank), rounded for display.
 func pct(d []time.Duration, p int) string {
 	if len(d) == 0 {
 		return "-"
 	}
-	s := append([]time.Duration(nil), d...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	i := (p*len(s)+99)/100 - 1
-	if i < 0 {
-		i = 0
-	}
-	v := s[i]
+	v := percentile(d, p)
 	if v < 10*time.Millisecond {
 		return strings.TrimSpace(fmt.Sprintf("%.2fms", float64(v.Microseconds())/1000))
 	}
