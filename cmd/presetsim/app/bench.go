@@ -16,6 +16,7 @@ import (
 	"time"
 
 	admissionv1 "k8s.io/api/admission/v1"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -137,14 +138,15 @@ func bench(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 	fmt.Fprintf(stdout, "\nseed features (5 files, 10 scenarios), start to last scenario: %s (start %s)\n", seedWall.Round(time.Millisecond), sw.Started.Round(time.Millisecond))
 
 	fmt.Fprintf(stdout, "\n%-38s %10s %10s %12s\n", fmt.Sprintf("pod create (%d pods each, interleaved)", *pods), "p50", "p99", "p99 added")
-	stopNoop, err := serveNoopWebhook(interrupts.Context(), w)
+	stopFloor, err := serveFloorWebhooks(interrupts.Context(), w)
 	if err != nil {
 		return err
 	}
-	defer stopNoop()
+	defer stopFloor()
 	configs := []latencyConfig{
 		{name: "  without the webhook"},
-		{name: "  a webhook that changes nothing", noop: true},
+		{name: "  a webhook that changes nothing", floor: "allow"},
+		{name: "  a webhook that adds an annotation", floor: "annotate"},
 		{name: "  webhook, 1 preset", webhook: true, presets: 1, matching: 1},
 		{name: "  webhook, 100 presets, 1 matching", webhook: true, presets: 100, matching: 1},
 		{name: "  webhook, 100 presets, all matching", webhook: true, presets: 100, matching: 100},
@@ -169,44 +171,63 @@ func bench(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 }
 
 // latencyConfig is one series of pod creates: in a namespace with or
-// without the webhook, with presets of which the first matching select the
-// pods.
+// without the module's webhook, with presets of which the first matching
+// select the pods, or in a namespace of one of the floor webhooks.
 type latencyConfig struct {
 	name              string
 	webhook           bool
-	noop              bool // the namespace is one of the no-op webhook's
+	floor             string // the floor webhook's path ("allow" or "annotate"), if any
 	presets, matching int
 }
 
-// noopLabel selects the namespaces of serveNoopWebhook's webhook.
-const noopLabel = "presetsim.dev/bench-noop"
+// floorLabel selects the namespaces of a floor webhook: its value is the
+// run ID and the webhook's path.
+const floorLabel = "presetsim.dev/bench-floor"
 
-// serveNoopWebhook serves and registers a webhook that allows every pod
-// unchanged, for the namespaces labelled noopLabel: the floor of what any
-// webhook adds to a pod create on this machine, to hold the module's figures
-// against.
-func serveNoopWebhook(ctx context.Context, w *harness.World) (stop func(), err error) {
+// serveFloorWebhooks serves and registers two webhooks, the floor of what
+// any webhook adds to a pod create on this machine, to hold the module's
+// figures against: /allow allows every pod unchanged; /annotate adds one
+// annotation, as small a change as a mutating webhook can make. A change
+// costs the API server more than the call: it applies the patch, runs its
+// mutating admission plug-ins again and compares the result (its
+// reinvocation rules), whatever the webhook is.
+func serveFloorWebhooks(ctx context.Context, w *harness.World) (stop func(), err error) {
+	patch, _ := json.Marshal([]map[string]any{{"op": "add", "path": "/metadata/annotations", "value": map[string]string{"presetsim.dev/bench": "floor"}}})
 	mux := http.NewServeMux()
-	mux.HandleFunc("/allow", func(rw http.ResponseWriter, r *http.Request) {
-		var review admissionv1.AdmissionReview
-		if err := json.NewDecoder(r.Body).Decode(&review); err != nil || review.Request == nil {
-			http.Error(rw, "malformed AdmissionReview", http.StatusBadRequest)
-			return
-		}
-		review.Response = &admissionv1.AdmissionResponse{UID: review.Request.UID, Allowed: true}
-		review.Request = nil
-		rw.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(rw).Encode(review)
-	})
+	for _, path := range []string{"allow", "annotate"} {
+		mux.HandleFunc("/"+path, func(rw http.ResponseWriter, r *http.Request) {
+			var review admissionv1.AdmissionReview
+			if err := json.NewDecoder(r.Body).Decode(&review); err != nil || review.Request == nil {
+				http.Error(rw, "malformed AdmissionReview", http.StatusBadRequest)
+				return
+			}
+			review.Response = &admissionv1.AdmissionResponse{UID: review.Request.UID, Allowed: true}
+			if path == "annotate" {
+				pt := admissionv1.PatchTypeJSONPatch
+				review.Response.Patch, review.Response.PatchType = patch, &pt
+			}
+			review.Request = nil
+			rw.Header().Set("Content-Type", "application/json")
+			_ = json.NewEncoder(rw).Encode(review)
+		})
+	}
 	srv, err := webhook.Serve("127.0.0.1", mux)
 	if err != nil {
 		return nil, err
 	}
-	cfg := webhook.MutatingWebhookConfiguration(webhook.PodConfig{
-		Name: "noop.bench.presetsim.dev", URL: srv.URL + "/allow", CABundle: srv.CABundle,
-		NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{noopLabel: w.RunID}},
-	})
-	cfg.Name = "presetsim-bench-noop-" + w.RunID
+	var cfg *admissionregistrationv1.MutatingWebhookConfiguration
+	for _, path := range []string{"allow", "annotate"} {
+		c := webhook.MutatingWebhookConfiguration(webhook.PodConfig{
+			Name: path + ".bench.presetsim.dev", URL: srv.URL + "/" + path, CABundle: srv.CABundle,
+			NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{floorLabel: w.RunID + "-" + path}},
+		})
+		if cfg == nil {
+			cfg = c
+		} else {
+			cfg.Webhooks = append(cfg.Webhooks, c.Webhooks...)
+		}
+	}
+	cfg.Name = "presetsim-bench-floor-" + w.RunID
 	if _, err := w.Client.AdmissionregistrationV1().MutatingWebhookConfigurations().Create(ctx, cfg, metav1.CreateOptions{}); err != nil {
 		_ = srv.Stop(context.Background())
 		return nil, err
@@ -260,8 +281,8 @@ func latencyNamespace(ctx context.Context, w *harness.World, i int, c latencyCon
 	if c.webhook {
 		labels[harness.AdmissionLabel] = w.RunID
 	}
-	if c.noop {
-		labels[noopLabel] = w.RunID
+	if c.floor != "" {
+		labels[floorLabel] = w.RunID + "-" + c.floor
 	}
 	ns := fmt.Sprintf("bench-%s-%d", w.RunID, i)
 	if err := w.CreateNamespace(ctx, ns, labels); err != nil {
