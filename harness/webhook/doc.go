@@ -5,5 +5,8 @@
 // The Handler does what the API server does around an in-tree plug-in: it turns
 // the AdmissionReview into admission.Attributes (typed objects from a scheme),
 // collects admission warnings from the context, calls Admit, and answers with a
-// JSON patch from the object as received to the object as mutated.
+// JSON patch from the object as received to the object as mutated. For a pod
+// changed only where a PodPreset writes, the patch adds the annotations and
+// appends the new list items (podPatch); otherwise it is a diff of the two
+// encoded objects.
 package webhook

@@ -11,6 +11,7 @@ import (
 
 	admissionv1 "k8s.io/api/admission/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -111,12 +112,12 @@ func (h *Handler) Review(ctx context.Context, req *admissionv1.AdmissionRequest)
 		}
 	}
 	resp.Warnings = warnings.List()
-	if !resp.Allowed || obj == nil || equality.Semantic.DeepEqual(original, obj) {
+	if !resp.Allowed || obj == nil {
 		return resp, nil
 	}
-	patch, err := jsonPatch(original, obj)
-	if err != nil {
-		return nil, err
+	patch, err := h.patch(original, obj)
+	if err != nil || patch == nil {
+		return resp, err
 	}
 	pt := admissionv1.PatchTypeJSONPatch
 	resp.Patch, resp.PatchType = patch, &pt
@@ -138,6 +139,26 @@ func (h *Handler) decode(raw []byte, gvk schema.GroupVersionKind) (runtime.Objec
 	}
 	obj.GetObjectKind().SetGroupVersionKind(gvk)
 	return obj, nil
+}
+
+// patch is the JSON patch from original to mutated, nil if they are equal:
+// for a pod changed only where a PodPreset writes, podPatch's; otherwise
+// the diff of the two encoded objects.
+func (h *Handler) patch(original, mutated runtime.Object) ([]byte, error) {
+	before, isPod := original.(*corev1.Pod)
+	after, stillPod := mutated.(*corev1.Pod)
+	if isPod && stillPod {
+		if ops, changed, ok := podPatch(before, after); ok {
+			if !changed {
+				return nil, nil
+			}
+			return json.Marshal(ops)
+		}
+	}
+	if equality.Semantic.DeepEqual(original, mutated) {
+		return nil, nil
+	}
+	return jsonPatch(original, mutated)
 }
 
 // jsonPatch is the patch from original to mutated. Both are encoded the same
