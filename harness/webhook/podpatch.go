@@ -28,7 +28,7 @@ type patchOp struct {
 // field this build's types do not know (a newer volume source, say) is left
 // as the server has it. Every operation is an "add": on an object member it
 // sets the member whether or not it exists, and "/-" appends to an array.
-// changed is false when the two are equal.
+// When ok, changed says whether there is anything to patch.
 func podPatch(original, mutated *corev1.Pod) (ops []patchOp, changed, ok bool) {
 	if len(original.Spec.InitContainers) != len(mutated.Spec.InitContainers) ||
 		len(original.Spec.Containers) != len(mutated.Spec.Containers) {
@@ -122,7 +122,7 @@ func annotationOps(ops *[]patchOp, before, after map[string]string) bool {
 	return true
 }
 
-// escapePointer escapes a JSON pointer reference token (RFC 6901).
-func escapePointer(s string) string {
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
-}
+// pointerEscaper escapes a JSON pointer reference token (RFC 6901).
+var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
+
+func escapePointer(s string) string { return pointerEscaper.Replace(s) }
