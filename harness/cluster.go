@@ -74,9 +74,6 @@ type cluster interface {
 	validates() bool
 	// simulatedNodes returns the node simulator, nil when there is none.
 	simulatedNodes() *nodes.Simulator
-	// runsPods reports whether pods are scheduled and started, on
-	// simulated nodes or real ones.
-	runsPods() bool
 	// realKubelet reports whether pods run on a real kubelet, whose
 	// containers print what they see (the kind backend).
 	realKubelet() bool
@@ -115,9 +112,11 @@ func (c *apiCluster) watch(ctx context.Context, gvr schema.GroupVersionResource,
 
 func (c *apiCluster) simulatedNodes() *nodes.Simulator { return c.nodes }
 
-func (c *apiCluster) runsPods() bool { return c.nodes != nil || c.realNodes }
-
 func (c *apiCluster) realKubelet() bool { return c.realNodes }
+
+// runsPods reports whether c schedules and starts pods, on simulated nodes
+// or real ones.
+func runsPods(c cluster) bool { return c.simulatedNodes() != nil || c.realKubelet() }
 
 func (c *apiCluster) clientset() kubernetes.Interface { return c.client }
 

@@ -31,7 +31,7 @@ func (s *Scenario) Environment(ctx context.Context, podName, container string) (
 		return containerenv.Environment{}, err
 	}
 	blocked := ""
-	if s.w.cluster.runsPods() {
+	if runsPods(s.w.cluster) {
 		if pod, blocked, err = s.waitStarted(ctx, ns, podName); err != nil {
 			return containerenv.Environment{}, err
 		}
@@ -105,15 +105,11 @@ func (s *Scenario) checkPrinted(ctx context.Context, pod *corev1.Pod, container 
 // saying why, as its environment is still what the kubelet would give it.
 func (s *Scenario) waitStarted(ctx context.Context, ns, name string) (pod *corev1.Pod, blocked string, err error) {
 	var stuck, last error
-	physical, err := s.Namespace(ctx, ns)
-	if err != nil {
-		return nil, "", err
-	}
-	watched := []schema.GroupVersionResource{podsResource}
+	var events []schema.GroupVersionResource
 	if s.w.cluster.realKubelet() {
-		watched = append(watched, eventsResource)
+		events = append(events, eventsResource)
 	}
-	err = s.waitUntil(ctx, physical, s.w.Timeouts.Wait, func(ctx context.Context) (bool, error) {
+	err = s.waitForPods(ctx, ns, func(ctx context.Context) (bool, error) {
 		got, err := s.GetPod(ctx, ns, name)
 		if err != nil {
 			last = err
@@ -141,7 +137,7 @@ func (s *Scenario) waitStarted(ctx context.Context, ns, name string) (pod *corev
 			}
 		}
 		return false, nil
-	}, watched...)
+	}, events...)
 	if stuck != nil {
 		return nil, "", stuck
 	}
@@ -263,7 +259,7 @@ func (s *Scenario) DoesNotSee(ctx context.Context, podName, container string, na
 // status, as the kubelet reports it; without, the environment's resolution.
 func (s *Scenario) FailsToStart(ctx context.Context, podName, container, reason, message string) error {
 	ns := s.podNamespace(podName)
-	if !s.w.cluster.runsPods() {
+	if !runsPods(s.w.cluster) {
 		_, err := s.Environment(ctx, podName, container)
 		if err == nil {
 			return fmt.Errorf("container %q of pod %q can start: its environment resolves", container, podName)
@@ -307,8 +303,8 @@ func (s *Scenario) FailsToStart(ctx context.Context, podName, container, reason,
 
 // BecomesReady waits until the pod is Ready, on a simulated or real node.
 func (s *Scenario) BecomesReady(ctx context.Context, podName string) error {
-	if !s.w.cluster.runsPods() {
-		return &UnsupportedError{Backend: s.w.Backend, Reason: "there are no nodes to schedule pods on"}
+	if !runsPods(s.w.cluster) {
+		return s.noNodes()
 	}
 	ns := s.podNamespace(podName)
 	var pod *corev1.Pod

@@ -123,25 +123,24 @@ func (w *World) serveImages(ctx context.Context) error {
 	w.images = &http.Server{Handler: imageserver.Handler(img), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = w.images.Serve(ln) }()
 	mirror := "http://" + ln.Addr().String()
-	for _, host := range mirroredRegistries {
-		hosts := fmt.Sprintf("# written by presetsim for run %s\n[host.%q]\n  capabilities = [\"pull\", \"resolve\"]\n", w.RunID, mirror)
-		if err := w.kind.WriteFile("/etc/containerd/certs.d/"+host+"/hosts.toml", hosts); err != nil {
-			return err
-		}
+	hosts := fmt.Sprintf("# written by presetsim for run %s\n[host.%q]\n  capabilities = [\"pull\", \"resolve\"]\n", w.RunID, mirror)
+	files := make(map[string]string, len(mirroredRegistries))
+	for _, registry := range mirroredRegistries {
+		files["/etc/containerd/certs.d/"+registry+"/hosts.toml"] = hosts
 	}
-	return nil
+	return w.kind.WriteFiles(files)
 }
 
 // cleanKind undoes what the run created on a cluster that stays (reused or
 // kept): its namespaces and its webhook registration. A cluster that is
 // deleted needs none of it.
 func (w *World) cleanKind() error {
-	if !w.kind.Reused && !w.kind.Kept() {
+	if !w.kind.Stays() {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	err := w.Client.AdmissionregistrationV1().MutatingWebhookConfigurations().Delete(ctx, "presetsim-"+w.RunID, metav1.DeleteOptions{})
+	err := w.Client.AdmissionregistrationV1().MutatingWebhookConfigurations().Delete(ctx, w.webhookConfigName(), metav1.DeleteOptions{})
 	if apierrors.IsNotFound(err) {
 		err = nil
 	}

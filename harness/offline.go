@@ -141,8 +141,6 @@ func (c *offlineCluster) validates() bool { return false }
 
 func (c *offlineCluster) simulatedNodes() *nodes.Simulator { return nil }
 
-func (c *offlineCluster) runsPods() bool { return false }
-
 func (c *offlineCluster) realKubelet() bool { return false }
 
 func (c *offlineCluster) clientset() kubernetes.Interface { return c.typed }

@@ -14,24 +14,22 @@ import (
 // namespace right after the namespace is created, before any pod can exist
 // in it, and its ADDED events come in the order of creation.
 type podOrder struct {
-	mu    sync.Mutex
-	names map[string][]string
-	stops []func()
+	mu      sync.Mutex
+	names   map[string][]string
+	watches []watch.Interface
 }
 
 // watchNamespace starts recording the pods of a new namespace.
 func (o *podOrder) watchNamespace(c cluster, ns string) error {
-	ctx, cancel := context.WithCancel(context.Background())
-	w, err := c.watch(ctx, podsResource, ns)
+	w, err := c.watch(context.Background(), podsResource, ns) // Stop ends it
 	if err != nil {
-		cancel()
 		return err
 	}
 	o.mu.Lock()
 	if o.names == nil {
 		o.names = map[string][]string{}
 	}
-	o.stops = append(o.stops, func() { w.Stop(); cancel() })
+	o.watches = append(o.watches, w)
 	o.mu.Unlock()
 	go func() {
 		for ev := range w.ResultChan() {
@@ -58,10 +56,10 @@ func (o *podOrder) order(ns string) []string {
 // stop ends every watch.
 func (o *podOrder) stop() {
 	o.mu.Lock()
-	stops := o.stops
-	o.stops = nil
+	watches := o.watches
+	o.watches = nil
 	o.mu.Unlock()
-	for _, stop := range stops {
-		stop()
+	for _, w := range watches {
+		w.Stop()
 	}
 }

@@ -52,14 +52,14 @@ func (s *Scenario) waitUntil(ctx context.Context, namespace string, timeout time
 	}
 }
 
-// waitForPods waits, as waitUntil, for a condition on the pods of a
-// logical namespace.
-func (s *Scenario) waitForPods(ctx context.Context, logicalNS string, cond wait.ConditionWithContextFunc) error {
+// waitForPods waits, as waitUntil, for a condition on the pods (and the
+// other resources, if any) of a logical namespace.
+func (s *Scenario) waitForPods(ctx context.Context, logicalNS string, cond wait.ConditionWithContextFunc, other ...schema.GroupVersionResource) error {
 	ns, err := s.Namespace(ctx, logicalNS)
 	if err != nil {
 		return err
 	}
-	return s.waitUntil(ctx, ns, s.w.Timeouts.Wait, cond, podsResource)
+	return s.waitUntil(ctx, ns, s.w.Timeouts.Wait, cond, append([]schema.GroupVersionResource{podsResource}, other...)...)
 }
 
 // forward signals changes (without blocking: one pending signal is enough)

@@ -38,10 +38,15 @@ func (s *Scenario) nodes() (*nodes.Simulator, error) {
 	if sim := s.w.cluster.simulatedNodes(); sim != nil {
 		return sim, nil
 	}
-	if s.w.cluster.runsPods() {
+	if runsPods(s.w.cluster) {
 		return nil, &UnsupportedError{Backend: s.w.Backend, Reason: "the cluster's nodes are real: the harness cannot add, remove or track them as it does simulated ones"}
 	}
-	return nil, &UnsupportedError{Backend: s.w.Backend, Reason: "there are no nodes to schedule pods on"}
+	return nil, s.noNodes()
+}
+
+// noNodes says that the backend runs no pods.
+func (s *Scenario) noNodes() error {
+	return &UnsupportedError{Backend: s.w.Backend, Reason: "there are no nodes to schedule pods on"}
 }
 
 // Cleanup undoes what a scenario changed outside its namespaces, and stops

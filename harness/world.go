@@ -395,6 +395,9 @@ func (w *World) serveModuleOn(ctx context.Context, host string, allNamespaces bo
 	return w.registerWebhook(ctx, webhook.PodConfig{URL: w.server.URL + "/mutate-pods", CABundle: w.server.CABundle}, allNamespaces)
 }
 
+// webhookConfigName is the name of the run's MutatingWebhookConfiguration.
+func (w *World) webhookConfigName() string { return "presetsim-" + w.RunID }
+
 // registerWebhook registers the module's webhook for the run's scenario
 // namespaces (or every namespace) under the run's name.
 func (w *World) registerWebhook(ctx context.Context, c webhook.PodConfig, allNamespaces bool) error {
@@ -404,7 +407,7 @@ func (w *World) registerWebhook(ctx context.Context, c webhook.PodConfig, allNam
 		c.NamespaceSelector = nil
 	}
 	cfg := webhook.MutatingWebhookConfiguration(c)
-	cfg.Name = "presetsim-" + w.RunID
+	cfg.Name = w.webhookConfigName()
 	if _, err := w.Client.AdmissionregistrationV1().MutatingWebhookConfigurations().Create(ctx, cfg, metav1.CreateOptions{}); err != nil {
 		return fmt.Errorf("unable to register the webhook: %w", err)
 	}

@@ -95,6 +95,20 @@ scratch_image() {
 	rm -rf "$ctx"
 }
 
+# --- 4. node image ---------------------------------------------------------------
+stamp=$( {
+	echo "$rootfs_stamp $k8s_version"
+	sha256sum "$bin"/{kubelet,kubeadm,kubectl,kube-apiserver,kube-controller-manager,kube-scheduler,etcd} "$ours"/{pause,printenv} | cut -d' ' -f1
+	(cd "$root/hack/kind" && find node -type f | sort | xargs sha256sum)
+	sha256sum "$0" | cut -d' ' -f1
+} | sha256sum | cut -c1-12)
+node_image="presetsim.dev/kind-node:$k8s_version-$stamp"
+if docker image inspect "$node_image" >/dev/null 2>&1; then
+	log "up to date: $node_image"
+	echo "$node_image"
+	exit 0
+fi
+
 images=$("$bin/kubeadm" config images list --kubernetes-version "$k8s_version" 2>/dev/null)
 image_for() { grep -E "/$1:" <<<"$images"; }
 declare -A image_binary=(
@@ -105,20 +119,6 @@ declare -A image_binary=(
 	[pause]="$ours/pause"
 )
 printenv_image=presetsim.dev/printenv:v1
-
-# --- 4. node image ---------------------------------------------------------------
-stamp=$( {
-	echo "$rootfs_stamp $k8s_version"
-	sha256sum "$bin"/{kubelet,kubeadm,kubectl,kube-apiserver,kube-controller-manager,kube-scheduler,etcd} "$ours"/* | cut -d' ' -f1
-	(cd "$root/hack/kind" && find node -type f | sort | xargs sha256sum)
-	sha256sum "$0" | cut -d' ' -f1
-} | sha256sum | cut -c1-12)
-node_image="presetsim.dev/kind-node:$k8s_version-$stamp"
-if docker image inspect "$node_image" >/dev/null 2>&1; then
-	log "up to date: $node_image"
-	echo "$node_image"
-	exit 0
-fi
 
 base_image="presetsim.dev/kind-base:$rootfs_stamp"
 if ! docker image inspect "$base_image" >/dev/null 2>&1; then

@@ -6,8 +6,8 @@ import (
 )
 
 // RuntimeVars are variables a container has that the kubelet does not make:
-// the container runtime sets HOSTNAME (and TERM with a tty) and the image
-// sets PATH. ComparePrinted does not hold them against the simulation.
+// the container runtime sets HOSTNAME, HOME (and TERM with a tty) and the
+// image sets PATH. ComparePrinted does not hold them against the simulation.
 var RuntimeVars = []string{"HOSTNAME", "PATH", "TERM", "HOME"}
 
 // Difference is a variable on which the simulated environment and what a

@@ -3,7 +3,6 @@ package imageserver
 import (
 	"bytes"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -52,6 +51,5 @@ func Handler(img Image) http.Handler {
 func serve(w http.ResponseWriter, r *http.Request, contentType, digest string, body []byte) {
 	w.Header().Set("Content-Type", contentType)
 	w.Header().Set("Docker-Content-Digest", digest)
-	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(body))
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -51,10 +52,6 @@ type Options struct {
 type Cluster struct {
 	// Name of the cluster.
 	Name string
-	// Image the cluster's node was created from (empty when reused).
-	Image string
-	// Reused is true when the cluster existed before Create.
-	Reused bool
 	// Kubeconfig reaches the API server from this host.
 	Kubeconfig []byte
 	// HostAddress is this host's address on the cluster's Docker network:
@@ -101,7 +98,6 @@ func Create(ctx context.Context, opts Options) (_ *Cluster, err error) {
 		}
 	}()
 	if slices.Contains(existing, opts.Name) {
-		c.Reused = true
 		fmt.Fprintf(progress, "reusing kind cluster %q\n", opts.Name)
 	} else {
 		if opts.Image == "" {
@@ -111,7 +107,6 @@ func Create(ctx context.Context, opts Options) (_ *Cluster, err error) {
 		} else if err := imageExists(ctx, opts.Image); err != nil {
 			return nil, err
 		}
-		c.Image = opts.Image
 		fmt.Fprintf(progress, "creating kind cluster %q from %s ...\n", opts.Name, opts.Image)
 		began := time.Now()
 		c.created = true
@@ -164,27 +159,30 @@ func Config() *v1alpha4.Cluster {
 			"kind: InitConfiguration\nskipPhases: [preflight, addon/kube-proxy, addon/coredns]\n",
 		},
 	}
-	v1alpha4.SetDefaultsCluster(cfg)
-	return cfg
+	return cfg // kind defaults the rest when it converts the configuration
 }
 
-// Kept reports whether Delete leaves a cluster this run created in place.
-func (c *Cluster) Kept() bool { return c.keep }
+// Stays reports whether Delete leaves the cluster in place: it existed
+// before Create, or it is to be kept.
+func (c *Cluster) Stays() bool { return !c.created || c.keep }
 
 // Nodes lists the cluster's nodes.
 func (c *Cluster) Nodes() ([]nodes.Node, error) {
 	return c.provider.ListNodes(c.Name)
 }
 
-// WriteFile writes content to path on every node.
-func (c *Cluster) WriteFile(path, content string) error {
+// WriteFiles writes every file (content by path) on every node, listing
+// the nodes once.
+func (c *Cluster) WriteFiles(files map[string]string) error {
 	list, err := c.Nodes()
 	if err != nil {
 		return err
 	}
 	for _, n := range list {
-		if err := nodeutils.WriteFile(n, path, content); err != nil {
-			return fmt.Errorf("writing %s on node %s: %w", path, n.String(), err)
+		for _, path := range slices.Sorted(maps.Keys(files)) {
+			if err := nodeutils.WriteFile(n, path, files[path]); err != nil {
+				return fmt.Errorf("writing %s on node %s: %w", path, n.String(), err)
+			}
 		}
 	}
 	return nil

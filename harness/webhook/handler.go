@@ -148,8 +148,8 @@ func (h *Handler) patch(original, mutated runtime.Object) ([]byte, error) {
 	before, isPod := original.(*corev1.Pod)
 	after, stillPod := mutated.(*corev1.Pod)
 	if isPod && stillPod {
-		if ops, changed, ok := podPatch(before, after); ok {
-			if !changed {
+		if ops, ok := podPatch(before, after); ok {
+			if len(ops) == 0 {
 				return nil, nil
 			}
 			return json.Marshal(ops)

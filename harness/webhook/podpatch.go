@@ -28,11 +28,11 @@ type patchOp struct {
 // field this build's types do not know (a newer volume source, say) is left
 // as the server has it. Every operation is an "add": on an object member it
 // sets the member whether or not it exists, and "/-" appends to an array.
-// When ok, changed says whether there is anything to patch.
-func podPatch(original, mutated *corev1.Pod) (ops []patchOp, changed, ok bool) {
+// No operations means the two are equal.
+func podPatch(original, mutated *corev1.Pod) (ops []patchOp, ok bool) {
 	if len(original.Spec.InitContainers) != len(mutated.Spec.InitContainers) ||
 		len(original.Spec.Containers) != len(mutated.Spec.Containers) {
-		return nil, false, false
+		return nil, false
 	}
 	// Everything but the preset's fields must be equal: compare mutated with
 	// those fields taken from original (shallow copies; nothing is written
@@ -43,12 +43,12 @@ func podPatch(original, mutated *corev1.Pod) (ops []patchOp, changed, ok bool) {
 	rest.Spec.InitContainers = withListsOf(mutated.Spec.InitContainers, original.Spec.InitContainers)
 	rest.Spec.Containers = withListsOf(mutated.Spec.Containers, original.Spec.Containers)
 	if !equality.Semantic.DeepEqual(original, &rest) {
-		return nil, false, false
+		return nil, false
 	}
 
 	if !annotationOps(&ops, original.Annotations, mutated.Annotations) ||
 		!appendOps(&ops, "/spec/volumes", original.Spec.Volumes, mutated.Spec.Volumes) {
-		return nil, false, false
+		return nil, false
 	}
 	for _, list := range []struct {
 		path          string
@@ -61,11 +61,11 @@ func podPatch(original, mutated *corev1.Pod) (ops []patchOp, changed, ok bool) {
 			b, a, p := &list.before[i], &list.after[i], list.path+strconv.Itoa(i)
 			if !appendOps(&ops, p+"/env", b.Env, a.Env) || !appendOps(&ops, p+"/envFrom", b.EnvFrom, a.EnvFrom) ||
 				!appendOps(&ops, p+"/volumeMounts", b.VolumeMounts, a.VolumeMounts) {
-				return nil, false, false
+				return nil, false
 			}
 		}
 	}
-	return ops, len(ops) > 0, true
+	return ops, true
 }
 
 // appendOps appends the operations that turn the list before, at path, into

@@ -53,19 +53,19 @@ func NewCache() *Cache {
 
 // entry is what a Cache remembers of one preset at one resourceVersion.
 type entry struct {
-	resourceVersion string
 	// selector is nil when the preset's selector is invalid; selectorErr
 	// then says why, naming the preset.
 	selector    labels.Selector
 	selectorErr error
 	// defaulted is the preset itself when it already carries its defaults
-	// (as the admission informer caches presets), otherwise a defaulted copy.
+	// (as the admission informer caches presets), otherwise a defaulted copy;
+	// its resourceVersion is the preset's.
 	defaulted  *v1alpha1.PodPreset
 	annotation string
 }
 
 func newEntry(p *v1alpha1.PodPreset) *entry {
-	e := &entry{resourceVersion: p.ResourceVersion, defaulted: defaultedOnce(p), annotation: AnnotationKey(p.Name)}
+	e := &entry{defaulted: defaultedOnce(p), annotation: AnnotationKey(p.Name)}
 	e.selector, e.selectorErr = parseSelector(p)
 	return e
 }
@@ -92,31 +92,26 @@ func cacheable(p *v1alpha1.PodPreset) bool {
 // something was missing.
 func (c *Cache) lookup(presets []*v1alpha1.PodPreset) []*entry {
 	out := make([]*entry, len(presets))
-	missing := 0
+	var missing []int
 	c.mu.RLock()
 	for i, p := range presets {
 		if p == nil || !cacheable(p) {
 			continue
 		}
-		if e := c.entries[p.UID]; e != nil && e.resourceVersion == p.ResourceVersion {
+		if e := c.entries[p.UID]; e != nil && e.defaulted.ResourceVersion == p.ResourceVersion {
 			out[i] = e
 			continue
 		}
-		missing++
+		missing = append(missing, i)
 	}
 	c.mu.RUnlock()
-	if missing == 0 {
+	if len(missing) == 0 {
 		return out
 	}
-
-	made := make([]int, 0, missing)
-	for i, p := range presets {
-		if p != nil && cacheable(p) && out[i] == nil {
-			out[i] = newEntry(p)
-			made = append(made, i)
-		}
+	for _, i := range missing {
+		out[i] = newEntry(presets[i])
 	}
-	c.remember(presets, out, made)
+	c.remember(presets, out, missing)
 	return out
 }
 
@@ -150,7 +145,7 @@ func (c *Cache) Len() int {
 // Select is Select with the presets' parsed selectors taken from the Cache.
 func (c *Cache) Select(pod *corev1.Pod, presets []*v1alpha1.PodPreset) ([]*v1alpha1.PodPreset, error) {
 	if c == nil {
-		return selectPresets(pod, presets, nil)
+		return Select(pod, presets)
 	}
 	return selectPresets(pod, presets, c.lookup(presets))
 }
@@ -159,11 +154,11 @@ func (c *Cache) Select(pod *corev1.Pod, presets []*v1alpha1.PodPreset) ([]*v1alp
 // from the Cache. The aliasing contract of Apply holds: the result shares no
 // memory with the pod or with the presets (nor with the Cache's copies).
 func (c *Cache) Apply(pod *corev1.Pod, presets []*v1alpha1.PodPreset) Result {
+	if c == nil {
+		return Apply(pod, presets)
+	}
 	if pod == nil {
 		return Result{}
-	}
-	if c == nil {
-		return apply(pod, prepare(presets))
 	}
 	entries := c.lookup(presets)
 	ps := make([]prepared, 0, len(presets))

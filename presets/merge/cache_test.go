@@ -2,6 +2,7 @@ package merge
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -155,9 +156,10 @@ func TestCacheNil(t *testing.T) {
 	if err != nil || len(got) != 1 {
 		t.Fatalf("nil Cache: Select() = %v, %v; want preset a", names(got), err)
 	}
-	pod := newPod(withContainers(newContainer("c")))
-	if diff := cmp.Diff(Apply(pod, got), c.Apply(pod, got)); diff != "" {
-		t.Errorf("nil Cache: Apply() differs from the package's Apply (-want +got):\n%s", diff)
+	r := c.Apply(newPod(withContainers(newContainer("c"))), got)
+	if r.Pod == nil || !slices.Equal(r.Applied, []string{"a"}) || r.Pod.Annotations[AnnotationKey("a")] != "1" ||
+		!slices.Equal(r.Pod.Spec.Containers[0].Env, []corev1.EnvVar{env("FROM_a", "1")}) {
+		t.Errorf("nil Cache: Apply() = %+v, want preset a applied (annotation, FROM_a=1)", r)
 	}
 	if c.Len() != 0 {
 		t.Errorf("nil Cache: Len() = %d", c.Len())

@@ -109,12 +109,6 @@ func defaultedOnce(pp *v1alpha1.PodPreset) *v1alpha1.PodPreset {
 	return out
 }
 
-// isDefaulted reports whether Defaulted would change nothing: exactly for
-// env vars, for the common volumes only (see volumesDefaulted).
-func isDefaulted(pp *v1alpha1.PodPreset) bool {
-	return envDefaulted(pp.Spec.Env) && volumesDefaulted(pp.Spec.Volumes)
-}
-
 // envDefaulted reports whether every env var carries its defaults (see
 // defaultEnvVar): a fieldRef has an apiVersion and a fileKeyRef says
 // whether it is optional.

@@ -770,3 +770,9 @@ func TestDefaultedOnce(t *testing.T) {
 		})
 	}
 }
+
+// isDefaulted is what defaultedOnce checks: it reports whether Defaulted would change nothing: exactly for
+// env vars, for the common volumes only (see volumesDefaulted).
+func isDefaulted(pp *v1alpha1.PodPreset) bool {
+	return envDefaulted(pp.Spec.Env) && volumesDefaulted(pp.Spec.Volumes)
+}

@@ -5,6 +5,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	utilptr "k8s.io/utils/ptr"
 )
 
 // linearMax is how many keys a keyIndex scans linearly before it builds a
@@ -119,29 +120,21 @@ func equalEnvFrom(a, b *corev1.EnvFromSource) bool {
 	if a.Prefix != b.Prefix || (a.ConfigMapRef == nil) != (b.ConfigMapRef == nil) || (a.SecretRef == nil) != (b.SecretRef == nil) {
 		return false
 	}
-	if a.ConfigMapRef != nil && (a.ConfigMapRef.Name != b.ConfigMapRef.Name || !equalPtr(a.ConfigMapRef.Optional, b.ConfigMapRef.Optional)) {
+	if a.ConfigMapRef != nil && (a.ConfigMapRef.Name != b.ConfigMapRef.Name || !utilptr.Equal(a.ConfigMapRef.Optional, b.ConfigMapRef.Optional)) {
 		return false
 	}
-	if a.SecretRef != nil && (a.SecretRef.Name != b.SecretRef.Name || !equalPtr(a.SecretRef.Optional, b.SecretRef.Optional)) {
+	if a.SecretRef != nil && (a.SecretRef.Name != b.SecretRef.Name || !utilptr.Equal(a.SecretRef.Optional, b.SecretRef.Optional)) {
 		return false
 	}
 	return true
 }
 
 func equalVolumeMounts(a, b *corev1.VolumeMount) bool {
-	return a.Name == b.Name && a.ReadOnly == b.ReadOnly && equalPtr(a.RecursiveReadOnly, b.RecursiveReadOnly) &&
-		a.MountPath == b.MountPath && a.SubPath == b.SubPath && equalPtr(a.MountPropagation, b.MountPropagation) &&
+	return a.Name == b.Name && a.ReadOnly == b.ReadOnly && utilptr.Equal(a.RecursiveReadOnly, b.RecursiveReadOnly) &&
+		a.MountPath == b.MountPath && a.SubPath == b.SubPath && utilptr.Equal(a.MountPropagation, b.MountPropagation) &&
 		a.SubPathExpr == b.SubPathExpr && slices.Equal(a.BindMountOptions, b.BindMountOptions)
 }
 
 func equalVolumes(a, b *corev1.Volume) bool {
 	return equality.Semantic.DeepEqual(a, b)
-}
-
-// equalPtr reports whether both pointers are nil or both point to equal values.
-func equalPtr[T comparable](a, b *T) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return *a == *b
 }

@@ -51,8 +51,9 @@ func AnnotationKey(presetName string) string {
 // ignored. Select does not look at namespaces: the caller passes the presets of
 // the pod's namespace (R2.2).
 //
-// Select parses every selector on every call; admission, which selects from
-// the same presets for every pod, uses Cache.Select instead.
+// Select parses every selector that is more than plain matchLabels on every
+// call; admission, which selects from the same presets for every pod, uses
+// Cache.Select instead.
 func Select(pod *corev1.Pod, presets []*v1alpha1.PodPreset) ([]*v1alpha1.PodPreset, error) {
 	return selectPresets(pod, presets, nil)
 }

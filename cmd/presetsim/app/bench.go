@@ -48,7 +48,8 @@ const minimalFeature = `Feature: harness overhead
     Then the pod "p" should be as submitted
 `
 
-// seedFeatures are the five examples of the original proposal.
+// seedFeatures are the five examples of the original proposal (the
+// Makefile's SEED_FEATURES, for make test-kind, lists them too).
 var seedFeatures = []string{"features/simple.feature", "features/configmap.feature", "features/replicaset.feature", "features/multiple.feature", "features/conflict.feature"}
 
 // bench measures the figures of docs/performance.md from one run.
@@ -126,7 +127,7 @@ func bench(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 		return err
 	}
 	interrupts.OnSignal(func() error { return errors.Join(sw.Stop(), w.Stop()) })
-	status, _ := steps.Run(sw, steps.SuiteOptions{Paths: seedFeatures, Format: "progress", Output: io.Discard})
+	status, seedTimings := steps.Run(sw, steps.SuiteOptions{Paths: seedFeatures, Format: "progress", Output: io.Discard})
 	seedWall := time.Since(began)
 	if err := sw.Stop(); err != nil {
 		return err
@@ -135,7 +136,8 @@ func bench(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 	if status != 0 {
 		return fmt.Errorf("the seed features failed")
 	}
-	fmt.Fprintf(stdout, "\nseed features (5 files, 10 scenarios), start to last scenario: %s (start %s)\n", seedWall.Round(time.Millisecond), sw.Started.Round(time.Millisecond))
+	fmt.Fprintf(stdout, "\nseed features (%d files, %d scenarios), start to last scenario: %s (start %s)\n",
+		len(seedFeatures), len(seedTimings.List()), seedWall.Round(time.Millisecond), sw.Started.Round(time.Millisecond))
 
 	fmt.Fprintf(stdout, "\n%-38s %10s %10s %12s\n", fmt.Sprintf("pod create (%d pods each, interleaved)", *pods), "p50", "p99", "p99 added")
 	stopFloor, err := serveFloorWebhooks(interrupts.Context(), w)
@@ -184,6 +186,9 @@ type latencyConfig struct {
 // run ID and the webhook's path.
 const floorLabel = "presetsim.dev/bench-floor"
 
+// floorPaths are the floor webhooks' paths.
+var floorPaths = []string{"allow", "annotate"}
+
 // serveFloorWebhooks serves and registers two webhooks, the floor of what
 // any webhook adds to a pod create on this machine, to hold the module's
 // figures against: /allow allows every pod unchanged; /annotate adds one
@@ -194,7 +199,7 @@ const floorLabel = "presetsim.dev/bench-floor"
 func serveFloorWebhooks(ctx context.Context, w *harness.World) (stop func(), err error) {
 	patch, _ := json.Marshal([]map[string]any{{"op": "add", "path": "/metadata/annotations", "value": map[string]string{"presetsim.dev/bench": "floor"}}})
 	mux := http.NewServeMux()
-	for _, path := range []string{"allow", "annotate"} {
+	for _, path := range floorPaths {
 		mux.HandleFunc("/"+path, func(rw http.ResponseWriter, r *http.Request) {
 			var review admissionv1.AdmissionReview
 			if err := json.NewDecoder(r.Body).Decode(&review); err != nil || review.Request == nil {
@@ -215,19 +220,13 @@ func serveFloorWebhooks(ctx context.Context, w *harness.World) (stop func(), err
 	if err != nil {
 		return nil, err
 	}
-	var cfg *admissionregistrationv1.MutatingWebhookConfiguration
-	for _, path := range []string{"allow", "annotate"} {
-		c := webhook.MutatingWebhookConfiguration(webhook.PodConfig{
+	cfg := &admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: "presetsim-bench-floor-" + w.RunID}}
+	for _, path := range floorPaths {
+		cfg.Webhooks = append(cfg.Webhooks, webhook.MutatingWebhookConfiguration(webhook.PodConfig{
 			Name: path + ".bench.presetsim.dev", URL: srv.URL + "/" + path, CABundle: srv.CABundle,
 			NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{floorLabel: w.RunID + "-" + path}},
-		})
-		if cfg == nil {
-			cfg = c
-		} else {
-			cfg.Webhooks = append(cfg.Webhooks, c.Webhooks...)
-		}
+		}).Webhooks...)
 	}
-	cfg.Name = "presetsim-bench-floor-" + w.RunID
 	if _, err := w.Client.AdmissionregistrationV1().MutatingWebhookConfigurations().Create(ctx, cfg, metav1.CreateOptions{}); err != nil {
 		_ = srv.Stop(context.Background())
 		return nil, err
