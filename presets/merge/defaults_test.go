@@ -771,8 +771,9 @@ func TestDefaultedOnce(t *testing.T) {
 	}
 }
 
-// isDefaulted is what defaultedOnce checks: it reports whether Defaulted would change nothing: exactly for
-// env vars, for the common volumes only (see volumesDefaulted).
+// isDefaulted is the check of defaultedOnce: whether Defaulted would change
+// nothing, exactly for env vars and for the common volumes only (see
+// volumesDefaulted).
 func isDefaulted(pp *v1alpha1.PodPreset) bool {
 	return envDefaulted(pp.Spec.Env) && volumesDefaulted(pp.Spec.Volumes)
 }
