@@ -614,14 +614,15 @@ func (s *Scenario) OwnedPodsShouldBe(ctx context.Context, n int, kind, name stri
 	if err != nil {
 		return err
 	}
-	var errs []string
+	var errs []error
 	for i := range pods {
 		if err := s.comparePod(ctx, want, &pods[i]); err != nil {
-			errs = append(errs, fmt.Sprintf("pod %s:\n%v", pods[i].Name, err))
+			errs = append(errs, fmt.Errorf("pod %s:\n%w\n", pods[i].Name, err))
 		}
 	}
 	if len(errs) > 0 {
-		return fmt.Errorf("%d of %d pods differ:\n%s", len(errs), n, strings.Join(errs, "\n\n"))
+		// Wrapped, so that callers can read each pod's differences.
+		return fmt.Errorf("%d of %d pods differ:\n%w", len(errs), n, errors.Join(errs...))
 	}
 	return nil
 }

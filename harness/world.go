@@ -563,3 +563,15 @@ func (w *World) stopAll() error {
 	errs = append(errs, w.stopKind())
 	return errors.Join(errs...)
 }
+
+// HarnessCRD says why the R1 scenarios (the API object) would test the
+// harness's own CRD rather than the implementation's, or "" when they test
+// the implementation's: an in-process module's CRD is the reference's, an
+// installed implementation brought its own, and an external webhook's is
+// the one its profile names (spec.crd).
+func (w *World) HarnessCRD() string {
+	if w.external == nil || w.Profile.CRDPath() != "" {
+		return ""
+	}
+	return fmt.Sprintf("the external webhook's profile %s names no CRD (spec.crd), so the harness installed its own %s CRD: R1 would test the harness, not the implementation", w.Profile.Metadata.Name, w.Profile.Spec.Preset.Kind)
+}

@@ -31,20 +31,22 @@ th, td { border: 1px solid #ccc; padding: 4px 8px; text-align: left; vertical-al
 th { background: #f3f3f3; }
 .pass { background: #dff5df; }
 .fail { background: #f9d6d5; font-weight: bold; }
-.unsupported, .untested, .not-claimed { background: #f1f1f1; color: #666; }
+.differs { background: #fff1c9; }
+.unsupported, .untested, .not-claimed, .not-applicable { background: #f1f1f1; color: #666; }
+.check { color: #555; font-size: 12px; }
 pre { white-space: pre-wrap; margin: 0.5em 0; font-size: 12px; }
 .hidden { display: none; }
 </style>
 </head>
 <body>
 <h1>presetsim conformance report: {{.Implementation}}</h1>
-<div class="meta">backend {{.Backend}} · {{.Version}} · {{index .Totals "pass"}} passed, {{index .Totals "fail"}} failed, {{index .Totals "unsupported"}} unsupported, {{index .Totals "not-claimed"}} not claimed ·
+<div class="meta">backend {{.Backend}} · {{.Version}} · {{index .Totals "pass"}} passed, {{index .Totals "fail"}} failed, {{index .Totals "differs"}} differ as declared, {{index .Totals "unsupported"}} unsupported, {{index .Totals "not-claimed"}} not claimed, {{index .Totals "not-applicable"}} not applicable ·
 <strong id="verdict">{{if .Passed}}PASSED{{else}}FAILED{{end}}</strong></div>
 
 <h2>Rules</h2>
 <table id="rules">
 <tr><th>rule</th><th>what it says</th><th>outcome</th><th>scenarios</th></tr>
-{{range .Rules}}<tr class="rule"><td>{{.ID}}</td><td>{{.Title}}</td><td class="{{.Outcome}}">{{.Outcome}}</td><td>{{.Scenarios}}{{if .Failed}} ({{len .Failed}} failed){{end}}</td></tr>
+{{range .Rules}}<tr class="rule"><td>{{.ID}}</td><td>{{.Title}}</td><td class="{{.Outcome}}">{{.Outcome}}</td><td>{{.Scenarios}}{{if .Failed}} ({{len .Failed}} failed){{end}}{{if .Declared}} ({{len .Declared}} differ as declared){{end}}</td></tr>
 {{end}}</table>
 
 <h2>Scenarios</h2>
@@ -52,7 +54,7 @@ pre { white-space: pre-wrap; margin: 0.5em 0; font-size: 12px; }
 <table id="scenarios">
 <tr><th>feature</th><th>scenario</th><th>rules</th><th>outcome</th><th>seconds</th></tr>
 {{range .Scenarios}}<tr class="scenario" data-outcome="{{.Outcome}}"><td>{{.Feature}}</td><td>{{.Scenario}}
-{{if .Failure}}<details><summary>failure</summary><pre>{{.Failure}}</pre></details>{{end}}{{if .Reason}}<div>{{.Reason}}</div>{{end}}</td>
+{{if .FailedCheck}}<div class="check">failed check: {{.FailedCheck}}</div>{{end}}{{if .Failure}}<details><summary>failure</summary><pre>{{.Failure}}</pre></details>{{end}}{{if .Reason}}<div>{{.Reason}}</div>{{end}}</td>
 <td>{{range .Rules}}{{.}} {{end}}</td><td class="{{.Outcome}}">{{.Outcome}}</td><td>{{printf "%.3f" .Seconds}}</td></tr>
 {{end}}</table>
 <script>

@@ -58,7 +58,10 @@ func (s *Summary) WriteJUnit(w io.Writer) error {
 		switch sc.Outcome {
 		case Fail:
 			first, _, _ := strings.Cut(sc.Failure, "\n")
-			c.Failure = &junitMessage{Message: first, Type: strings.Join(sc.Rules, " "), Text: sc.Failure}
+			c.Failure = &junitMessage{Message: first, Type: strings.Join(sc.failedRules(), " "), Text: sc.Failure}
+			if sc.FailedCheck != "" {
+				c.Failure.Text = "failed check: " + sc.FailedCheck + "\n\n" + sc.Failure
+			}
 			suite.Failures++
 			root.Failures++
 		case Unsupported:
@@ -67,6 +70,14 @@ func (s *Summary) WriteJUnit(w io.Writer) error {
 			root.Skipped++
 		case NotClaimed:
 			c.Skipped = &junitMessage{Message: "not claimed: " + sc.Reason}
+			suite.Skipped++
+			root.Skipped++
+		case NotApplicable:
+			c.Skipped = &junitMessage{Message: "not applicable: " + sc.Reason}
+			suite.Skipped++
+			root.Skipped++
+		case Differs:
+			c.Skipped = &junitMessage{Message: "differs as declared: " + sc.Reason}
 			suite.Skipped++
 			root.Skipped++
 		}

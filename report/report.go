@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -16,12 +17,18 @@ import (
 
 // Outcomes of scenarios and rules.
 const (
-	Pass        = "pass"
-	Fail        = "fail"
-	Unsupported = "unsupported"
-	NotClaimed  = "not-claimed"
-	Untested    = "untested"
+	Pass          = "pass"
+	Fail          = "fail"
+	Differs       = "differs" // as the profile declares
+	Unsupported   = "unsupported"
+	NotClaimed    = "not-claimed"
+	NotApplicable = "not-applicable"
+	Untested      = "untested"
 )
+
+// outcomeRank orders a rule's outcomes: the first of a rule's scenarios'
+// outcomes in this order is the rule's.
+var outcomeRank = []string{Fail, Differs, Pass, NotClaimed, NotApplicable, Unsupported}
 
 // ScenarioResult is one scenario's result, as the harness reports it.
 type ScenarioResult struct {
@@ -33,6 +40,23 @@ type ScenarioResult struct {
 	Failure     string // the first failure's text
 	Unsupported string // why the backend could not run it
 	NotClaimed  string // the capability the profile does not claim
+	// NotApplicable says why the scenario does not apply to the
+	// implementation under test.
+	NotApplicable string
+	// Checks are what the scenario's steps established or failed to; when
+	// there are none, the scenario's outcome is credited to its rule tags.
+	Checks []Check
+}
+
+// Check is one step's outcome, credited to rules.
+type Check struct {
+	Step    string   `json:"step"`
+	Line    int      `json:"line,omitempty"`
+	Rules   []string `json:"rules,omitempty"`
+	Outcome string   `json:"outcome"`
+	// Detail is the failure or the reason of a check that differs as
+	// declared or is not claimed.
+	Detail string `json:"detail,omitempty"`
 }
 
 // Summary is the conformance summary of one run.
@@ -57,7 +81,10 @@ type RuleOutcome struct {
 	Passed    []string `json:"passed,omitempty"`
 	NotRunOn  []string `json:"unsupported,omitempty"`
 	Unclaimed []string `json:"notClaimed,omitempty"`
-	Scenarios int      `json:"scenarios"`
+	Declared  []string `json:"differs,omitempty"`
+	// Inapplicable are the scenarios that do not apply to the implementation.
+	Inapplicable []string `json:"notApplicable,omitempty"`
+	Scenarios    int      `json:"scenarios"`
 }
 
 // ScenarioReport is a scenario in the summary.
@@ -71,12 +98,19 @@ type ScenarioReport struct {
 	Reason   string   `json:"reason,omitempty"`
 	Rules    []string `json:"rules,omitempty"`
 	Scenario string   `json:"scenario"`
+	// FailedCheck is the failing step and the rules it is credited to:
+	// `the pod "website" should be as submitted → R4.2`.
+	FailedCheck string  `json:"failedCheck,omitempty"`
+	Checks      []Check `json:"checks,omitempty"`
 }
 
-// Build makes the summary of a run.
+// Build makes the summary of a run. A rule's outcome comes from the checks
+// credited to it: failed when a check credited to it failed, differs when
+// one differed as the profile declares, passed when one passed, and
+// otherwise from the scenarios tagged with it that did not run.
 func Build(implementation, version, backend string, results []ScenarioResult) *Summary {
 	s := &Summary{Implementation: implementation, Version: version, Backend: backend, Passed: true,
-		Totals: map[string]int{Pass: 0, Fail: 0, Unsupported: 0, NotClaimed: 0}}
+		Totals: map[string]int{Pass: 0, Fail: 0, Differs: 0, Unsupported: 0, NotClaimed: 0, NotApplicable: 0}}
 	byRule := map[string]*RuleOutcome{}
 	for _, r := range Rules {
 		byRule[r.ID] = &RuleOutcome{Rule: r}
@@ -84,59 +118,148 @@ func Build(implementation, version, backend string, results []ScenarioResult) *S
 	sorted := append([]ScenarioResult(nil), results...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
 	for _, res := range sorted {
-		sc := ScenarioReport{Name: res.Name, Tags: res.Tags, Seconds: res.Duration.Seconds(), Failure: res.Failure, Reason: res.Unsupported}
-		sc.Feature, sc.Scenario, _ = strings.Cut(res.Name, ": ")
-		switch {
-		case res.Failed:
-			sc.Outcome = Fail
+		sc := scenarioReport(res)
+		if sc.Outcome == Fail {
 			s.Passed = false
-		case res.NotClaimed != "":
-			sc.Outcome = NotClaimed
-			sc.Reason = "needs @" + res.NotClaimed + ", which the profile does not claim"
-		case res.Unsupported != "":
-			sc.Outcome = Unsupported
-		default:
-			sc.Outcome = Pass
 		}
 		s.Totals[sc.Outcome]++
-		for _, tag := range res.Tags {
-			id, ok := strings.CutPrefix(tag, "@")
-			r, known := byRule[id]
-			if !ok || !known {
+		for rule, outcome := range ruleOutcomes(res, sc.Outcome) {
+			r, known := byRule[rule]
+			if !known {
 				continue
 			}
-			sc.Rules = append(sc.Rules, id)
-			r.Scenarios++
-			switch sc.Outcome {
+			switch outcome {
 			case Fail:
 				r.Failed = append(r.Failed, res.Name)
+			case Differs:
+				r.Declared = append(r.Declared, res.Name)
 			case Pass:
 				r.Passed = append(r.Passed, res.Name)
 			case NotClaimed:
 				r.Unclaimed = append(r.Unclaimed, res.Name)
+			case NotApplicable:
+				r.Inapplicable = append(r.Inapplicable, res.Name)
 			default:
 				r.NotRunOn = append(r.NotRunOn, res.Name)
+			}
+		}
+		for _, tag := range res.Tags {
+			if r, known := byRule[strings.TrimPrefix(tag, "@")]; known && strings.HasPrefix(tag, "@") {
+				sc.Rules = append(sc.Rules, r.ID)
+				r.Scenarios++
 			}
 		}
 		s.Scenarios = append(s.Scenarios, sc)
 	}
 	for _, r := range Rules {
 		o := byRule[r.ID]
-		switch {
-		case len(o.Failed) > 0:
-			o.Outcome = Fail
-		case len(o.Passed) > 0:
-			o.Outcome = Pass
-		case len(o.Unclaimed) > 0:
-			o.Outcome = NotClaimed
-		case len(o.NotRunOn) > 0:
-			o.Outcome = Unsupported
-		default:
-			o.Outcome = Untested
+		o.Outcome = Untested
+		for _, candidate := range outcomeRank {
+			if len(o.with(candidate)) > 0 {
+				o.Outcome = candidate
+				break
+			}
 		}
 		s.Rules = append(s.Rules, *o)
 	}
 	return s
+}
+
+// with lists the rule's scenarios of an outcome.
+func (o *RuleOutcome) with(outcome string) []string {
+	switch outcome {
+	case Fail:
+		return o.Failed
+	case Differs:
+		return o.Declared
+	case Pass:
+		return o.Passed
+	case NotClaimed:
+		return o.Unclaimed
+	case NotApplicable:
+		return o.Inapplicable
+	case Unsupported:
+		return o.NotRunOn
+	}
+	return nil
+}
+
+// scenarioReport is a result as the summary shows it.
+func scenarioReport(res ScenarioResult) ScenarioReport {
+	sc := ScenarioReport{Name: res.Name, Tags: res.Tags, Seconds: res.Duration.Seconds(), Failure: res.Failure, Reason: res.Unsupported, Checks: res.Checks}
+	sc.Feature, sc.Scenario, _ = strings.Cut(res.Name, ": ")
+	switch {
+	case res.Failed:
+		sc.Outcome = Fail
+		for _, c := range res.Checks {
+			if c.Outcome == Fail {
+				sc.FailedCheck = fmt.Sprintf("%s → %s", c.Step, strings.Join(c.Rules, ", "))
+				break
+			}
+		}
+	case res.NotApplicable != "":
+		sc.Outcome, sc.Reason = NotApplicable, res.NotApplicable
+	case res.NotClaimed != "":
+		sc.Outcome = NotClaimed
+		sc.Reason = "needs @" + res.NotClaimed + ", which the profile does not claim"
+	case res.Unsupported != "":
+		sc.Outcome = Unsupported
+	default:
+		sc.Outcome = Pass
+		for _, c := range res.Checks {
+			if c.Outcome == Differs {
+				sc.Outcome, sc.Reason = Differs, c.Detail
+				break
+			}
+		}
+	}
+	return sc
+}
+
+// ruleOutcomes is what one scenario says about each rule: from its checks
+// when it ran, the worst per rule; from its rule tags when it did not run
+// or recorded no checks.
+func ruleOutcomes(res ScenarioResult, outcome string) map[string]string {
+	out := map[string]string{}
+	set := func(rule, o string) {
+		if cur, ok := out[rule]; !ok || slices.Index(outcomeRank, o) < slices.Index(outcomeRank, cur) {
+			out[rule] = o
+		}
+	}
+	ran := outcome == Pass || outcome == Fail || outcome == Differs
+	if ran && len(res.Checks) > 0 {
+		blamed := false
+		for _, c := range res.Checks {
+			for _, r := range c.Rules {
+				set(r, c.Outcome)
+			}
+			blamed = blamed || c.Outcome == Fail
+		}
+		if outcome == Fail && !blamed {
+			// Failed outside any check (a hook): the scenario's rules.
+			for _, tag := range res.Tags {
+				set(strings.TrimPrefix(tag, "@"), Fail)
+			}
+		}
+		return out
+	}
+	for _, tag := range res.Tags {
+		if id, ok := strings.CutPrefix(tag, "@"); ok {
+			set(id, outcome)
+		}
+	}
+	return out
+}
+
+// failedRules are the rules a failed scenario's failing check is credited
+// to; its rule tags when no check failed.
+func (sc ScenarioReport) failedRules() []string {
+	for _, c := range sc.Checks {
+		if c.Outcome == Fail {
+			return c.Rules
+		}
+	}
+	return sc.Rules
 }
 
 // FailedRules lists the ids of the rules that failed.

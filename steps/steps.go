@@ -2,7 +2,6 @@ package steps
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/harness/manifest"
+	"presetsim.dev/presetsim/harness/profile"
 )
 
 // state is one scenario's state, kept in the context.
@@ -26,8 +26,58 @@ type state struct {
 	// notClaimed is the capability the scenario needs and the profile does
 	// not claim; the scenario is then not run.
 	notClaimed string
+	// notApplicable says why the scenario does not apply to the
+	// implementation under test; it is then not run.
+	notApplicable string
 	// unlock releases the scenario's hold on the serial lock.
 	unlock func()
+	// tags are the scenario's tags with its feature's ("@R2.4").
+	tags []string
+	// step is the text of the step running now.
+	step string
+	// checks are the outcomes of the steps so far (see Check).
+	checks []Check
+}
+
+// record adds a check's outcome for the current step.
+func (s *state) record(c Check) {
+	c.Step, c.Line = s.step, s.current.Line
+	s.checks = append(s.checks, c)
+}
+
+// profile is the profile of the implementation under test.
+func (s *state) profile() *profile.Profile { return s.scenario.World().Profile }
+
+// declared reports whether a failed check is a difference the profile
+// declares: every rule it is credited to is declared different, in a way
+// this kind of check shows.
+func (s *state) declared(rules []string, spec checkSpec, err error) (string, bool) {
+	if len(rules) == 0 || spec.shows == "" {
+		return "", false
+	}
+	var reasons []string
+	for _, r := range rules {
+		d, ok := s.profile().Declared(r, spec.shows)
+		if !ok {
+			return "", false
+		}
+		if reason := d.String(); !slices.Contains(reasons, reason) {
+			reasons = append(reasons, reason)
+		}
+	}
+	return fmt.Sprintf("profile %s declares %s", s.profile().Metadata.Name, strings.Join(reasons, "; ")), true
+}
+
+// onlyAPIRules reports whether every rule a scenario is tagged with is one
+// of R1, the API object's.
+func onlyAPIRules(tags []string) bool {
+	rules := ruleTags(tags)
+	for _, r := range rules {
+		if !strings.HasPrefix(r, "R1.") {
+			return false
+		}
+	}
+	return len(rules) > 0
 }
 
 // SerialTag marks scenarios that change what every scenario shares (the
@@ -65,15 +115,19 @@ func Initializer(w *harness.World) func(*godog.ScenarioContext) {
 					locs[i] = stepLocation{File: p.Uri}
 				}
 			}
-			s := &state{scenario: w.NewScenario(), steps: p.Steps, locs: locs}
-			ctx = context.WithValue(ctx, stateKey{}, s)
 			tags := make([]string, len(p.Tags))
 			for i, t := range p.Tags {
 				tags[i] = t.Name
 			}
+			s := &state{scenario: w.NewScenario(), steps: p.Steps, locs: locs, tags: tags}
+			ctx = context.WithValue(ctx, stateKey{}, s)
 			if capability, ok := w.Profile.Unclaimed(tags); ok {
 				s.notClaimed = capability
 				return ctx, fmt.Errorf("not claimed by profile %s: @%s: %w", w.Profile.Metadata.Name, capability, godog.ErrSkip)
+			}
+			if reason := w.HarnessCRD(); reason != "" && onlyAPIRules(tags) {
+				s.notApplicable = reason
+				return ctx, fmt.Errorf("not applicable: %s: %w", reason, godog.ErrSkip)
 			}
 			if slices.Contains(tags, SerialTag) {
 				serial.Lock()
@@ -86,6 +140,7 @@ func Initializer(w *harness.World) func(*godog.ScenarioContext) {
 		})
 		sc.StepContext().Before(func(ctx context.Context, st *godog.Step) (context.Context, error) {
 			s := from(ctx)
+			s.step = st.Text
 			for i, candidate := range s.steps {
 				if candidate.Id == st.Id {
 					s.current = s.locs[i]
@@ -121,39 +176,39 @@ func Initializer(w *harness.World) func(*godog.ScenarioContext) {
 }
 
 func register(sc registrar) {
-	sc.Step(`^the objects:$`, createObjects)
-	sc.Step(`^I create the objects:$`, createObjects)
-	sc.Step(`^the (PodPreset|ConfigMap|Secret|Service):$`, createKind)
-	sc.Step(`^I create the pod:$`, func(ctx context.Context, doc *godog.DocString) error {
+	sc.Step(`^the objects:$`, setup(shows.admitted, "R4.2"), createObjects)
+	sc.Step(`^I create the objects:$`, setup(shows.admitted, "R4.2"), createObjects)
+	sc.Step(`^the (PodPreset|ConfigMap|Secret|Service):$`, setup("", "R1.2"), createKind)
+	sc.Step(`^I create the pod:$`, setup(shows.admitted, "R4.2"), func(ctx context.Context, doc *godog.DocString) error {
 		return createKind(ctx, "Pod", doc)
 	})
-	sc.Step(`^I try to create:$`, func(ctx context.Context, doc *godog.DocString) error {
+	sc.Step(`^I try to create:$`, setup(""), func(ctx context.Context, doc *godog.DocString) error {
 		s := from(ctx)
 		return s.scenario.TryCreate(ctx, s.source(), doc.Content, false)
 	})
-	sc.Step(`^I try to create with a server-side dry run:$`, func(ctx context.Context, doc *godog.DocString) error {
+	sc.Step(`^I try to create with a server-side dry run:$`, setup(""), func(ctx context.Context, doc *godog.DocString) error {
 		s := from(ctx)
 		return s.scenario.TryCreate(ctx, s.source(), doc.Content, true)
 	})
-	sc.Step(`^the dry-run pod should be:$`, func(ctx context.Context, doc *godog.DocString) error {
+	sc.Step(`^the dry-run pod should be:$`, podCheck("R2.1"), func(ctx context.Context, doc *godog.DocString) error {
 		s := from(ctx)
 		return s.scenario.DryRunPodShouldBe(ctx, s.source(), doc.Content)
 	})
-	sc.Step(`^the pod "([^"]*)" should not exist$`, func(ctx context.Context, name string) error {
+	sc.Step(`^the pod "([^"]*)" should not exist$`, check(shows.content, "R2.1"), func(ctx context.Context, name string) error {
 		return from(ctx).scenario.PodShouldNotExist(ctx, name)
 	})
-	sc.Step(`^I try to update the PodPreset "([^"]*)" to:$`, func(ctx context.Context, name string, doc *godog.DocString) error {
+	sc.Step(`^I try to update the PodPreset "([^"]*)" to:$`, setup(""), func(ctx context.Context, name string, doc *godog.DocString) error {
 		s := from(ctx)
 		return s.scenario.TryUpdatePreset(ctx, name, s.source(), doc.Content)
 	})
-	sc.Step(`^the request should succeed$`, requestShouldSucceed)
-	sc.Step(`^the request should be rejected with a message containing "(.*)"$`, requestShouldBeRejected)
-	sc.Step(`^the request should have a warning containing "(.*)"$`, requestShouldWarn)
-	sc.Step(`^the pod "([^"]*)" should be:$`, func(ctx context.Context, name string, doc *godog.DocString) error {
+	sc.Step(`^the request should succeed$`, check(shows.admitted, append(slices.Clone(validationRules), "R2.1", "R4.2")...), requestShouldSucceed)
+	sc.Step(`^the request should be rejected with a message containing "(.*)"$`, rejectionCheck(), requestShouldBeRejected)
+	sc.Step(`^the request should have a warning containing "(.*)"$`, needs("warnings", check(shows.warnings, "R4.3")), requestShouldWarn)
+	sc.Step(`^the pod "([^"]*)" should be:$`, podCheck(), func(ctx context.Context, name string, doc *godog.DocString) error {
 		s := from(ctx)
 		return s.scenario.PodShouldBe(ctx, name, s.source(), doc.Content)
 	})
-	sc.Step(`^the pod "([^"]*)" should have the annotations:$`, func(ctx context.Context, name string, table *godog.Table) error {
+	sc.Step(`^the pod "([^"]*)" should have the annotations:$`, check(shows.content, "R3.7"), func(ctx context.Context, name string, table *godog.Table) error {
 		rows, err := tableRows(table, "key", "value")
 		if err != nil {
 			return err
@@ -164,10 +219,10 @@ func register(sc registrar) {
 		}
 		return from(ctx).scenario.PodHasAnnotations(ctx, name, want)
 	})
-	sc.Step(`^the pod "([^"]*)" should have no PodPreset annotations$`, func(ctx context.Context, name string) error {
+	sc.Step(`^the pod "([^"]*)" should have no PodPreset annotations$`, check(shows.content, selectionRules...), func(ctx context.Context, name string) error {
 		return from(ctx).scenario.PodHasNoPresetAnnotations(ctx, name)
 	})
-	sc.Step(`^(\d+) pods? owned by the (\w+) "([^"]*)" should be:$`, func(ctx context.Context, n, kind, name string, doc *godog.DocString) error {
+	sc.Step(`^(\d+) pods? owned by the (\w+) "([^"]*)" should be:$`, podCheck(), func(ctx context.Context, n, kind, name string, doc *godog.DocString) error {
 		count, err := strconv.Atoi(n)
 		if err != nil {
 			return err
@@ -175,10 +230,10 @@ func register(sc registrar) {
 		s := from(ctx)
 		return s.scenario.OwnedPodsShouldBe(ctx, count, kind, name, s.source(), doc.Content)
 	})
-	sc.Step(`^the (\w+) "([^"]*)" should be as submitted$`, func(ctx context.Context, kind, name string) error {
+	sc.Step(`^the (\w+) "([^"]*)" should be as submitted$`, podCheck(), func(ctx context.Context, kind, name string) error {
 		return from(ctx).scenario.ObjectAsSubmitted(ctx, kind, name)
 	})
-	sc.Step(`^the (\w+) "([^"]*)" should have the event:$`, func(ctx context.Context, kind, name string, table *godog.Table) error {
+	sc.Step(`^the (\w+) "([^"]*)" should have the event:$`, needs("events", check(shows.events, "R4.3")), func(ctx context.Context, kind, name string, table *godog.Table) error {
 		rows, err := tableRows(table, "type", "reason", "message")
 		if err != nil {
 			return err
@@ -191,40 +246,40 @@ func register(sc registrar) {
 		}
 		return nil
 	})
-	sc.Step(`^the (\w+) "([^"]*)" should have no events with reason "([^"]*)"$`, func(ctx context.Context, kind, name, reason string) error {
+	sc.Step(`^the (\w+) "([^"]*)" should have no events with reason "([^"]*)"$`, needs("events", check(shows.events, "R2.1", "R3.4", "R4.1", "R4.3")), func(ctx context.Context, kind, name, reason string) error {
 		return from(ctx).scenario.HasNoEvents(ctx, kind, name, reason)
 	})
 }
 
 // registerWorkloads registers the steps about controllers and nodes.
 func registerWorkloads(sc registrar) {
-	sc.Step(`^the cluster has (\d+) nodes?$`, func(ctx context.Context, n string) error {
+	sc.Step(`^the cluster has (\d+) nodes?$`, setup(""), func(ctx context.Context, n string) error {
 		count, err := strconv.Atoi(n)
 		if err != nil {
 			return err
 		}
 		return from(ctx).scenario.SetNodes(ctx, count)
 	})
-	sc.Step(`^I scale the (\w+) "([^"]*)" to (\d+)$`, func(ctx context.Context, kind, name, n string) error {
+	sc.Step(`^I scale the (\w+) "([^"]*)" to (\d+)$`, setup(""), func(ctx context.Context, kind, name, n string) error {
 		count, err := strconv.Atoi(n)
 		if err != nil {
 			return err
 		}
 		return from(ctx).scenario.Scale(ctx, kind, name, count)
 	})
-	sc.Step(`^I delete the pod "([^"]*)"$`, func(ctx context.Context, name string) error {
+	sc.Step(`^I delete the pod "([^"]*)"$`, setup(""), func(ctx context.Context, name string) error {
 		return from(ctx).scenario.DeletePod(ctx, name)
 	})
-	sc.Step(`^I trigger a rollout of the (\w+) "([^"]*)"$`, func(ctx context.Context, kind, name string) error {
+	sc.Step(`^I trigger a rollout of the (\w+) "([^"]*)"$`, setup(""), func(ctx context.Context, kind, name string) error {
 		return from(ctx).scenario.Rollout(ctx, kind, name)
 	})
-	sc.Step(`^the pods of the (\w+) "([^"]*)" should have been created in order$`, func(ctx context.Context, kind, name string) error {
+	sc.Step(`^the pods of the (\w+) "([^"]*)" should have been created in order$`, check("", "R2.6"), func(ctx context.Context, kind, name string) error {
 		return from(ctx).scenario.PodsCreatedInOrder(ctx, kind, name)
 	})
-	sc.Step(`^each simulated node should run one pod of the (\w+) "([^"]*)"$`, func(ctx context.Context, kind, name string) error {
+	sc.Step(`^each simulated node should run one pod of the (\w+) "([^"]*)"$`, check("", "R2.6"), func(ctx context.Context, kind, name string) error {
 		return from(ctx).scenario.OnePodPerNode(ctx, kind, name)
 	})
-	sc.Step(`^the (\w+) "([^"]*)" should have (\d+) ready pods?$`, func(ctx context.Context, kind, name, n string) error {
+	sc.Step(`^the (\w+) "([^"]*)" should have (\d+) ready pods?$`, check(shows.admitted, "R2.6"), func(ctx context.Context, kind, name, n string) error {
 		count, err := strconv.Atoi(n)
 		if err != nil {
 			return err
@@ -232,19 +287,19 @@ func registerWorkloads(sc registrar) {
 		_, err = from(ctx).scenario.WaitForPods(ctx, count, kind, name)
 		return err
 	})
-	sc.Step(`^preset changes roll out to running workloads$`, func(ctx context.Context) error {
+	sc.Step(`^preset changes roll out to running workloads$`, setup(""), func(ctx context.Context) error {
 		return from(ctx).scenario.EnableRollout(ctx, "default")
 	})
-	sc.Step(`^preset changes roll out to running workloads in the namespace "([^"]*)"$`, func(ctx context.Context, ns string) error {
+	sc.Step(`^preset changes roll out to running workloads in the namespace "([^"]*)"$`, setup(""), func(ctx context.Context, ns string) error {
 		return from(ctx).scenario.EnableRollout(ctx, ns)
 	})
-	sc.Step(`^the (\w+) "([^"]*)" should be restarted for the PodPreset "([^"]*)"$`, func(ctx context.Context, kind, name, preset string) error {
+	sc.Step(`^the (\w+) "([^"]*)" should be restarted for the PodPreset "([^"]*)"$`, check(""), func(ctx context.Context, kind, name, preset string) error {
 		return from(ctx).scenario.RestartedFor(ctx, kind, name, preset)
 	})
-	sc.Step(`^the (\w+) "([^"]*)" should stay as submitted$`, func(ctx context.Context, kind, name string) error {
+	sc.Step(`^the (\w+) "([^"]*)" should stay as submitted$`, check(""), func(ctx context.Context, kind, name string) error {
 		return from(ctx).scenario.StaysAsSubmitted(ctx, kind, name)
 	})
-	sc.Step(`^the Job "([^"]*)" should complete$`, func(ctx context.Context, name string) error {
+	sc.Step(`^the Job "([^"]*)" should complete$`, check(shows.admitted, "R2.6"), func(ctx context.Context, name string) error {
 		return from(ctx).scenario.JobCompletes(ctx, name)
 	})
 }
@@ -285,7 +340,7 @@ func requestShouldBeRejected(ctx context.Context, text string) error {
 		if a.Unvalidated {
 			return &harness.UnsupportedError{Backend: a.Backend, Reason: "the request succeeded, but this backend does not run the API server's validation (CRD schemas, pod validation), so it cannot tell whether an API server would reject it"}
 		}
-		return errors.New("the request succeeded, want it rejected")
+		return errAccepted
 	}
 	if !strings.Contains(a.Err.Error(), text) {
 		return fmt.Errorf("the request was rejected, but the message does not contain %q:\n%v", text, a.Err)
@@ -347,9 +402,9 @@ func registerEnvironment(sc registrar) {
 			return from(ctx).scenario.SeesEnvironment(ctx, pod, container, want, exact)
 		}
 	}
-	sc.Step(`^the container "([^"]*)" of pod "([^"]*)" should see the environment:$`, sees(false))
-	sc.Step(`^the container "([^"]*)" of pod "([^"]*)" should see exactly the environment:$`, sees(true))
-	sc.Step(`^the container "([^"]*)" of pod "([^"]*)" should not see the variables:$`, func(ctx context.Context, container, pod string, table *godog.Table) error {
+	sc.Step(`^the container "([^"]*)" of pod "([^"]*)" should see the environment:$`, check(shows.content, injectionRules...), sees(false))
+	sc.Step(`^the container "([^"]*)" of pod "([^"]*)" should see exactly the environment:$`, check(shows.content, injectionRules...), sees(true))
+	sc.Step(`^the container "([^"]*)" of pod "([^"]*)" should not see the variables:$`, check(shows.content, selectionRules...), func(ctx context.Context, container, pod string, table *godog.Table) error {
 		rows, err := tableRows(table, "name")
 		if err != nil {
 			return err
@@ -360,10 +415,10 @@ func registerEnvironment(sc registrar) {
 		}
 		return from(ctx).scenario.DoesNotSee(ctx, pod, container, names)
 	})
-	sc.Step(`^the container "([^"]*)" of pod "([^"]*)" should fail to start with "([^"]*)" and a message containing "(.*)"$`, func(ctx context.Context, container, pod, reason, message string) error {
+	sc.Step(`^the container "([^"]*)" of pod "([^"]*)" should fail to start with "([^"]*)" and a message containing "(.*)"$`, check(shows.content, injectionRules...), func(ctx context.Context, container, pod, reason, message string) error {
 		return from(ctx).scenario.FailsToStart(ctx, pod, container, reason, unquote(message))
 	})
-	sc.Step(`^the pod "([^"]*)" should become ready$`, func(ctx context.Context, pod string) error {
+	sc.Step(`^the pod "([^"]*)" should become ready$`, check(shows.content, injectionRules...), func(ctx context.Context, pod string) error {
 		return from(ctx).scenario.BecomesReady(ctx, pod)
 	})
 }

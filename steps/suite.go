@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"sync"
 	"testing"
@@ -57,6 +58,12 @@ type Timing struct {
 	// NotClaimed is the capability (a tag) the scenario needs and the
 	// profile does not claim; the scenario was not run.
 	NotClaimed string
+	// NotApplicable says why the scenario does not apply to the
+	// implementation under test; it was not run.
+	NotApplicable string
+	// Checks are what its steps established or failed to, each credited to
+	// rules; a failed scenario's failing check is among them.
+	Checks []Check
 	// Notes are what the scenario's steps want the reader to know though
 	// no step failed (harness.Scenario.Notes).
 	Notes []string
@@ -65,17 +72,47 @@ type Timing struct {
 	Pods []corev1.Pod
 }
 
-// Outcome is "passed", "failed", "unsupported" or "not claimed".
+// Outcome is "passed", "failed", "differs as declared", "unsupported",
+// "not claimed" or "not applicable".
 func (t Timing) Outcome() string {
 	switch {
 	case t.Failed:
 		return "failed"
+	case t.NotApplicable != "":
+		return "not applicable"
 	case t.NotClaimed != "":
 		return "not claimed"
 	case t.Unsupported != "":
 		return "unsupported"
+	case t.Declared() != nil:
+		return CheckDeclared
 	}
 	return "passed"
+}
+
+// Declared returns the check that differed as the profile declares, or nil.
+func (t Timing) Declared() *Check {
+	for i := range t.Checks {
+		if t.Checks[i].Outcome == CheckDeclared {
+			return &t.Checks[i]
+		}
+	}
+	return nil
+}
+
+// FailedCheck returns the check that failed the scenario, or nil.
+func (t Timing) FailedCheck() *Check { return failedCheck(t.Checks) }
+
+// FailedRules are the rules the scenario's failure is credited to: the
+// failing check's.
+func (t Timing) FailedRules() []string {
+	if c := t.FailedCheck(); c != nil {
+		return c.Rules
+	}
+	if t.Failed {
+		return ruleTags(t.Tags) // failed outside a step (a hook)
+	}
+	return nil
 }
 
 // Timings collects scenario durations.
@@ -141,7 +178,9 @@ func Run(w *harness.World, opts SuiteOptions) (int, *Timings) {
 				}
 				if s != nil {
 					t.NotClaimed = s.notClaimed
+					t.NotApplicable = s.notApplicable
 					t.Notes = s.scenario.Notes()
+					t.Checks = slices.Clone(s.checks)
 				}
 				if err != nil && !errors.Is(err, godog.ErrSkip) {
 					t.Failed, t.Err = true, err

@@ -39,6 +39,10 @@ type Difference struct {
 	order bool
 }
 
+// Order reports whether the difference is in the order of a keyed list's
+// items rather than in the items themselves.
+func (d Difference) Order() bool { return d.order }
+
 // String renders the difference on one line, e.g.
 // spec.containers[website].env[DB_PORT].value: want "6379", got "6380".
 func (d Difference) String() string {

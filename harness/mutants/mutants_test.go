@@ -16,7 +16,7 @@ import (
 // TestSuiteCatchesEveryMutant runs the feature suite, offline, against the
 // reference and against every mutant: the reference must pass everything
 // it runs; each mutant must fail at least one scenario, and at least one
-// failing scenario must be tagged with the rule the mutant breaks.
+// failing check must be credited to the rule the mutant breaks.
 func TestSuiteCatchesEveryMutant(t *testing.T) {
 	modules := harness.NewModules()
 	mutants.Register(modules)
@@ -45,8 +45,8 @@ func TestSuiteCatchesEveryMutant(t *testing.T) {
 				if !s.Failed {
 					continue
 				}
-				failed = append(failed, fmt.Sprintf("%s %v", s.Scenario, s.Tags))
-				if slices.Contains(s.Tags, "@"+m.Rule) {
+				failed = append(failed, fmt.Sprintf("%s → %v", s.Scenario, s.FailedRules()))
+				if slices.Contains(s.FailedRules(), m.Rule) {
 					named = append(named, s.Scenario)
 				}
 			}
@@ -54,9 +54,9 @@ func TestSuiteCatchesEveryMutant(t *testing.T) {
 			case len(failed) == 0:
 				t.Errorf("mutant %s (%s: %s) passes the whole suite", m.Name, m.Rule, m.Fault)
 			case len(named) == 0:
-				t.Errorf("mutant %s breaks %s, but no failing scenario is tagged @%s; failing:\n  %s", m.Name, m.Rule, m.Rule, strings.Join(failed, "\n  "))
+				t.Errorf("mutant %s breaks %s, but no failing check is credited to %s; failing:\n  %s", m.Name, m.Rule, m.Rule, strings.Join(failed, "\n  "))
 			default:
-				t.Logf("%s (%s) caught by %d scenarios, %d tagged @%s: %s", m.Name, m.Rule, len(failed), len(named), m.Rule, strings.Join(named, "; "))
+				t.Logf("%s (%s) caught by %d scenarios, %d blaming %s: %s", m.Name, m.Rule, len(failed), len(named), m.Rule, strings.Join(failed, "; "))
 			}
 		})
 	}

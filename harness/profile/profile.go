@@ -59,6 +59,9 @@ type Spec struct {
 	CRD            string      `yaml:"crd"`
 	Preset         Preset      `yaml:"preset"`
 	Annotations    Annotations `yaml:"annotations"`
+	// Behaviour declares the implementation's design choices where they
+	// depart from the specification.
+	Behaviour Behaviour `yaml:"behaviour"`
 	// Claims lists the capabilities claimed; nil claims them all.
 	Claims []string `yaml:"claims"`
 }
@@ -155,6 +158,7 @@ func (p *Profile) check() []problem {
 			out = append(out, problem{fmt.Sprintf("spec.claims[%d]", i), fmt.Sprintf("unknown capability %q (known: %s)", c, strings.Join(Capabilities, ", "))})
 		}
 	}
+	out = append(out, p.checkBehaviour()...)
 	if p.Spec.CRD != "" {
 		if _, err := os.Stat(p.CRDPath()); err != nil {
 			out = append(out, problem{"spec.crd", err.Error()})
@@ -164,6 +168,7 @@ func (p *Profile) check() []problem {
 }
 
 func (p *Profile) setDefaults() {
+	p.Spec.Behaviour.setDefaults()
 	if p.Spec.Preset.APIVersion == "" {
 		p.Spec.Preset.APIVersion, p.Spec.Preset.Kind = v1alpha1.SchemeGroupVersion.String(), "PodPreset"
 	}

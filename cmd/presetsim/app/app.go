@@ -177,10 +177,25 @@ func runSuite(ctx context.Context, stdout, stderr io.Writer, args []string) erro
 	fmt.Fprintf(stderr, "suite:               %s for %d scenarios (median %s per scenario)\n",
 		suiteTime.Round(time.Millisecond), len(timings.List()), timings.Median().Round(time.Millisecond))
 	for _, t := range timings.List() {
-		mark := map[string]string{"passed": "ok  ", "failed": "FAIL", "unsupported": "n/a ", "not claimed": "n/c "}[t.Outcome()]
+		mark := map[string]string{"passed": "ok  ", "failed": "FAIL", "unsupported": "n/a ", "not claimed": "n/c ",
+			"not applicable": "n/a ", steps.CheckDeclared: "diff"}[t.Outcome()]
 		fmt.Fprintf(stderr, "  %s %8s  %s\n", mark, t.Duration.Round(time.Millisecond), t.Scenario)
 		if t.Unsupported != "" {
 			fmt.Fprintf(stderr, "                 not run on the %s backend: %s\n", w.Backend, t.Unsupported)
+		}
+		if t.NotApplicable != "" {
+			fmt.Fprintf(stderr, "                 not applicable: %s\n", t.NotApplicable)
+		}
+		if c := t.FailedCheck(); c != nil {
+			fmt.Fprintf(stderr, "                 failed check (line %d): %s → %s\n", c.Line, c.Step, strings.Join(c.Rules, ", "))
+		}
+		if c := t.Declared(); c != nil {
+			fmt.Fprintf(stderr, "                 differs as declared (line %d): %s → %s: %s\n", c.Line, c.Step, strings.Join(c.Rules, ", "), c.Reason)
+		}
+		for _, c := range t.Checks {
+			if c.Outcome == steps.CheckNotClaimed {
+				fmt.Fprintf(stderr, "                 not claimed (line %d): %s: %s\n", c.Line, c.Step, c.Reason)
+			}
 		}
 		for _, n := range t.Notes {
 			fmt.Fprintf(stderr, "                 note: %s\n", n)
@@ -190,8 +205,8 @@ func runSuite(ctx context.Context, stdout, stderr io.Writer, args []string) erro
 	for _, t := range timings.List() {
 		counts[t.Outcome()]++
 	}
-	fmt.Fprintf(stderr, "outcomes:            %d passed, %d failed, %d unsupported on the %s backend, %d not claimed\n",
-		counts["passed"], counts["failed"], counts["unsupported"], w.Backend, counts["not claimed"])
+	fmt.Fprintf(stderr, "outcomes:            %d passed, %d failed, %d differ as declared, %d unsupported on the %s backend, %d not claimed, %d not applicable\n",
+		counts["passed"], counts["failed"], counts[steps.CheckDeclared], counts["unsupported"], w.Backend, counts["not claimed"], counts["not applicable"])
 	if rules := failedRules(timings.List()); len(rules) > 0 {
 		fmt.Fprintf(stderr, "failed rules:        %s\n", strings.Join(rules, ", "))
 	}
@@ -202,18 +217,13 @@ func runSuite(ctx context.Context, stdout, stderr io.Writer, args []string) erro
 	return nil
 }
 
-// failedRules lists the rule tags (@R…) of the failed scenarios, with how
-// many failed scenarios carry each: "R2.4 (1 scenario)".
+// failedRules lists the rules the failed scenarios' failing checks are
+// credited to, with how many scenarios failed each: "R2.4 (1 scenario)".
 func failedRules(timings []steps.Timing) []string {
 	count := map[string]int{}
 	for _, t := range timings {
-		if !t.Failed {
-			continue
-		}
-		for _, tag := range t.Tags {
-			if rule, ok := strings.CutPrefix(tag, "@R"); ok {
-				count["R"+rule]++
-			}
+		for _, rule := range t.FailedRules() {
+			count[rule]++
 		}
 	}
 	var out []string

@@ -11,12 +11,26 @@ import (
 func ScenarioResults(timings []steps.Timing) []report.ScenarioResult {
 	results := make([]report.ScenarioResult, len(timings))
 	for i, t := range timings {
-		results[i] = report.ScenarioResult{Name: t.Scenario, Tags: t.Tags, Duration: t.Duration, Failed: t.Failed, Unsupported: t.Unsupported, NotClaimed: t.NotClaimed}
+		results[i] = report.ScenarioResult{Name: t.Scenario, Tags: t.Tags, Duration: t.Duration, Failed: t.Failed,
+			Unsupported: t.Unsupported, NotClaimed: t.NotClaimed, NotApplicable: t.NotApplicable}
 		if t.Err != nil {
 			results[i].Failure = t.Err.Error()
 		}
+		for _, c := range t.Checks {
+			rc := report.Check{Step: c.Step, Line: c.Line, Rules: c.Rules, Outcome: checkOutcomes[c.Outcome], Detail: c.Reason}
+			if c.Err != nil && c.Outcome == steps.CheckFailed {
+				rc.Detail = c.Err.Error()
+			}
+			results[i].Checks = append(results[i].Checks, rc)
+		}
 	}
 	return results
+}
+
+// checkOutcomes are the report's names of check outcomes.
+var checkOutcomes = map[string]string{
+	steps.CheckPassed: report.Pass, steps.CheckFailed: report.Fail,
+	steps.CheckDeclared: report.Differs, steps.CheckNotClaimed: report.NotClaimed,
 }
 
 // writeReports writes the run's summary (JSON, YAML), JUnit XML and HTML

@@ -1,0 +1,129 @@
+package profile
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Behaviour is how an implementation departs from the specification by
+// design: documented choices, not accidents. A scenario that fails only in
+// the way a declared choice predicts is reported "differs as declared", not
+// failed; every other failure is still a failure.
+type Behaviour struct {
+	// Conflicts is what the implementation does when a matching preset
+	// conflicts with the pod or another preset (R4.2): ConflictSkipAll, the
+	// specification's, when empty.
+	Conflicts string `yaml:"conflicts"`
+	// Validation is how much of R1.3–R1.8 its API enforces: ValidationFull,
+	// the specification's, when empty.
+	Validation string `yaml:"validation"`
+	// Order is the order it applies presets in (R3.6): OrderName when empty.
+	Order string `yaml:"order"`
+}
+
+// Values of Behaviour's settings; the first of each is the specification's.
+const (
+	ConflictSkipAll    = "skip-all"    // no preset applies; the pod is admitted as submitted
+	ConflictReject     = "reject"      // the pod is rejected
+	ConflictSkipPreset = "skip-preset" // only the conflicting presets are skipped
+	ConflictApply      = "apply"       // presets apply anyway: items overwritten or duplicated
+
+	ValidationFull   = "full"   // every rule of R1
+	ValidationSchema = "schema" // the OpenAPI schema only: no R1.3–R1.8 checks beyond it
+	ValidationNone   = "none"   // anything is accepted
+
+	OrderName        = "name"        // by name (R3.6)
+	OrderUnspecified = "unspecified" // an order the implementation does not promise
+)
+
+// settings are the values each Behaviour setting takes, the
+// specification's first.
+var settings = map[string][]string{
+	"conflicts":  {ConflictSkipAll, ConflictReject, ConflictSkipPreset, ConflictApply},
+	"validation": {ValidationFull, ValidationSchema, ValidationNone},
+	"order":      {OrderName, OrderUnspecified},
+}
+
+// Difference is one declared departure from the specification: the rules it
+// affects and the kinds of checks that show it ("admitted": a request the
+// specification admits is refused; "rejected": one it rejects is admitted;
+// "content": a pod's content; "events", "warnings").
+type Difference struct {
+	Setting, Value string
+	Rules          []string
+	Checks         []string
+}
+
+// String is "conflicts: reject (R4.2, R4.4)".
+func (d Difference) String() string {
+	return fmt.Sprintf("%s: %s (%s)", d.Setting, d.Value, strings.Join(d.Rules, ", "))
+}
+
+// differences are what each non-specification value declares.
+var differences = []Difference{
+	{"conflicts", ConflictReject, []string{"R4.2", "R4.4"}, []string{"admitted", "content"}},
+	{"conflicts", ConflictReject, []string{"R4.3"}, []string{"events", "warnings"}},
+	{"conflicts", ConflictSkipPreset, []string{"R4.2"}, []string{"content"}},
+	{"conflicts", ConflictApply, []string{"R4.2", "R4.4"}, []string{"content"}},
+	{"validation", ValidationSchema, []string{"R1.3", "R1.4", "R1.5", "R1.6", "R1.7", "R1.8"}, []string{"rejected"}},
+	{"validation", ValidationNone, []string{"R1.2", "R1.3", "R1.4", "R1.5", "R1.6", "R1.7", "R1.8"}, []string{"rejected"}},
+	{"order", OrderUnspecified, []string{"R3.6"}, []string{"content"}},
+}
+
+// Differences are the profile's declared departures from the specification.
+func (p *Profile) Differences() []Difference {
+	var out []Difference
+	for _, d := range differences {
+		if p.setting(d.Setting) == d.Value {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// Declared returns the declared difference that affects rule in a way a
+// check of the kind shows, if the profile declares one.
+func (p *Profile) Declared(rule, shows string) (Difference, bool) {
+	for _, d := range p.Differences() {
+		if slices.Contains(d.Rules, rule) && slices.Contains(d.Checks, shows) {
+			return Difference{Setting: d.Setting, Value: d.Value, Rules: []string{rule}, Checks: d.Checks}, true
+		}
+	}
+	return Difference{}, false
+}
+
+func (p *Profile) setting(name string) string {
+	switch name {
+	case "conflicts":
+		return p.Spec.Behaviour.Conflicts
+	case "validation":
+		return p.Spec.Behaviour.Validation
+	case "order":
+		return p.Spec.Behaviour.Order
+	}
+	return ""
+}
+
+// checkBehaviour reports unknown values.
+func (p *Profile) checkBehaviour() []problem {
+	var out []problem
+	for _, name := range []string{"conflicts", "order", "validation"} {
+		if v := p.setting(name); v != "" && !slices.Contains(settings[name], v) {
+			out = append(out, problem{"spec.behaviour." + name, fmt.Sprintf("unknown value %q (known: %s)", v, strings.Join(settings[name], ", "))})
+		}
+	}
+	return out
+}
+
+func (b *Behaviour) setDefaults() {
+	if b.Conflicts == "" {
+		b.Conflicts = ConflictSkipAll
+	}
+	if b.Validation == "" {
+		b.Validation = ValidationFull
+	}
+	if b.Order == "" {
+		b.Order = OrderName
+	}
+}
