@@ -176,5 +176,22 @@ Feature: Where injected items go
               - name: MODE
                 value: production
       """
+    And I create the pod:
+      """
+      apiVersion: v1
+      kind: Pod
+      metadata:
+        name: control
+        labels:
+          role: frontend
+      spec:
+        containers:
+          - name: website
+            image: ecorp/website
+      """
     Then the pod "website" should be as submitted
     And the pod "website" should have no PodPreset annotations
+    And the pod "control" should have the annotations:
+      | key                                                        | value                |
+      | podpreset.admission.kubernetes.io/podpreset-allow-database | ${rv:allow-database} |
+      | podpreset.admission.kubernetes.io/podpreset-logging        | ${rv:logging}        |

@@ -5,19 +5,6 @@ Feature: PodPreset validation
   I want the API server to reject an invalid PodPreset with a message naming the field
 
   @R1.3
-  Scenario: The empty selector is allowed and selects every pod
-    When I try to create:
-      """
-      apiVersion: settings.k8s.io/v1alpha1
-      kind: PodPreset
-      metadata: {name: everyone}
-      spec:
-        selector: {}
-        env: [{name: A, value: "1"}]
-      """
-    Then the request should succeed
-
-  @R1.3
   Scenario: The selector is required
     When I try to create:
       """

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"sort"
@@ -369,17 +370,58 @@ func (s *Scenario) PodShouldBe(ctx context.Context, name string, src manifest.So
 	return s.comparePod(ctx, want, got)
 }
 
+// expectedPod decodes an expected pod, then expands ${rv:…} in its string
+// values: the YAML is parsed as written, so a substitution works quoted or
+// not, and an error never quotes text the author did not write.
 func (s *Scenario) expectedPod(src manifest.Source, content, ns string) (*corev1.Pod, error) {
-	content, err := s.Expand(content, ns)
-	if err != nil {
-		return nil, fmt.Errorf("%s:%d: %w", src.File, src.Line, err)
-	}
 	want := &corev1.Pod{}
 	if err := manifest.DecodeInto(src, content, s.w.Scheme, want); err != nil {
 		return nil, err
 	}
+	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(want)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.expandValues(obj, ns); err != nil {
+		return nil, fmt.Errorf("%s:%d: %w", src.File, src.Line, err)
+	}
+	want = &corev1.Pod{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj, want); err != nil {
+		return nil, err
+	}
 	want.Annotations = s.w.Profile.Annotations(want.Annotations)
 	return want, nil
+}
+
+// expandValues expands ${rv:…} in every string value of a decoded object,
+// in place.
+func (s *Scenario) expandValues(obj map[string]any, ns string) error {
+	var walk func(v any) (any, error)
+	walk = func(v any) (any, error) {
+		switch v := v.(type) {
+		case string:
+			return s.Expand(v, ns)
+		case map[string]any:
+			for k, item := range v {
+				e, err := walk(item)
+				if err != nil {
+					return nil, err
+				}
+				v[k] = e
+			}
+		case []any:
+			for i, item := range v {
+				e, err := walk(item)
+				if err != nil {
+					return nil, err
+				}
+				v[i] = e
+			}
+		}
+		return v, nil
+	}
+	_, err := walk(obj)
+	return err
 }
 
 func (s *Scenario) comparePod(ctx context.Context, want, got *corev1.Pod) error {
@@ -411,9 +453,15 @@ func (w *World) defaultPod(ctx context.Context, want *corev1.Pod) (*corev1.Pod, 
 	p.OwnerReferences, p.ResourceVersion, p.UID, p.CreationTimestamp = nil, "", "", metav1.Time{}
 	// No module under test is registered for the defaulting namespace, and
 	// it holds no presets; on an existing cluster the implementation may
-	// still see it, so the pod also opts out (its annotations are replaced
-	// by the expected ones below).
-	p.Annotations = map[string]string{merge.ExcludeAnnotation: "true"}
+	// still see it, so the pod also opts out. It keeps the expected
+	// annotations, as some change what the API server defaults (a mirror
+	// pod gets no service account); they are set back as expected below.
+	p.Annotations = maps.Clone(want.Annotations)
+	if p.Annotations == nil {
+		p.Annotations = map[string]string{}
+	}
+	p.Annotations[merge.ExcludeAnnotation] = "true"
+	p.Annotations[w.Profile.Spec.Annotations.Exclude] = "true"
 	p.TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"}
 	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(p)
 	if err != nil {
@@ -527,14 +575,25 @@ func (s *Scenario) PodHasAnnotations(ctx context.Context, name string, want map[
 	return nil
 }
 
-// PodHasNoPresetAnnotations checks no annotation has the module's prefix.
+// PodHasNoPresetAnnotations checks the implementation added no annotation
+// under its prefix: the pod's own (its exclude annotation, say) do not
+// count, nor does the exclude key on a pod the scenario did not submit
+// itself (a controller's, from its template).
 func (s *Scenario) PodHasNoPresetAnnotations(ctx context.Context, name string) error {
-	got, err := s.GetPod(ctx, s.podNamespace(name), name)
+	ns := s.podNamespace(name)
+	got, err := s.GetPod(ctx, ns, name)
 	if err != nil {
 		return err
 	}
+	own := map[string]string{s.w.Profile.Spec.Annotations.Exclude: ""}
+	if submitted, ok := s.submitted[objectKey{"Pod", ns, name}]; ok {
+		own = submitted.GetAnnotations()
+	}
 	var found []string
 	for _, k := range sortedKeys(got.Annotations) {
+		if _, mine := own[k]; mine {
+			continue
+		}
 		if strings.HasPrefix(k, s.w.AnnotationPrefix) {
 			found = append(found, fmt.Sprintf("%s: %q", k, got.Annotations[k]))
 		}

@@ -76,6 +76,10 @@ type Options struct {
 	ShowSecrets bool
 	// Kind configures the kind backend.
 	Kind KindOptions
+	// AcceptUnmutatedProbe starts the run even when the module answers but
+	// mutates no probe pod, dry run or not: for a module that does nothing
+	// on purpose (the no-op module that measures the suite).
+	AcceptUnmutatedProbe bool
 	// Nodes is the number of simulated nodes; DefaultNodes when zero. A
 	// scenario may change it for itself ("Given the cluster has 5 nodes").
 	Nodes int
@@ -147,17 +151,20 @@ type World struct {
 	// ShowSecrets shows values from Secrets in messages instead of Mask.
 	ShowSecrets bool
 
-	cluster  cluster
-	cleanup  func() error // undoes what the run created on an existing cluster
-	external *external
-	cp       *controlplane.ControlPlane
-	module   *InProcess
-	server   *webhook.Server
-	kind     *kindcluster.Cluster // the kind backend's cluster
-	images   *http.Server         // the kind backend's image mirror
-	cancel   context.CancelFunc
-	stop     sync.Once
-	stopErr  error
+	cluster cluster
+	// probeNote is what the readiness probe saw that the run should know.
+	probeNote       string
+	acceptUnmutated bool
+	cleanup         func() error // undoes what the run created on an existing cluster
+	external        *external
+	cp              *controlplane.ControlPlane
+	module          *InProcess
+	server          *webhook.Server
+	kind            *kindcluster.Cluster // the kind backend's cluster
+	images          *http.Server         // the kind backend's image mirror
+	cancel          context.CancelFunc
+	stop            sync.Once
+	stopErr         error
 }
 
 // Start starts the control plane, installs the PodPreset CRD, serves the
@@ -284,6 +291,9 @@ func (w *World) ready(ctx context.Context, progress io.Writer, began time.Time, 
 	if err := w.waitForModule(ctx); err != nil {
 		return err
 	}
+	if w.probeNote != "" {
+		fmt.Fprintf(progress, "warning: %s\n", w.probeNote)
+	}
 	w.Started = time.Since(began)
 	fmt.Fprintf(progress, "ready in %s (run %s%s)\n", since(began), w.RunID, what)
 	return nil
@@ -301,6 +311,7 @@ func newWorld(backend Backend, opts Options) *World {
 		Profile:          opts.Profile,
 		Timeouts:         opts.Timeouts,
 		DefaultNodes:     opts.Nodes,
+		acceptUnmutated:  opts.AcceptUnmutatedProbe,
 	}
 }
 
@@ -454,16 +465,32 @@ func (w *World) waitForModule(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var last error
-	var refusedSince time.Time
+	var (
+		last          error
+		refusedSince  time.Time
+		failingSince  time.Time
+		unmutated     int
+		triedRealPods int
+	)
 	err = wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
 		got, err := w.cluster.create(ctx, podsResource, &unstructured.Unstructured{Object: podObj}, createOptions{dryRun: true})
 		if err != nil {
+			if ctx.Err() != nil && last != nil {
+				return false, nil // the deadline, not news: keep what the API server said
+			}
 			last = err
 			// A webhook that keeps refusing connections is a setup error,
 			// said once, not a failure of every scenario.
 			if !isRefused(err) {
 				refusedSince = time.Time{}
+				// The API server reached the webhook and could not use its
+				// answer (a malformed response, an error): say so in seconds,
+				// in the API server's own words.
+				if failingSince.IsZero() {
+					failingSince = time.Now()
+				} else if time.Since(failingSince) > answerGrace {
+					return false, fmt.Errorf("the API server cannot use the %s webhook's answers: %v%s", w.Profile.Spec.Preset.Kind, err, w.external.processState())
+				}
 			} else if refusedSince.IsZero() {
 				refusedSince = time.Now()
 			} else if grace := w.external.refusedGrace(); time.Since(refusedSince) > grace {
@@ -474,29 +501,84 @@ func (w *World) waitForModule(ctx context.Context) error {
 			}
 			return false, nil
 		}
+		failingSince, refusedSince = time.Time{}, time.Time{}
 		// Look for the injected env var, not the annotation: a module that
 		// writes no annotation (or another key) still answers.
-		probe, err := toPod(got)
+		if mutated, err := hasProbeVar(got); err != nil || mutated {
+			return mutated, err
+		}
+		unmutated++
+		last = fmt.Errorf("the webhook answered, but did not mutate the dry-run probe pod (no %s)", probeVar)
+		if unmutated%20 != 0 {
+			return false, nil
+		}
+		// It answers: maybe it leaves dry runs alone (R2.1). A real pod tells.
+		triedRealPods++
+		mutated, err := w.probeRealPod(ctx, podObj, triedRealPods)
 		if err != nil {
-			return false, err
+			last = err
+			return false, nil
 		}
-		for _, c := range probe.Spec.Containers {
-			for _, e := range c.Env {
-				if e.Name == "PRESETSIM_PROBE" {
-					return true, nil
-				}
-			}
+		if mutated {
+			w.probeNote = "the webhook answers, but did not mutate the dry-run probe pod, only a real one: dry-run scenarios (R2.1) will fail"
+			return true, nil
 		}
-		last = errors.New("the probe pod came back without the probe preset's env var PRESETSIM_PROBE")
+		last = fmt.Errorf("the webhook answered, but mutated neither the dry-run probe pod nor a real one (no %s): it does not apply the probe %s", probeVar, w.Profile.Spec.Preset.Kind)
+		switch {
+		case w.acceptUnmutated:
+			w.probeNote = last.Error()
+			return true, nil
+		case triedRealPods >= 3:
+			return false, last // it answers, so waiting longer will not help
+		}
 		return false, nil
 	})
 	if err != nil {
 		if !wait.Interrupted(err) {
 			return fmt.Errorf("setup error: %w", err)
 		}
-		return fmt.Errorf("the admission webhook does not answer: %v (%w)", last, err)
+		return fmt.Errorf("the admission webhook is not ready after 30s: %v", last)
 	}
 	return nil
+}
+
+// answerGrace is how long the readiness probe lets the API server fail to
+// use a webhook's answers before it says so: long enough for a webhook that
+// is still starting, short enough to show a real cause at once.
+const answerGrace = 5 * time.Second
+
+// probeVar is the env var the probe preset injects.
+const probeVar = "PRESETSIM_PROBE"
+
+// hasProbeVar reports whether a probe pod got the probe preset's env var.
+func hasProbeVar(u *unstructured.Unstructured) (bool, error) {
+	probe, err := toPod(u)
+	if err != nil {
+		return false, err
+	}
+	for _, c := range probe.Spec.Containers {
+		for _, e := range c.Env {
+			if e.Name == probeVar {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
+}
+
+// probeRealPod creates the probe pod for real (not as a dry run), reports
+// whether it was mutated, and deletes it.
+func (w *World) probeRealPod(ctx context.Context, podObj map[string]any, n int) (bool, error) {
+	pod := &unstructured.Unstructured{Object: runtime.DeepCopyJSON(podObj)}
+	pod.SetName(fmt.Sprintf("probe-real-%d", n))
+	got, err := w.cluster.create(ctx, podsResource, pod, createOptions{})
+	if err != nil {
+		return false, fmt.Errorf("the webhook answered, but did not mutate the dry-run probe pod, and a real probe pod was refused: %w", err)
+	}
+	if err := w.cluster.delete(ctx, podsResource, got.GetNamespace(), got.GetName()); err != nil && !apierrors.IsNotFound(err) {
+		return false, fmt.Errorf("unable to delete the real probe pod: %w", err)
+	}
+	return hasProbeVar(got)
 }
 
 func (w *World) createPreset(ctx context.Context, pp *v1alpha1.PodPreset) (string, error) {

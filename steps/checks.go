@@ -169,11 +169,36 @@ func differenceRules(err error, appliedPrefix string) []string {
 		}
 	}
 	for _, m := range mismatches(err) {
+		if nothingApplied(m.Differences, appliedPrefix) {
+			// Not one preset's annotation nor its items: the pod was not
+			// mutated at all, which is about which pods are mutated.
+			add(selectionRules...)
+			continue
+		}
 		for _, d := range m.Differences {
 			add(rulesOfDifference(d, appliedPrefix)...)
 		}
 	}
 	return out
+}
+
+// nothingApplied reports whether the differences say that the pod was left
+// unmutated: applied annotations and items missing, nothing else.
+func nothingApplied(diffs []compare.Difference, appliedPrefix string) bool {
+	var annotations, items bool
+	for _, d := range diffs {
+		switch {
+		case d.Got != "<absent>" || d.Order():
+			return false
+		case strings.HasPrefix(d.Path, "metadata.annotations["+appliedPrefix):
+			annotations = true
+		case strings.HasPrefix(d.Path, "spec."):
+			items = true
+		default:
+			return false
+		}
+	}
+	return annotations && items
 }
 
 // rulesOfDifference is what one difference between the expected and the

@@ -233,7 +233,7 @@ func register(sc registrar) {
 	sc.Step(`^the (\w+) "([^"]*)" should be as submitted$`, podCheck(), func(ctx context.Context, kind, name string) error {
 		return from(ctx).scenario.ObjectAsSubmitted(ctx, kind, name)
 	})
-	sc.Step(`^the (\w+) "([^"]*)" should have the event:$`, needs("events", check(shows.events, "R4.3")), func(ctx context.Context, kind, name string, table *godog.Table) error {
+	sc.Step(`^the (\w+) "([^"]*)" should have the event:$`, needs("events", check(shows.events, "R4.3", "R4.1")), func(ctx context.Context, kind, name string, table *godog.Table) error {
 		rows, err := tableRows(table, "type", "reason", "message")
 		if err != nil {
 			return err

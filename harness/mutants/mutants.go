@@ -3,6 +3,7 @@ package mutants
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -27,8 +28,12 @@ type Mutant struct {
 	Fault string
 }
 
-// All are the mutants, by name.
-var All = []Mutant{
+// All are the mutants: those switched on in a copy of the reference's flow
+// (plugin), then those built around the reference plug-in (decorated).
+var All = slices.Concat(switched, decoratedList())
+
+// switched are the mutants of plugin.
+var switched = []Mutant{
 	{"applies-non-matching", "R2.3", "applies every preset of the namespace, whatever its selector"},
 	{"other-namespaces", "R2.2", "takes matching presets from every namespace"},
 	{"ignores-exclude", "R2.4", "mutates pods annotated podpreset.admission.kubernetes.io/exclude: \"true\""},
@@ -47,14 +52,41 @@ var All = []Mutant{
 // Prefix is the prefix of the mutants' module names.
 const Prefix = "mutant/"
 
-// Register adds every mutant to the registry as Prefix+Name.
+// NoopModule is the name of a module that admits every pod unchanged: an
+// implementation that does nothing, which every rule of R2–R4 that asks for
+// something to happen must catch.
+const NoopModule = "noop"
+
+// Register adds every mutant to the registry as Prefix+Name, and NoopModule.
 func Register(m *harness.Modules) {
-	for _, mu := range All {
+	for _, mu := range switched {
 		m.Register(Prefix+mu.Name, harness.NewModule(func(parts harness.ModuleParts) (admission.MutationInterface, error) {
 			return &plugin{Handler: admission.NewHandler(admission.Create), mutant: mu.Name, parts: parts}, nil
 		}))
 	}
+	for _, mu := range decoratedMutants {
+		m.Register(Prefix+mu.Name, harness.NewModule(func(parts harness.ModuleParts) (admission.MutationInterface, error) {
+			return &decorated{Handler: admission.NewHandler(admission.Create), parts: parts, fault: mu.fault}, nil
+		}))
+	}
+	m.Register(NoopModule, harness.NewModule(func(harness.ModuleParts) (admission.MutationInterface, error) {
+		return noop{Handler: admission.NewHandler(admission.Create)}, nil
+	}))
 }
+
+// decoratedList lists the decorated mutants.
+func decoratedList() []Mutant {
+	out := make([]Mutant, len(decoratedMutants))
+	for i, d := range decoratedMutants {
+		out[i] = d.Mutant
+	}
+	return out
+}
+
+// noop admits every pod as it is.
+type noop struct{ *admission.Handler }
+
+func (noop) Admit(context.Context, admission.Attributes, admission.ObjectInterfaces) error { return nil }
 
 // plugin is the reference plug-in's flow with one fault switched on.
 type plugin struct {

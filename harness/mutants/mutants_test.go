@@ -61,3 +61,49 @@ func TestSuiteCatchesEveryMutant(t *testing.T) {
 		})
 	}
 }
+
+// negativeRules are the rules of R2–R4 that only forbid something, which a
+// module that does nothing cannot break: R3.8 (admitting a mutated pod
+// again changes nothing) and R4.4 (a conflict removes nothing).
+var negativeRules = []string{"R3.8", "R4.4"}
+
+// TestNoopFailsEveryPositiveRule runs the suite, offline, against a module
+// that mutates nothing: every rule of R2–R4 that asks for something to
+// happen must have a failing check credited to it, so that no such rule is
+// "passed" by doing nothing.
+func TestNoopFailsEveryPositiveRule(t *testing.T) {
+	modules := harness.NewModules()
+	mutants.Register(modules)
+	w, err := harness.Start(context.Background(), harness.Options{Backend: harness.Offline, Module: mutants.NoopModule, Modules: modules})
+	if err == nil {
+		defer w.Stop()
+		t.Fatalf("the no-op module passed the readiness probe, which needs a mutated probe pod")
+	}
+	// The probe rightly refuses a module that mutates nothing; run the
+	// suite against it all the same, with the probe's verdict as a note.
+	if !strings.Contains(err.Error(), "mutated neither the dry-run probe pod nor a real one") {
+		t.Fatalf("the readiness probe's message does not say what it saw: %v", err)
+	}
+	w, err = harness.Start(context.Background(), harness.Options{Backend: harness.Offline, Module: mutants.NoopModule, Modules: modules, AcceptUnmutatedProbe: true})
+	if err != nil {
+		t.Fatalf("unable to start the no-op module offline: %v", err)
+	}
+	defer w.Stop()
+	_, timings := steps.Run(w, steps.SuiteOptions{Paths: []string{"../../features"}, Format: "progress", Output: io.Discard})
+	failed := map[string]bool{}
+	for _, s := range timings.List() {
+		for _, r := range s.FailedRules() {
+			failed[r] = true
+		}
+	}
+	for _, rule := range []string{"R2.1", "R2.2", "R2.3", "R2.4", "R2.5", "R2.6", "R3.1", "R3.2", "R3.3", "R3.4", "R3.5", "R3.6", "R3.7", "R3.8", "R4.1", "R4.2", "R4.3", "R4.4"} {
+		switch {
+		case slices.Contains(negativeRules, rule):
+			if failed[rule] {
+				t.Logf("%s failed too, though doing nothing cannot break it (credited by a scenario's tags)", rule)
+			}
+		case !failed[rule]:
+			t.Errorf("the no-op module passes %s: no check credited to it fails when nothing is injected", rule)
+		}
+	}
+}
