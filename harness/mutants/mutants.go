@@ -86,7 +86,9 @@ func decoratedList() []Mutant {
 // noop admits every pod as it is.
 type noop struct{ *admission.Handler }
 
-func (noop) Admit(context.Context, admission.Attributes, admission.ObjectInterfaces) error { return nil }
+func (noop) Admit(context.Context, admission.Attributes, admission.ObjectInterfaces) error {
+	return nil
+}
 
 // plugin is the reference plug-in's flow with one fault switched on.
 type plugin struct {
