@@ -96,6 +96,7 @@ Feature: Which pods a preset reaches
         labels: {role: frontend}
         annotations: {kubernetes.io/config.mirror: "5d41402abc4b2a76b9719d911017c592"}
       spec:
+        nodeName: static-pods-node
         containers: [{name: app, image: ecorp/website}]
       ---
       apiVersion: v1
