@@ -67,7 +67,7 @@ Feature: Server-side dry run
       """
     And the pod "website" should not exist
 
-  @R4.3 @warnings
+  @R4.2 @R4.3 @warnings
   Scenario: A conflicting dry run warns, but records no event
     When I try to create with a server-side dry run:
       """

@@ -168,7 +168,6 @@ Feature: How injected items are keyed, compared and merged
       spec:
         selector: {matchLabels: {role: frontend}}
         env: [{name: CACHE, value: "on"}]
-        envFrom: [{configMapRef: {name: settings}}]
         volumes: [{name: shared, emptyDir: {}}]
         volumeMounts: [{name: shared, mountPath: /shared}]
       ---
@@ -178,7 +177,6 @@ Feature: How injected items are keyed, compared and merged
       spec:
         selector: {matchLabels: {role: frontend}}
         env: [{name: DB_PORT, value: "6379"}]
-        envFrom: [{configMapRef: {name: settings}}]
         volumes: [{name: shared, emptyDir: {}}]
         volumeMounts: [{name: shared, mountPath: /shared}]
       """
@@ -205,9 +203,51 @@ Feature: How injected items are keyed, compared and merged
           - name: web
             image: ecorp/website
             env: [{name: DB_PORT, value: "6379"}, {name: CACHE, value: "on"}]
-            envFrom: [{configMapRef: {name: settings}}]
             volumeMounts: [{name: shared, mountPath: /shared}]
         volumes: [{name: shared, emptyDir: {}}]
+      """
+
+  @R3.4 @envFromConflicts
+  Scenario: An envFrom entry two presets both inject is added once
+    Given the objects:
+      """
+      apiVersion: settings.k8s.io/v1alpha1
+      kind: PodPreset
+      metadata: {name: b-cache}
+      spec:
+        selector: {matchLabels: {role: frontend}}
+        envFrom: [{configMapRef: {name: settings}}, {prefix: CACHE_, secretRef: {name: cache}}]
+      ---
+      apiVersion: settings.k8s.io/v1alpha1
+      kind: PodPreset
+      metadata: {name: a-database}
+      spec:
+        selector: {matchLabels: {role: frontend}}
+        envFrom: [{configMapRef: {name: settings}}]
+      """
+    When I create the pod:
+      """
+      apiVersion: v1
+      kind: Pod
+      metadata: {name: website, labels: {role: frontend}}
+      spec:
+        containers: [{name: web, image: ecorp/website}]
+      """
+    Then the pod "website" should be:
+      """
+      apiVersion: v1
+      kind: Pod
+      metadata:
+        name: website
+        labels: {role: frontend}
+        annotations:
+          podpreset.admission.kubernetes.io/podpreset-a-database: "${rv:a-database}"
+          podpreset.admission.kubernetes.io/podpreset-b-cache: "${rv:b-cache}"
+      spec:
+        containers:
+          - name: web
+            image: ecorp/website
+            envFrom: [{configMapRef: {name: settings}}, {prefix: CACHE_, secretRef: {name: cache}}]
       """
 
   @R3.8 @R3.7

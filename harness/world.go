@@ -648,12 +648,17 @@ func (w *World) stopAll() error {
 
 // HarnessCRD says why the R1 scenarios (the API object) would test the
 // harness's own CRD rather than the implementation's, or "" when they test
-// the implementation's: an in-process module's CRD is the reference's, an
-// installed implementation brought its own, and an external webhook's is
-// the one its profile names (spec.crd).
+// the implementation's: an installed implementation brought its own, a
+// profile may name one (spec.crd), and an in-process module whose profile
+// says its API is the reference CRD (spec.referenceCRD, as the canonical
+// profile does) is checked with the CRD the harness installs. An external
+// webhook is never judged by the harness's CRD.
 func (w *World) HarnessCRD() string {
-	if w.external == nil || w.Profile.CRDPath() != "" {
+	switch {
+	case w.Backend == Cluster, w.Profile.CRDPath() != "":
+		return ""
+	case w.external == nil && w.Profile.Spec.ReferenceCRD:
 		return ""
 	}
-	return fmt.Sprintf("the external webhook's profile %s names no CRD (spec.crd), so the harness installed its own %s CRD: R1 would test the harness, not the implementation", w.Profile.Metadata.Name, w.Profile.Spec.Preset.Kind)
+	return fmt.Sprintf("profile %s names no CRD (spec.crd), so the harness installed its own %s CRD: R1 would test the harness, not the implementation", w.Profile.Metadata.Name, w.Profile.Spec.Preset.Kind)
 }

@@ -62,7 +62,17 @@ var shows = struct{ admitted, rejected, content, events, warnings string }{
 // setup is a step that prepares the scenario; on failure it is blamed on
 // rules (within the scenario's tags).
 func setup(kind string, rules ...string) checkSpec {
-	return checkSpec{rules: rules, setup: true, shows: kind}
+	return checkSpec{rules: rules, setup: true, shows: kind, narrow: denied}
+}
+
+// denied narrows a refused request: a pod the implementation denied at
+// admission breaks R4.2's "admission still succeeds" (the only rule under
+// which the specification's implementation refuses nothing).
+func denied(err error, _ string) []string {
+	if err != nil && strings.Contains(err.Error(), "denied the request") {
+		return []string{"R4.2"}
+	}
+	return nil
 }
 
 // check is a step that checks rules, in a way of the kind shows.

@@ -201,7 +201,7 @@ func register(sc registrar) {
 		s := from(ctx)
 		return s.scenario.TryUpdatePreset(ctx, name, s.source(), doc.Content)
 	})
-	sc.Step(`^the request should succeed$`, check(shows.admitted, append(slices.Clone(validationRules), "R2.1", "R4.2")...), requestShouldSucceed)
+	sc.Step(`^the request should succeed$`, checkSpec{rules: append(slices.Clone(validationRules), "R2.1", "R4.2"), shows: shows.admitted, narrow: denied}, requestShouldSucceed)
 	sc.Step(`^the request should be rejected with a message containing "(.*)"$`, rejectionCheck(), requestShouldBeRejected)
 	sc.Step(`^the request should have a warning containing "(.*)"$`, needs("warnings", check(shows.warnings, "R4.3")), requestShouldWarn)
 	sc.Step(`^the pod "([^"]*)" should be:$`, podCheck(), func(ctx context.Context, name string, doc *godog.DocString) error {

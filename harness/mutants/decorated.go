@@ -26,7 +26,7 @@ type fault struct {
 	// around calls next (the reference) for the pod, or does not.
 	around func(ctx context.Context, a admission.Attributes, pod *corev1.Pod, env *call, next func(context.Context) error) error
 	// after edits the admitted pod, given the pod as submitted and the
-	// presets that match it.
+	// presets that match it, as listed (before presets rewrote them).
 	after func(submitted, admitted *corev1.Pod, matching []*v1alpha1.PodPreset)
 	// events keeps or drops an event the reference records.
 	events func(ref *corev1.ObjectReference) bool
@@ -63,10 +63,11 @@ func (d *decorated) Admit(ctx context.Context, a admission.Attributes, o admissi
 		return d.plugin(d.parts.Lister).Admit(ctx, a, o)
 	}
 	submitted := pod.DeepCopy()
-	all, err := d.parts.Lister.List(a.GetNamespace())
+	listed, err := d.parts.Lister.List(a.GetNamespace())
 	if err != nil {
 		return admission.NewForbidden(a, err)
 	}
+	all := listed
 	if d.fault.presets != nil {
 		all = d.fault.presets(submitted, all)
 	}
@@ -80,7 +81,7 @@ func (d *decorated) Admit(ctx context.Context, a admission.Attributes, o admissi
 		err = next(ctx)
 	}
 	if err == nil && d.fault.after != nil {
-		matching, _ := merge.Select(submitted, all)
+		matching, _ := merge.Select(submitted, listed)
 		d.fault.after(submitted, pod, matching)
 	}
 	return err

@@ -335,3 +335,27 @@ func restoreOwn(own, pod *corev1.Pod) {
 		copy(got[i].VolumeMounts, ownContainers[i].VolumeMounts)
 	}
 }
+
+// Kubernetes119Module is the name of a module that behaves as the in-tree
+// plug-in of Kubernetes 1.19 did, for profiles/kubernetes-1.19.yaml: a
+// conflict only logged (no event, no warning) and envFrom entries never
+// compared, every preset's appended.
+const Kubernetes119Module = "kubernetes-1.19"
+
+// kubernetes119 is the reference with the 1.19 plug-in's differences.
+func kubernetes119() fault {
+	var envFrom fault
+	for _, d := range decoratedMutants {
+		if d.Name == "envfrom-never-compared" {
+			envFrom = d.fault
+		}
+	}
+	return fault{
+		presets: envFrom.presets,
+		after:   envFrom.after,
+		around: func(ctx context.Context, _ admission.Attributes, _ *corev1.Pod, _ *call, next func(context.Context) error) error {
+			return next(warning.WithWarningRecorder(ctx, discardWarnings{}))
+		},
+		events: func(*corev1.ObjectReference) bool { return false },
+	}
+}

@@ -69,6 +69,9 @@ func Register(m *harness.Modules) {
 			return &decorated{Handler: admission.NewHandler(admission.Create), parts: parts, fault: mu.fault}, nil
 		}))
 	}
+	m.Register(Kubernetes119Module, harness.NewModule(func(parts harness.ModuleParts) (admission.MutationInterface, error) {
+		return &decorated{Handler: admission.NewHandler(admission.Create), parts: parts, fault: kubernetes119()}, nil
+	}))
 	m.Register(NoopModule, harness.NewModule(func(harness.ModuleParts) (admission.MutationInterface, error) {
 		return noop{Handler: admission.NewHandler(admission.Create)}, nil
 	}))

@@ -59,6 +59,11 @@ type Spec struct {
 	CRD            string      `yaml:"crd"`
 	Preset         Preset      `yaml:"preset"`
 	Annotations    Annotations `yaml:"annotations"`
+	// ReferenceCRD says that the implementation's API is the reference CRD
+	// (presets/config/crd), which the harness installs: the R1 scenarios
+	// then check it. Otherwise they check the CRD the profile names (CRD),
+	// or do not apply.
+	ReferenceCRD bool `yaml:"referenceCRD"`
 	// Behaviour declares the implementation's design choices where they
 	// depart from the specification.
 	Behaviour Behaviour `yaml:"behaviour"`
@@ -81,7 +86,7 @@ type Annotations struct {
 
 // Canonical is the profile of the specification itself.
 func Canonical() *Profile {
-	p := &Profile{APIVersion: APIVersion, Kind: Kind, Metadata: Metadata{Name: "canonical"}}
+	p := &Profile{APIVersion: APIVersion, Kind: Kind, Metadata: Metadata{Name: "canonical"}, Spec: Spec{ReferenceCRD: true}}
 	p.setDefaults()
 	return p
 }

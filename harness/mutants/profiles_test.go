@@ -1,0 +1,102 @@
+package mutants_test
+
+import (
+	"context"
+	"io"
+	"slices"
+	"strings"
+	"testing"
+
+	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/harness/mutants"
+	"presetsim.dev/presetsim/harness/profile"
+	"presetsim.dev/presetsim/steps"
+)
+
+// runWith runs the features offline against a module described by a
+// profile (nil: the canonical one).
+func runWith(t *testing.T, module string, p *profile.Profile) []steps.Timing {
+	t.Helper()
+	modules := harness.NewModules()
+	mutants.Register(modules)
+	w, err := harness.Start(context.Background(), harness.Options{Backend: harness.Offline, Module: module, Modules: modules, Profile: p})
+	if err != nil {
+		t.Fatalf("unable to start %s offline: %v", module, err)
+	}
+	defer w.Stop()
+	_, timings := steps.Run(w, steps.SuiteOptions{Paths: []string{"../../features"}, Format: "progress", Output: io.Discard})
+	return timings.List()
+}
+
+func parseProfile(t *testing.T, yaml string) *profile.Profile {
+	t.Helper()
+	p, err := profile.Parse("test-profile.yaml", []byte(yaml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestDeclaredDifferences: a module that refuses conflicting pods fails
+// R4.2 under the canonical profile, and under a profile that declares
+// "conflicts: reject" the same scenarios differ as declared, nothing fails.
+func TestDeclaredDifferences(t *testing.T) {
+	const module = mutants.Prefix + "conflict-rejects"
+	var failedRules []string
+	for _, s := range runWith(t, module, nil) {
+		failedRules = append(failedRules, s.FailedRules()...)
+	}
+	if !slices.Contains(failedRules, "R4.2") {
+		t.Fatalf("under the canonical profile, %s fails %v, want R4.2 among them", module, failedRules)
+	}
+	declaring := parseProfile(t, `apiVersion: presetsim.dev/v1alpha1
+kind: Profile
+metadata: {name: rejects-conflicts}
+spec:
+  referenceCRD: true
+  behaviour: {conflicts: reject}
+`)
+	var declared int
+	for _, s := range runWith(t, module, declaring) {
+		if s.Failed {
+			t.Errorf("%s fails under a profile declaring conflicts: reject: %v → %v", s.Scenario, s.Err, s.FailedRules())
+		}
+		if c := s.Declared(); c != nil {
+			declared++
+			if !strings.Contains(c.Reason, "conflicts: reject") {
+				t.Errorf("%s differs, but the reason does not name the declaration: %s", s.Scenario, c.Reason)
+			}
+		}
+	}
+	if declared == 0 {
+		t.Error("no scenario differs as declared")
+	}
+}
+
+// TestKubernetes119Profile: the module that plays the 1.19 plug-in passes
+// under its profile: every difference is declared or not claimed, and the
+// checks of events and warnings are not claimed, though several scenarios
+// that check them carry no capability tag.
+func TestKubernetes119Profile(t *testing.T) {
+	p, err := profile.Load("../../profiles/kubernetes-1.19.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var notClaimedChecks int
+	for _, s := range runWith(t, mutants.Kubernetes119Module, p) {
+		if s.Failed {
+			t.Errorf("%s fails: %v → %v", s.Scenario, s.Err, s.FailedRules())
+		}
+		if s.Outcome() == "not applicable" && !strings.Contains(s.NotApplicable, "names no CRD") {
+			t.Errorf("%s is not applicable for an unexpected reason: %s", s.Scenario, s.NotApplicable)
+		}
+		for _, c := range s.Checks {
+			if c.Outcome == steps.CheckNotClaimed {
+				notClaimedChecks++
+			}
+		}
+	}
+	if notClaimedChecks == 0 {
+		t.Error("no event or warning check was reported not claimed")
+	}
+}
