@@ -90,6 +90,9 @@ func (p *examplePlugin) Admit(_ context.Context, a admission.Attributes, _ admis
 	if !ok || pod.Annotations[exampleSkip] == "true" {
 		return nil
 	}
+	if _, mirror := pod.Annotations[corev1.MirrorPodAnnotationKey]; mirror {
+		return nil // as every replacement does; the new mirror scenario caught its absence
+	}
 	presets, err := p.presets(a.GetNamespace())
 	if err != nil {
 		return admission.NewForbidden(a, err)
