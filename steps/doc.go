@@ -2,11 +2,23 @@
 // (harness.md, "The core step language"). Each step is a thin call into a
 // harness.Scenario; per-scenario state lives in the context, never in globals.
 //
+// Every step says what it checks (checkSpec, in the step table): the rules
+// of podpreset.md its check can establish, the capability it needs, and
+// the kind of evidence it is. Its outcome is recorded as a Check credited
+// to those rules, narrowed by the scenario's rule tags and, for a failed
+// pod comparison, by the paths of the differences (checks.go). Reports
+// credit rules by checks, so a failure is blamed on the failing check's
+// rules, not on every tag of its scenario.
+//
 // A step the backend cannot honour (harness.UnsupportedError) is reported as
-// skipped with its reason, and a scenario tagged with a capability the
-// profile does not claim is not run; neither passes nor fails. Scenarios run
-// DefaultConcurrency at a time, those tagged @serial alone, and every step's
-// context is bounded by harness.Timeouts.Step.
+// skipped with its reason; a scenario tagged with a capability the profile
+// does not claim is not run, and a check that needs one is skipped as not
+// claimed while the scenario goes on; a check that fails as the profile's
+// declared behaviour predicts stops its scenario as "differs as declared";
+// R1 scenarios that would judge the harness's own CRD are not applicable.
+// None of these passes or fails. Scenarios run DefaultConcurrency at a time,
+// those tagged @serial alone, and every step's context is bounded by
+// harness.Timeouts.Step.
 //
 // DocStrings hold YAML. So that bad YAML is reported at its place in the
 // feature file, the package indexes the feature files itself and passes each

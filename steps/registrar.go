@@ -101,7 +101,7 @@ func (s *state) judge(spec checkSpec, err error) error {
 		narrowed = spec.narrow(err, s.profile().AnnotationPrefix())
 	}
 	rules := attribute(narrowed, spec.rules, s.tags)
-	if reason, ok := s.declared(rules, spec, err); ok {
+	if reason, ok := s.declared(rules, spec); ok {
 		s.record(Check{Rules: rules, Outcome: CheckDeclared, Err: err, Reason: reason})
 		return skippedStep{fmt.Errorf("differs as declared: %s: %w", reason, err)}
 	}

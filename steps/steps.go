@@ -51,7 +51,7 @@ func (s *state) profile() *profile.Profile { return s.scenario.World().Profile }
 // declared reports whether a failed check is a difference the profile
 // declares: every rule it is credited to is declared different, in a way
 // this kind of check shows.
-func (s *state) declared(rules []string, spec checkSpec, err error) (string, bool) {
+func (s *state) declared(rules []string, spec checkSpec) (string, bool) {
 	if len(rules) == 0 || spec.shows == "" {
 		return "", false
 	}

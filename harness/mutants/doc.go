@@ -1,16 +1,27 @@
 // Package mutants holds deliberately faulty PodPreset modules, each breaking
 // one rule of the specification (../shared/spec/podpreset.md) the way real
-// implementations have: applying presets that do not match, taking presets
-// from other namespaces, ignoring the exclude annotation, applying only the
-// last preset, applying in the wrong order, prepending injected items,
-// leaving out the annotation, skipping init containers, duplicating
-// identical items, applying part of a conflicting set, wiping a container's
-// env on a conflict, not reporting conflicts, and recording events on dry
-// runs.
+// implementations have or could, and modules that measure the suite from
+// the other side:
 //
-// They exist to prove the feature suite's power: run against each, the
-// suite must fail, and a failing scenario must be tagged with the broken
-// rule. Register adds them to a module registry as "mutant/<name>", so
-// `presetsim run --module mutant/ignores-exclude` shows what a user of such
-// an implementation would see.
+//   - 13 mutants switched on in a copy of the reference's flow (plugin):
+//     applying presets that do not match, taking presets from other
+//     namespaces, ignoring the exclude annotation, applying only the last
+//     preset or in the wrong order, prepending, no annotation, skipping init
+//     containers, duplicating identical items, applying part of a
+//     conflicting set, wiping env on a conflict, no conflict report, events
+//     on dry runs;
+//   - 26 mutants written from the specification rule by rule as decorators
+//     of the reference plug-in (fault, in faults.go): they change what it
+//     lists, how it is called, what comes out, or where its events go;
+//   - noop, which mutates nothing, and kubernetes-1.19, the reference with
+//     the 1.19 plug-in's differences, for profiles/kubernetes-1.19.yaml;
+//   - example/podinjection, an implementation with its own API and keys,
+//     for profiles/example.
+//
+// Run against each mutant, the suite must fail with a failing check
+// credited to the broken rule; against noop it must fail every rule of
+// R2–R4 that asks for something to happen. Register adds them to a module
+// registry ("mutant/<name>", "noop", "kubernetes-1.19"), so `presetsim run
+// --module mutant/ignores-exclude` shows what a user of such an
+// implementation would see.
 package mutants
