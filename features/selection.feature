@@ -235,7 +235,7 @@ Feature: Which pods a preset reaches
       | podpreset.admission.kubernetes.io/podpreset-everyone | ${rv:everyone} |
 
   @R2.3
-  Scenario Outline: Every selector feature decides: <selector>
+  Scenario Outline: Every selector feature decides: <selector> passes over <passed over>
     Given the PodPreset:
       """
       apiVersion: settings.k8s.io/v1alpha1

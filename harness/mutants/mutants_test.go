@@ -32,10 +32,16 @@ func TestSuiteCatchesEveryMutant(t *testing.T) {
 	}
 
 	t.Run("reference", func(t *testing.T) {
+		seen := map[string]bool{}
 		for _, s := range run(t, harness.ReferenceModule) {
 			if s.Failed {
 				t.Errorf("the reference fails %s: %v", s.Scenario, s.Err)
 			}
+			// Reports and the differential run key scenarios by name.
+			if seen[s.Scenario] {
+				t.Errorf("two scenarios are named %q: give outline rows names of their own", s.Scenario)
+			}
+			seen[s.Scenario] = true
 		}
 	})
 	for _, m := range mutants.All {
