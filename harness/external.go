@@ -39,6 +39,9 @@ type ExternalModule struct {
 	// "{kubeconfig}" in an argument is replaced by the path of a kubeconfig
 	// for it. The process (group) is stopped with the World.
 	Command []string
+	// Env are NAME=value settings added to the command's environment
+	// (which is otherwise the harness's own).
+	Env []string
 	// SyncTimeout bounds how long, after creating a preset, the harness
 	// waits for the webhook to apply it to a probe pod; 2s when zero.
 	SyncTimeout time.Duration
@@ -122,6 +125,9 @@ func (e *external) start(kubeconfig []byte) error {
 	}
 	e.output = &lockedBuffer{}
 	e.cmd = exec.Command(args[0], args[1:]...)
+	if len(e.spec.Env) > 0 {
+		e.cmd.Env = append(os.Environ(), e.spec.Env...)
+	}
 	e.cmd.Stdout, e.cmd.Stderr = e.output, e.output
 	e.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := e.cmd.Start(); err != nil {

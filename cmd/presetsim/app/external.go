@@ -25,7 +25,7 @@ func externalFlags(fs *flag.FlagSet) *external {
 	fs.DurationVar(&e.timeout, "webhook-timeout", 10*time.Second, "how long the API server waits for the external webhook (1s to 30s)")
 	fs.StringVar(&e.failurePolicy, "webhook-failure-policy", "Fail", "Fail or Ignore")
 	fs.StringVar(&e.command, "webhook-command", "", "command that starts the external webhook once the API server is up; "+
-		harness.KubeconfigPlaceholder+" is replaced by a kubeconfig for it (split on spaces)")
+		harness.KubeconfigPlaceholder+" is replaced by a kubeconfig for it; shell-style quoting, and NAME=value words first set its environment (LOG=debug ./hook --port 9443)")
 	return e
 }
 
@@ -55,7 +55,9 @@ func (e *external) module() (*harness.ExternalModule, error) {
 		TimeoutSeconds: int32(e.timeout / time.Second), AdmissionReviewVersions: strings.Split(e.versions, ","),
 	}
 	if e.command != "" {
-		m.Command = strings.Fields(e.command)
+		if m.Env, m.Command, err = harness.ParseCommand(e.command); err != nil {
+			return nil, fmt.Errorf("--webhook-command: %w", err)
+		}
 	}
 	return m, nil
 }
