@@ -151,20 +151,22 @@ type World struct {
 	// ShowSecrets shows values from Secrets in messages instead of Mask.
 	ShowSecrets bool
 
-	cluster cluster
+	cluster  cluster
+	cleanup  func() error // undoes what the run created on an existing cluster
+	external *external
+	cp       *controlplane.ControlPlane
+	module   *InProcess
+	server   *webhook.Server
+	kind     *kindcluster.Cluster // the kind backend's cluster
+	images   *http.Server         // the kind backend's image mirror
+	cancel   context.CancelFunc
+	stop     sync.Once
+	stopErr  error
+
 	// probeNote is what the readiness probe saw that the run should know.
-	probeNote       string
+	probeNote string
+	// acceptUnmutated is Options.AcceptUnmutatedProbe.
 	acceptUnmutated bool
-	cleanup         func() error // undoes what the run created on an existing cluster
-	external        *external
-	cp              *controlplane.ControlPlane
-	module          *InProcess
-	server          *webhook.Server
-	kind            *kindcluster.Cluster // the kind backend's cluster
-	images          *http.Server         // the kind backend's image mirror
-	cancel          context.CancelFunc
-	stop            sync.Once
-	stopErr         error
 }
 
 // Start starts the control plane, installs the PodPreset CRD, serves the

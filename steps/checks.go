@@ -198,7 +198,7 @@ func nothingApplied(diffs []compare.Difference, appliedPrefix string) bool {
 	var annotations, items bool
 	for _, d := range diffs {
 		switch {
-		case d.Got != "<absent>" || d.Order():
+		case d.Got != compare.Absent || d.Order():
 			return false
 		case strings.HasPrefix(d.Path, "metadata.annotations["+appliedPrefix):
 			annotations = true
@@ -214,10 +214,9 @@ func nothingApplied(diffs []compare.Difference, appliedPrefix string) bool {
 // rulesOfDifference is what one difference between the expected and the
 // actual pod says about the implementation.
 func rulesOfDifference(d compare.Difference, appliedPrefix string) []string {
-	const absent = "<absent>"
 	switch {
 	case strings.HasPrefix(d.Path, "metadata.annotations["+appliedPrefix):
-		if d.Want == absent {
+		if d.Want == compare.Absent {
 			// A preset applied that should not have been.
 			return selectionRules
 		}
@@ -227,10 +226,10 @@ func rulesOfDifference(d compare.Difference, appliedPrefix string) []string {
 		return []string{"R3.7", "R4.4"}
 	case d.Order():
 		return []string{"R3.3", "R3.6"}
-	case d.Got == absent:
+	case d.Got == compare.Absent:
 		// Something expected is missing: not injected, or the pod's own removed.
 		return []string{"R3.1", "R3.2", "R3.5", "R3.6", "R4.4", "R2.3"}
-	case d.Want == absent:
+	case d.Want == compare.Absent:
 		// Something unexpected was added: a duplicate, or a preset that
 		// should not apply.
 		return slices.Concat([]string{"R3.4", "R3.5", "R3.8"}, selectionRules)
@@ -257,14 +256,4 @@ func mismatches(err error) []*compare.Mismatch {
 		out = append(out, mismatches(u.Unwrap())...)
 	}
 	return out
-}
-
-// failedCheck returns the first failed check, or nil.
-func failedCheck(checks []Check) *Check {
-	for i := range checks {
-		if checks[i].Outcome == CheckFailed {
-			return &checks[i]
-		}
-	}
-	return nil
 }

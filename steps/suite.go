@@ -91,17 +91,20 @@ func (t Timing) Outcome() string {
 }
 
 // Declared returns the check that differed as the profile declares, or nil.
-func (t Timing) Declared() *Check {
+func (t Timing) Declared() *Check { return t.firstCheck(CheckDeclared) }
+
+// FailedCheck returns the check that failed the scenario, or nil.
+func (t Timing) FailedCheck() *Check { return t.firstCheck(CheckFailed) }
+
+// firstCheck returns the first check with the outcome, or nil.
+func (t Timing) firstCheck(outcome string) *Check {
 	for i := range t.Checks {
-		if t.Checks[i].Outcome == CheckDeclared {
+		if t.Checks[i].Outcome == outcome {
 			return &t.Checks[i]
 		}
 	}
 	return nil
 }
-
-// FailedCheck returns the check that failed the scenario, or nil.
-func (t Timing) FailedCheck() *Check { return failedCheck(t.Checks) }
 
 // FailedRules are the rules the scenario's failure is credited to: the
 // failing check's.

@@ -20,8 +20,9 @@ type Options struct {
 	AnnotationPrefix string
 }
 
-// absent stands for a value present on one side only.
-const absent = "<absent>"
+// Absent stands for a value present on one side only, as Difference.Want
+// or Got.
+const Absent = "<absent>"
 
 // Difference is one place where the expected and the actual value differ.
 type Difference struct {
@@ -102,9 +103,9 @@ func Pods(want, got *corev1.Pod, opts Options) *Mismatch {
 	var diffs []Difference
 	switch {
 	case want == nil:
-		diffs = []Difference{{Path: "pod", Want: absent, Got: render(canonical(gv))}}
+		diffs = []Difference{{Path: "pod", Want: Absent, Got: render(canonical(gv))}}
 	case got == nil:
-		diffs = []Difference{{Path: "pod", Want: render(canonical(wv)), Got: absent}}
+		diffs = []Difference{{Path: "pod", Want: render(canonical(wv)), Got: Absent}}
 	default:
 		diffs = append(diffs, stringMap("metadata.labels", wv.Metadata.Labels, gv.Metadata.Labels)...)
 		diffs = append(diffs, stringMap("metadata.annotations", wv.Metadata.Annotations, gv.Metadata.Annotations)...)
@@ -174,9 +175,9 @@ func stringMap(path string, want, got map[string]string) []Difference {
 		p := path + "[" + k + "]"
 		switch {
 		case !inGot:
-			diffs = append(diffs, Difference{Path: p, Want: render(w), Got: absent})
+			diffs = append(diffs, Difference{Path: p, Want: render(w), Got: Absent})
 		case !inWant:
-			diffs = append(diffs, Difference{Path: p, Want: absent, Got: render(g)})
+			diffs = append(diffs, Difference{Path: p, Want: Absent, Got: render(g)})
 		case w != g:
 			diffs = append(diffs, Difference{Path: p, Want: render(w), Got: render(g)})
 		}

@@ -43,7 +43,7 @@ func (w *walker) add(path string, want, got any) {
 }
 
 func (w *walker) addAbsent(path string, want, got any, wantOK, gotOK bool) {
-	d := Difference{Path: path, Want: absent, Got: absent}
+	d := Difference{Path: path, Want: Absent, Got: Absent}
 	if wantOK {
 		d.Want = render(want)
 	}

@@ -37,8 +37,8 @@ type call struct {
 	// presets are the presets of the request's namespace, as the fault's
 	// presets hook leaves them.
 	presets []*v1alpha1.PodPreset
-	// plugin is the reference plug-in for this request; with lister, the
-	// fault may call it again with other presets.
+	// plugin returns a reference plug-in that lists the given presets, so
+	// that the fault may call it with presets of its choosing.
 	plugin func(presets []*v1alpha1.PodPreset) *podpreset.Plugin
 }
 

@@ -229,20 +229,7 @@ var decoratedMutants = []struct {
 			restoreOwn(own, pod)
 			return err
 		}}},
-	{Mutant{"envfrom-never-compared", "R4.1", "never compares envFrom entries: every preset's are appended, as Kubernetes 1.19 did"}, fault{
-		presets: func(_ *corev1.Pod, all []*v1alpha1.PodPreset) []*v1alpha1.PodPreset {
-			return copies(all, func(p *v1alpha1.PodPreset) { p.Spec.EnvFrom = nil })
-		},
-		after: func(submitted, admitted *corev1.Pod, matching []*v1alpha1.PodPreset) {
-			if len(added(submitted, admitted)) == 0 {
-				return
-			}
-			for _, c := range containers(admitted) {
-				for _, p := range matching {
-					c.EnvFrom = append(c.EnvFrom, p.Spec.EnvFrom...)
-				}
-			}
-		}}},
+	{Mutant{"envfrom-never-compared", "R4.1", "never compares envFrom entries: every preset's are appended, as Kubernetes 1.19 did"}, envFromNeverCompared},
 	// R4.2
 	{Mutant{"conflict-rejects", "R4.2", "refuses a pod that conflicts with a matching preset"}, fault{
 		around: func(ctx context.Context, a admission.Attributes, pod *corev1.Pod, env *call, next func(context.Context) error) error {
@@ -283,6 +270,24 @@ var decoratedMutants = []struct {
 		}}},
 }
 
+// envFromNeverCompared hides envFrom from the reference and appends every
+// matching preset's entries after it, duplicates and clashes included.
+var envFromNeverCompared = fault{
+	presets: func(_ *corev1.Pod, all []*v1alpha1.PodPreset) []*v1alpha1.PodPreset {
+		return copies(all, func(p *v1alpha1.PodPreset) { p.Spec.EnvFrom = nil })
+	},
+	after: func(submitted, admitted *corev1.Pod, matching []*v1alpha1.PodPreset) {
+		if len(added(submitted, admitted)) == 0 {
+			return
+		}
+		for _, c := range containers(admitted) {
+			for _, p := range matching {
+				c.EnvFrom = append(c.EnvFrom, p.Spec.EnvFrom...)
+			}
+		}
+	},
+}
+
 // discardWarnings drops admission warnings.
 type discardWarnings struct{}
 
@@ -314,16 +319,10 @@ func undefault(pod *corev1.Pod) {
 	}
 }
 
-// restoreOwn puts the pod's own items (and annotations) back as they were
-// submitted after a fault disguised them: they kept their positions, and
-// whatever was injected follows them.
+// restoreOwn puts the pod's own items back as they were submitted after a
+// fault disguised them: they kept their positions, and whatever was
+// injected follows them.
 func restoreOwn(own, pod *corev1.Pod) {
-	for k, v := range own.Annotations {
-		if pod.Annotations == nil {
-			pod.Annotations = map[string]string{}
-		}
-		pod.Annotations[k] = v
-	}
 	copy(pod.Spec.Volumes, own.Spec.Volumes)
 	ownContainers, got := containers(own), containers(pod)
 	for i := range got {
@@ -344,15 +343,9 @@ const Kubernetes119Module = "kubernetes-1.19"
 
 // kubernetes119 is the reference with the 1.19 plug-in's differences.
 func kubernetes119() fault {
-	var envFrom fault
-	for _, d := range decoratedMutants {
-		if d.Name == "envfrom-never-compared" {
-			envFrom = d.fault
-		}
-	}
 	return fault{
-		presets: envFrom.presets,
-		after:   envFrom.after,
+		presets: envFromNeverCompared.presets,
+		after:   envFromNeverCompared.after,
 		around: func(ctx context.Context, _ admission.Attributes, _ *corev1.Pod, _ *call, next func(context.Context) error) error {
 			return next(warning.WithWarningRecorder(ctx, discardWarnings{}))
 		},

@@ -18,17 +18,9 @@ import (
 // it runs; each mutant must fail at least one scenario, and at least one
 // failing check must be credited to the rule the mutant breaks.
 func TestSuiteCatchesEveryMutant(t *testing.T) {
-	modules := harness.NewModules()
-	mutants.Register(modules)
 	run := func(t *testing.T, module string) []steps.Timing {
 		t.Helper()
-		w, err := harness.Start(context.Background(), harness.Options{Backend: harness.Offline, Module: module, Modules: modules})
-		if err != nil {
-			t.Fatalf("unable to start %s offline: %v", module, err)
-		}
-		defer w.Stop()
-		_, timings := steps.Run(w, steps.SuiteOptions{Paths: []string{"../../features"}, Format: "progress", Output: io.Discard})
-		return timings.List()
+		return runOffline(t, harness.Options{Module: module})
 	}
 
 	t.Run("reference", func(t *testing.T) {
@@ -90,14 +82,9 @@ func TestNoopFailsEveryPositiveRule(t *testing.T) {
 	if !strings.Contains(err.Error(), "mutated neither the dry-run probe pod nor a real one") {
 		t.Fatalf("the readiness probe's message does not say what it saw: %v", err)
 	}
-	w, err = harness.Start(context.Background(), harness.Options{Backend: harness.Offline, Module: mutants.NoopModule, Modules: modules, AcceptUnmutatedProbe: true})
-	if err != nil {
-		t.Fatalf("unable to start the no-op module offline: %v", err)
-	}
-	defer w.Stop()
-	_, timings := steps.Run(w, steps.SuiteOptions{Paths: []string{"../../features"}, Format: "progress", Output: io.Discard})
+	timings := runOffline(t, harness.Options{Module: mutants.NoopModule, AcceptUnmutatedProbe: true})
 	failed := map[string]bool{}
-	for _, s := range timings.List() {
+	for _, s := range timings {
 		for _, r := range s.FailedRules() {
 			failed[r] = true
 		}
@@ -112,4 +99,20 @@ func TestNoopFailsEveryPositiveRule(t *testing.T) {
 			t.Errorf("the no-op module passes %s: no check credited to it fails when nothing is injected", rule)
 		}
 	}
+}
+
+// runOffline runs the features offline against the module opts names (from
+// a registry with every module of this package) and returns how each
+// scenario went.
+func runOffline(t *testing.T, opts harness.Options) []steps.Timing {
+	t.Helper()
+	opts.Backend, opts.Modules = harness.Offline, harness.NewModules()
+	mutants.Register(opts.Modules)
+	w, err := harness.Start(context.Background(), opts)
+	if err != nil {
+		t.Fatalf("unable to start %s offline: %v", opts.Module, err)
+	}
+	defer w.Stop()
+	_, timings := steps.Run(w, steps.SuiteOptions{Paths: []string{"../../features"}, Format: "progress", Output: io.Discard})
+	return timings.List()
 }

@@ -1,8 +1,6 @@
 package mutants_test
 
 import (
-	"context"
-	"io"
 	"slices"
 	"strings"
 	"testing"
@@ -12,21 +10,6 @@ import (
 	"presetsim.dev/presetsim/harness/profile"
 	"presetsim.dev/presetsim/steps"
 )
-
-// runWith runs the features offline against a module described by a
-// profile (nil: the canonical one).
-func runWith(t *testing.T, module string, p *profile.Profile) []steps.Timing {
-	t.Helper()
-	modules := harness.NewModules()
-	mutants.Register(modules)
-	w, err := harness.Start(context.Background(), harness.Options{Backend: harness.Offline, Module: module, Modules: modules, Profile: p})
-	if err != nil {
-		t.Fatalf("unable to start %s offline: %v", module, err)
-	}
-	defer w.Stop()
-	_, timings := steps.Run(w, steps.SuiteOptions{Paths: []string{"../../features"}, Format: "progress", Output: io.Discard})
-	return timings.List()
-}
 
 func parseProfile(t *testing.T, yaml string) *profile.Profile {
 	t.Helper()
@@ -43,7 +26,7 @@ func parseProfile(t *testing.T, yaml string) *profile.Profile {
 func TestDeclaredDifferences(t *testing.T) {
 	const module = mutants.Prefix + "conflict-rejects"
 	var failedRules []string
-	for _, s := range runWith(t, module, nil) {
+	for _, s := range runOffline(t, harness.Options{Module: module}) {
 		failedRules = append(failedRules, s.FailedRules()...)
 	}
 	if !slices.Contains(failedRules, "R4.2") {
@@ -57,7 +40,7 @@ spec:
   behaviour: {conflicts: reject}
 `)
 	var declared int
-	for _, s := range runWith(t, module, declaring) {
+	for _, s := range runOffline(t, harness.Options{Module: module, Profile: declaring}) {
 		if s.Failed {
 			t.Errorf("%s fails under a profile declaring conflicts: reject: %v → %v", s.Scenario, s.Err, s.FailedRules())
 		}
@@ -83,7 +66,7 @@ func TestKubernetes119Profile(t *testing.T) {
 		t.Fatal(err)
 	}
 	var notClaimedChecks int
-	for _, s := range runWith(t, mutants.Kubernetes119Module, p) {
+	for _, s := range runOffline(t, harness.Options{Module: mutants.Kubernetes119Module, Profile: p}) {
 		if s.Failed {
 			t.Errorf("%s fails: %v → %v", s.Scenario, s.Err, s.FailedRules())
 		}

@@ -2,6 +2,7 @@ package profile
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -93,22 +94,17 @@ func (p *Profile) Declared(rule, shows string) (Difference, bool) {
 	return Difference{}, false
 }
 
-func (p *Profile) setting(name string) string {
-	switch name {
-	case "conflicts":
-		return p.Spec.Behaviour.Conflicts
-	case "validation":
-		return p.Spec.Behaviour.Validation
-	case "order":
-		return p.Spec.Behaviour.Order
-	}
-	return ""
+// fields are the behaviour's settings by name, to read and default.
+func (b *Behaviour) fields() map[string]*string {
+	return map[string]*string{"conflicts": &b.Conflicts, "validation": &b.Validation, "order": &b.Order}
 }
+
+func (p *Profile) setting(name string) string { return *p.Spec.Behaviour.fields()[name] }
 
 // checkBehaviour reports unknown values.
 func (p *Profile) checkBehaviour() []problem {
 	var out []problem
-	for _, name := range []string{"conflicts", "order", "validation"} {
+	for _, name := range slices.Sorted(maps.Keys(settings)) {
 		if v := p.setting(name); v != "" && !slices.Contains(settings[name], v) {
 			out = append(out, problem{"spec.behaviour." + name, fmt.Sprintf("unknown value %q (known: %s)", v, strings.Join(settings[name], ", "))})
 		}
@@ -116,14 +112,11 @@ func (p *Profile) checkBehaviour() []problem {
 	return out
 }
 
+// setDefaults sets every unset setting to the specification's value.
 func (b *Behaviour) setDefaults() {
-	if b.Conflicts == "" {
-		b.Conflicts = ConflictSkipAll
-	}
-	if b.Validation == "" {
-		b.Validation = ValidationFull
-	}
-	if b.Order == "" {
-		b.Order = OrderName
+	for name, field := range b.fields() {
+		if *field == "" {
+			*field = settings[name][0]
+		}
 	}
 }
