@@ -10,8 +10,6 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/clientcmd"
-
-	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
 )
 
 // Cluster is the backend of an existing cluster where the implementation is
@@ -52,18 +50,19 @@ func startExisting(ctx context.Context, opts Options) (_ *World, err error) {
 	if err := w.connect(cfg); err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(progress, "cluster %s (Kubernetes %s): checking that PodPresets are served ...\n", cfg.Host, w.ServerVersion)
-	gv := v1alpha1.SchemeGroupVersion.String()
+	gvk := w.Profile.PresetGVK()
+	fmt.Fprintf(progress, "cluster %s (Kubernetes %s): checking that %s is served ...\n", cfg.Host, w.ServerVersion, gvk.Kind)
+	gv := gvk.GroupVersion().String()
 	resources, err := w.Client.Discovery().ServerResourcesForGroupVersion(gv)
 	if err != nil {
 		return nil, fmt.Errorf("the cluster does not serve %s: install the implementation (its CRD and webhook) first: %w", gv, err)
 	}
 	served := false
 	for _, r := range resources.APIResources {
-		served = served || r.Name == v1alpha1.GroupVersionResource().Resource
+		served = served || r.Kind == gvk.Kind
 	}
 	if !served {
-		return nil, fmt.Errorf("the cluster serves %s but not podpresets: install the implementation first", gv)
+		return nil, fmt.Errorf("the cluster serves %s but not its kind %s: install the implementation first", gv, gvk.Kind)
 	}
 	w.cluster = &apiCluster{client: w.Client, dynamic: w.Dynamic, rest: w.Mapper, wait: w.Timeouts.Wait, namespacedOnly: true}
 	w.cleanup = w.deleteRunNamespaces

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -42,6 +43,10 @@ type ExternalModule struct {
 	// Env are NAME=value settings added to the command's environment
 	// (which is otherwise the harness's own).
 	Env []string
+	// LogFile, when set, receives everything the command writes to stdout
+	// and stderr (presetsim run puts it in the report folder). Its last
+	// lines are kept in memory either way, for failure messages.
+	LogFile string
 	// SyncTimeout bounds how long, after creating a preset, the harness
 	// waits for the webhook to apply it to a probe pod; 2s when zero.
 	SyncTimeout time.Duration
@@ -60,6 +65,7 @@ type external struct {
 	dir    string
 	cmd    *exec.Cmd
 	output *lockedBuffer
+	log    *os.File
 	exited chan struct{}
 }
 
@@ -74,13 +80,20 @@ func (b *lockedBuffer) Write(p []byte) (int, error) {
 	return b.buf.Write(p)
 }
 
-// tail returns the last lines of what the process wrote.
+// tailLines is how many of the process's last lines failure messages show.
+const tailLines = 20
+
+// tail returns the last lines of what the process wrote, "" when nothing.
 func (b *lockedBuffer) tail() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	lines := strings.Split(strings.TrimSpace(b.buf.String()), "\n")
-	if len(lines) > 10 {
-		lines = lines[len(lines)-10:]
+	text := strings.TrimSpace(b.buf.String())
+	if text == "" {
+		return ""
+	}
+	lines := strings.Split(text, "\n")
+	if len(lines) > tailLines {
+		lines = lines[len(lines)-tailLines:]
 	}
 	return strings.Join(lines, "\n")
 }
@@ -124,35 +137,68 @@ func (e *external) start(kubeconfig []byte) error {
 		args[i] = strings.ReplaceAll(a, KubeconfigPlaceholder, path)
 	}
 	e.output = &lockedBuffer{}
+	var out io.Writer = e.output
+	if e.spec.LogFile != "" {
+		if e.log, err = os.Create(e.spec.LogFile); err != nil {
+			return fmt.Errorf("the external module's log: %w", err)
+		}
+		out = io.MultiWriter(e.output, e.log)
+	}
 	e.cmd = exec.Command(args[0], args[1:]...)
 	if len(e.spec.Env) > 0 {
 		e.cmd.Env = append(os.Environ(), e.spec.Env...)
 	}
-	e.cmd.Stdout, e.cmd.Stderr = e.output, e.output
+	e.cmd.Stdout, e.cmd.Stderr = out, out
 	e.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := e.cmd.Start(); err != nil {
+		e.closeLog()
 		return fmt.Errorf("unable to start the external module %q: %w", args[0], err)
 	}
 	e.exited = make(chan struct{})
 	go func() {
 		_ = e.cmd.Wait()
+		e.closeLog()
 		close(e.exited)
 	}()
 	return nil
 }
 
-// processState says whether the external module's process has exited, and
-// what it wrote last.
+func (e *external) closeLog() {
+	if e.log != nil {
+		_ = e.log.Close()
+	}
+}
+
+// processState says, for a message, that the external module's process
+// has exited and how; "" while it runs (or when there is none).
 func (e *external) processState() string {
 	if e == nil || e.cmd == nil {
 		return ""
 	}
 	select {
 	case <-e.exited:
-		return fmt.Sprintf("; its process exited (%v), its last output:\n%s", e.cmd.ProcessState, e.output.tail())
+		return fmt.Sprintf("; its process exited (%v)", e.cmd.ProcessState)
 	default:
 		return ""
 	}
+}
+
+// lastOutput is the last lines the external module's process wrote, for a
+// failure message, and where the whole of it is kept; "" when there is no
+// process.
+func (e *external) lastOutput() string {
+	if e == nil || e.cmd == nil {
+		return ""
+	}
+	where := " (not kept: give presetsim run --report-dir to keep all of it)"
+	if e.spec.LogFile != "" {
+		where = " (all of it in " + e.spec.LogFile + ")"
+	}
+	tail := e.output.tail()
+	if tail == "" {
+		return "the webhook's process has written nothing" + where
+	}
+	return fmt.Sprintf("the webhook's last output%s:\n  %s", where, strings.ReplaceAll(tail, "\n", "\n  "))
 }
 
 // stop stops the process group: SIGTERM, then SIGKILL after 5s.

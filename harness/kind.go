@@ -85,7 +85,7 @@ func startKind(ctx context.Context, opts Options, factory ModuleFactory) (_ *Wor
 	if err := w.serveImages(ctx); err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(progress, "installing the PodPreset CRD ...\n")
+	fmt.Fprintf(progress, "installing the %s CRD ...\n", w.presetKind())
 	if err := w.installCRD(ctx); err != nil {
 		return nil, err
 	}

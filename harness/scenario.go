@@ -187,7 +187,7 @@ func (s *Scenario) TryUpdatePreset(ctx context.Context, name string, src manifes
 	}
 	current, err := s.w.cluster.get(ctx, gvr, ns, name)
 	if err != nil {
-		return fmt.Errorf("unable to get PodPreset %q: %w", name, err)
+		return fmt.Errorf("unable to get %s %q: %w", s.w.presetKind(), name, err)
 	}
 	u.SetNamespace(ns)
 	u.SetName(name)
@@ -315,7 +315,7 @@ func (s *Scenario) Expand(text, ns string) (string, error) {
 		return v
 	})
 	if len(missing) > 0 {
-		return "", fmt.Errorf("${rv:...} names PodPresets this scenario did not create in namespace %s: %s", namespaceOr(ns), strings.Join(missing, ", "))
+		return "", fmt.Errorf("${rv:...} names %ss this scenario did not create in namespace %s: %s", s.w.presetKind(), namespaceOr(ns), strings.Join(missing, ", "))
 	}
 	return out, nil
 }
@@ -599,7 +599,7 @@ func (s *Scenario) PodHasNoPresetAnnotations(ctx context.Context, name string) e
 		}
 	}
 	if len(found) > 0 {
-		return fmt.Errorf("pod %q has PodPreset annotations:\n  %s", name, strings.Join(found, "\n  "))
+		return fmt.Errorf("pod %q has %s annotations:\n  %s", name, s.w.presetKind(), strings.Join(found, "\n  "))
 	}
 	return nil
 }

@@ -245,7 +245,7 @@ func Start(ctx context.Context, opts Options) (_ *World, err error) {
 		return nil, fmt.Errorf("unable to start the simulated nodes: %w", err)
 	}
 	w.cluster = &apiCluster{client: w.Client, dynamic: w.Dynamic, rest: w.Mapper, nodes: w.Nodes, wait: w.Timeouts.Wait}
-	fmt.Fprintf(progress, "nodes ready in %s; installing the PodPreset CRD ...\n", since(began))
+	fmt.Fprintf(progress, "nodes ready in %s; installing the %s CRD ...\n", since(began), w.presetKind())
 	if err := w.installCRD(ctx); err != nil {
 		return nil, err
 	}
@@ -317,6 +317,10 @@ func newWorld(backend Backend, opts Options) *World {
 	}
 }
 
+// presetKind is the kind of the implementation's preset, as its profile
+// names it ("PodPreset", "PodDefault"), for messages.
+func (w *World) presetKind() string { return w.Profile.PresetGVK().Kind }
+
 func since(t time.Time) time.Duration { return time.Since(t).Round(10 * time.Millisecond) }
 
 // connect makes the World's clients for cfg and reads the API server's
@@ -372,7 +376,7 @@ func (w *World) installCRD(ctx context.Context) error {
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("unable to install the PodPreset CRD: %w", err)
+		return fmt.Errorf("unable to install the %s CRD: %w", w.presetKind(), err)
 	}
 	err = wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
 		got, err := cs.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, crd.Name, metav1.GetOptions{})
@@ -387,7 +391,7 @@ func (w *World) installCRD(ctx context.Context) error {
 		return false, nil
 	})
 	if err != nil {
-		return fmt.Errorf("the PodPreset CRD was not established: %w", err)
+		return fmt.Errorf("the %s CRD was not established: %w", w.presetKind(), err)
 	}
 	return nil
 }
@@ -453,7 +457,7 @@ func (w *World) waitForModule(ctx context.Context) error {
 	}
 	created, err := w.createPreset(ctx, pp)
 	if err != nil {
-		return fmt.Errorf("unable to create the probe PodPreset: %w", err)
+		return fmt.Errorf("unable to create the probe %s: %w", w.presetKind(), err)
 	}
 	if err := w.WaitForPreset(ctx, probeNS, "probe", created); err != nil {
 		return err
@@ -537,12 +541,22 @@ func (w *World) waitForModule(ctx context.Context) error {
 	})
 	if err != nil {
 		if !wait.Interrupted(err) {
-			return fmt.Errorf("setup error: %w", err)
+			err = fmt.Errorf("setup error: %w", err)
+		} else {
+			err = fmt.Errorf("the admission webhook is not ready after 30s: %v%s", last, w.external.processState())
 		}
-		return fmt.Errorf("the admission webhook is not ready after 30s: %v", last)
+		if output := w.external.lastOutput(); output != "" {
+			err = fmt.Errorf("%w\n%s", err, output)
+		}
+		return err
 	}
 	return nil
 }
+
+// ModuleOutput is the last lines an external webhook's process wrote and
+// where all of it is kept, for a reader of failures; "" when the harness
+// started no process.
+func (w *World) ModuleOutput() string { return w.external.lastOutput() }
 
 // answerGrace is how long the readiness probe lets the API server fail to
 // use a webhook's answers before it says so: long enough for a webhook that

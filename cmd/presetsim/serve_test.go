@@ -102,3 +102,41 @@ func TestExternalRefusedIsASetupError(t *testing.T) {
 	}
 	t.Logf("failed after %s: %v", time.Since(began).Round(time.Millisecond), err)
 }
+
+// TestExternalOutputKept: a webhook process that dies at start-up fails the
+// start with its last output in the message, and its whole output is in
+// its log file.
+func TestExternalOutputKept(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a control plane; skipped with -short")
+	}
+	certs, err := webhook.NewCertificates("127.0.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	logFile := filepath.Join(t.TempDir(), "webhook.log")
+	script := `for i in $(seq 1 30); do echo "starting $i"; done; echo "panic: no certificate at /tls.crt" >&2; exit 2`
+	w, err := harness.Start(context.Background(), harness.Options{External: &harness.ExternalModule{
+		URL: "https://" + freeAddr(t) + "/mutate-pods", CABundle: certs.CABundle,
+		Command: []string{"sh", "-c", script}, LogFile: logFile,
+	}})
+	if err == nil {
+		_ = w.Stop()
+		t.Fatal("the start succeeded with a webhook whose process exits")
+	}
+	for _, want := range []string{"exited (exit status 2)", "panic: no certificate at /tls.crt", "starting 30", "all of it in " + logFile} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the start error does not say %q:\n%v", want, err)
+		}
+	}
+	if strings.Contains(err.Error(), "starting 1\n") {
+		t.Errorf("the start error shows the whole output, not its last lines:\n%v", err)
+	}
+	kept, readErr := os.ReadFile(logFile)
+	if readErr != nil {
+		t.Fatal(readErr)
+	}
+	if !strings.Contains(string(kept), "starting 1\n") || !strings.Contains(string(kept), "panic: no certificate") {
+		t.Errorf("the log file does not hold the whole output:\n%s", kept)
+	}
+}

@@ -47,6 +47,7 @@ commands:
   up [--kubeconfig FILE]                   run a local cluster with presets active, for kubectl, until Ctrl-C
   bench [--pods N]                         measure start-up, per-scenario overhead, pod-create latency, merge rate
   serve --kubeconfig FILE [flags]          serve a module as a standalone TLS webhook (loopback by default)
+  report compare [--out DIR] REPORT-DIR... rules × implementations, from several runs' --report-dir (Markdown, HTML)
   modules                                  list the in-process admission modules (the reference and mutant/*)
 `
 
@@ -69,6 +70,8 @@ func Run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 		return up(ctx, stdout, stderr, args[1:])
 	case "apply":
 		return apply(ctx, os.Stdin, stdout, stderr, args[1:])
+	case "report":
+		return reportCommand(stdout, stderr, args[1:])
 	case "modules":
 		fmt.Fprintln(stdout, strings.Join(modules().Names(), "\n"))
 		return nil
@@ -126,6 +129,15 @@ func runSuite(ctx context.Context, stdout, stderr io.Writer, args []string) erro
 		}
 	}
 
+	if *reportDir != "" {
+		if err := os.MkdirAll(*reportDir, 0o755); err != nil {
+			return err
+		}
+		if external != nil && len(external.Command) > 0 {
+			external.LogFile = filepath.Join(*reportDir, "webhook.log")
+		}
+	}
+
 	start := time.Now()
 	interrupts := harness.CatchSignals(ctx)
 	defer interrupts.Release()
@@ -146,9 +158,6 @@ func runSuite(ctx context.Context, stdout, stderr io.Writer, args []string) erro
 
 	formats := *format
 	if *reportDir != "" {
-		if err := os.MkdirAll(*reportDir, 0o755); err != nil {
-			return err
-		}
 		formats += ",cucumber:" + filepath.Join(*reportDir, "cucumber.json")
 	}
 	suiteStart := time.Now()
@@ -170,7 +179,11 @@ func runSuite(ctx context.Context, stdout, stderr io.Writer, args []string) erro
 		if err := writeReports(*reportDir, implementation, w, timings.List()); err != nil {
 			return err
 		}
-		fmt.Fprintf(stderr, "reports in %s: summary.json, summary.yaml, junit.xml, cucumber.json, report.html\n", *reportDir)
+		kept := "summary.json, summary.yaml, junit.xml, cucumber.json, report.html"
+		if external != nil && external.LogFile != "" {
+			kept += ", webhook.log (the webhook's output)"
+		}
+		fmt.Fprintf(stderr, "reports in %s: %s\n", *reportDir, kept)
 	}
 
 	fmt.Fprintf(stderr, "\n%s start: %s\n", w.Backend, w.Started.Round(time.Millisecond))
@@ -211,6 +224,9 @@ func runSuite(ctx context.Context, stdout, stderr io.Writer, args []string) erro
 		fmt.Fprintf(stderr, "failed rules:        %s\n", strings.Join(rules, ", "))
 	}
 	fmt.Fprintf(stderr, "total:               %s\n", time.Since(start).Round(time.Millisecond))
+	if output := w.ModuleOutput(); status != 0 && output != "" {
+		fmt.Fprintf(stderr, "\n%s\n", output)
+	}
 	if status != 0 {
 		return ExitError{Code: status}
 	}

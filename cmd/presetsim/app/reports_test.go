@@ -52,3 +52,46 @@ func TestRunWritesReports(t *testing.T) {
 		}
 	}
 }
+
+// TestReportCompare runs the reference and a mutant offline with
+// --report-dir, then compares the two folders: the matrix shows the
+// mutant's broken rule as failed beside the reference's pass, with the
+// failing check, in both Markdown and HTML.
+func TestReportCompare(t *testing.T) {
+	base := t.TempDir()
+	for _, module := range []string{"reference", "mutant/ignores-exclude"} {
+		var stdout, stderr bytes.Buffer
+		dir := filepath.Join(base, strings.ReplaceAll(module, "/", "-"))
+		err := Run(context.Background(), &stdout, &stderr, []string{"run", "--backend", "offline", "--module", module,
+			"--format", "progress", "--report-dir", dir, "../../../features/simple.feature"})
+		var exit ExitError
+		if err != nil && !errors.As(err, &exit) {
+			t.Fatalf("run %s: %v\n%s", module, err, stderr.String())
+		}
+	}
+	out := filepath.Join(base, "compare")
+	var stdout, stderr bytes.Buffer
+	if err := Run(context.Background(), &stdout, &stderr, []string{"report", "compare", "--out", out,
+		filepath.Join(base, "reference"), filepath.Join(base, "mutant-ignores-exclude")}); err != nil {
+		t.Fatalf("report compare: %v\n%s", err, stderr.String())
+	}
+	md, err := os.ReadFile(filepath.Join(out, "compare.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"| reference | mutant/ignores-exclude |",
+		"| R2.4 | The exclude annotation opts a pod out | pass | **fail (1 of",
+		"- R2.4 fail: ../../../features/simple.feature: A pod with the exclude annotation is never mutated: the pod \"website\" should be as submitted → R2.4",
+	} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("compare.md lacks %q:\n%s", want, md)
+		}
+	}
+	if html, err := os.ReadFile(filepath.Join(out, "compare.html")); err != nil || !strings.Contains(string(html), `<td class="fail"`) {
+		t.Errorf("compare.html shows no failed cell (%v)", err)
+	}
+	if err := Run(context.Background(), &stdout, &stderr, []string{"report", "compare", filepath.Join(base, "missing")}); err == nil {
+		t.Error("comparing a folder without a summary succeeded")
+	}
+}

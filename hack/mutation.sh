@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# make mutation: gremlins (pinned in hack/tools/gremlins) mutates the
+# packages of presets/ and judges every mutant by the feature suite alone,
+# run offline against the reference (TestOfflineFeatureSuite, in each
+# package's mutation_test.go, behind the "mutation" build tag). The unit
+# tests beside the code are not run: GOFLAGS restricts go test to that test.
+#
+# gremlins copies the whole module for each worker, so it runs on a copy of
+# the files git tracks or would track (no .cache, no .git). Results go to
+# .cache/mutation/: results.json (gremlins' own) and the log.
+# MUTATION_ARGS adds gremlins flags, e.g. MUTATION_ARGS="--workers 1".
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+out="$root/.cache/mutation"
+mkdir -p "$out"
+
+gremlins="$root/.cache/gremlins-$(sha256sum "$root/hack/tools/gremlins/go.sum" | cut -c1-12)"
+if [[ ! -x $gremlins ]]; then
+	echo "building gremlins ..." >&2
+	(cd "$root/hack/tools/gremlins" && go build -o "$gremlins" github.com/go-gremlins/gremlins/cmd/gremlins)
+fi
+
+stage=$(mktemp -d "${TMPDIR:-/tmp}/presetsim-mutation.XXXXXX")
+trap 'rm -rf "$stage"' EXIT
+(cd "$root" && git ls-files -z --cached --others --exclude-standard | tar --null -T - -cf -) | tar -C "$stage" -xf -
+
+cd "$stage"
+# shellcheck disable=SC2086 # MUTATION_ARGS is a list of flags
+GOFLAGS="-run=^TestOfflineFeatureSuite\$" "$gremlins" unleash \
+	--tags mutation \
+	--output "$out/results.json" \
+	--threshold-efficacy 90 \
+	${MUTATION_ARGS:-} \
+	./presets 2>&1 | tee "$out/log"

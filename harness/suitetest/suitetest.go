@@ -1,0 +1,53 @@
+package suitetest
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+
+	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/steps"
+)
+
+// Offline runs the features under dir on the offline backend against the
+// reference module and fails t once per failed scenario, naming its failing
+// check. A scenario the offline backend cannot run is logged, not failed.
+func Offline(t testing.TB, dir string) {
+	t.Helper()
+	w, err := harness.Start(context.Background(), harness.Options{Backend: harness.Offline})
+	if err != nil {
+		t.Fatalf("unable to start the offline backend: %v", err)
+	}
+	defer func() {
+		if err := w.Stop(); err != nil {
+			t.Errorf("stopping the offline backend: %v", err)
+		}
+	}()
+	_, timings := steps.Run(w, steps.SuiteOptions{Paths: []string{dir}, Format: "progress", Output: io.Discard})
+	passed := 0
+	for _, tm := range timings.List() {
+		switch {
+		case tm.Failed:
+			t.Errorf("%s: %s", tm.Scenario, failure(tm))
+		case tm.Unsupported != "":
+			t.Logf("%s: not run offline: %s", tm.Scenario, tm.Unsupported)
+		default:
+			passed++
+		}
+	}
+	if passed == 0 {
+		t.Errorf("no scenario under %s passed: the suite did not run", dir)
+	}
+}
+
+func failure(tm steps.Timing) string {
+	if c := tm.FailedCheck(); c != nil {
+		return fmt.Sprintf("%s (line %d) → %s: %v", c.Step, c.Line, strings.Join(c.Rules, ","), c.Err)
+	}
+	if tm.Err != nil {
+		return tm.Err.Error()
+	}
+	return "failed"
+}

@@ -1,0 +1,13 @@
+//go:build mutation
+
+package admission_test
+
+import (
+	"testing"
+
+	"presetsim.dev/presetsim/harness/suitetest"
+)
+
+// TestOfflineFeatureSuite is the test make mutation runs against every
+// mutant of this package: the feature suite, offline, alone.
+func TestOfflineFeatureSuite(t *testing.T) { suitetest.Offline(t, "../../features") }
