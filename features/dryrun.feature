@@ -26,6 +26,7 @@ Feature: Server-side dry run
             emptyDir: {}
       """
 
+  @R4.3
   Scenario: A dry run returns the pod mutated, and stores nothing
     When I try to create with a server-side dry run:
       """
@@ -41,6 +42,7 @@ Feature: Server-side dry run
             image: ecorp/website
       """
     Then the request should succeed
+    And the request should have no warnings
     And the dry-run pod should be:
       """
       apiVersion: v1

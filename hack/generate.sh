@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Regenerates the PodPreset deepcopy functions and CRD manifest with the
-# controller-gen pinned in hack/tools/controller-gen.
+# Regenerates the PodPreset deepcopy functions and CRD manifest, and the CRD
+# of the redhat-cop profile, with the controller-gen pinned in
+# hack/tools/controller-gen.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 gen="$root/.cache/controller-gen-$(sha256sum "$root/hack/tools/controller-gen/go.sum" | cut -c1-12)"
@@ -11,3 +12,5 @@ fi
 cd "$root"
 "$gen" object paths=./presets/apis/... crd paths=./presets/apis/... output:crd:dir=./presets/config/crd
 go run ./hack/crdpatch presets/config/crd/settings.k8s.io_podpresets.yaml
+# The CRD of the redhat-cop profile, from the API declared in profiles/crds.
+"$gen" crd paths=./profiles/crds/redhatcop/... output:crd:dir=./profiles/crds

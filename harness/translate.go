@@ -2,12 +2,9 @@ package harness
 
 import (
 	"fmt"
-	"os"
 
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/yaml"
 
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
 )
@@ -48,20 +45,4 @@ func (w *World) translatePodAnnotations(u *unstructured.Unstructured) {
 	if a := u.GetAnnotations(); len(a) > 0 {
 		u.SetAnnotations(w.Profile.Annotations(a))
 	}
-}
-
-// readCRD reads a CustomResourceDefinition from a YAML file.
-func readCRD(path string) (*apiextensionsv1.CustomResourceDefinition, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("unable to read the profile's CRD: %w", err)
-	}
-	crd := &apiextensionsv1.CustomResourceDefinition{}
-	if err := yaml.UnmarshalStrict(data, crd); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if crd.Kind != "CustomResourceDefinition" {
-		return nil, fmt.Errorf("%s: expected a CustomResourceDefinition, got kind %q", path, crd.Kind)
-	}
-	return crd, nil
 }

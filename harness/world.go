@@ -357,10 +357,10 @@ func (w *World) installCRD(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if path := w.Profile.CRDPath(); path != "" {
-		if crd, err = readCRD(path); err != nil {
-			return err
-		}
+	if own, err := w.Profile.CRD(); err != nil {
+		return err
+	} else if own != nil {
+		crd = own
 	}
 	cs, err := apiextensionsclient.NewForConfig(w.Config)
 	if err != nil {

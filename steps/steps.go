@@ -204,6 +204,7 @@ func register(sc registrar) {
 	sc.Step(`^the request should succeed$`, checkSpec{rules: append(slices.Clone(validationRules), "R2.1", "R4.2"), shows: shows.admitted, narrow: denied}, requestShouldSucceed)
 	sc.Step(`^the request should be rejected with a message containing "(.*)"$`, rejectionCheck(), requestShouldBeRejected)
 	sc.Step(`^the request should have a warning containing "(.*)"$`, needs("warnings", check(shows.warnings, "R4.3")), requestShouldWarn)
+	sc.Step(`^the request should have no warnings$`, needs("warnings", check(shows.warnings, "R4.3")), requestShouldNotWarn)
 	sc.Step(`^the pod "([^"]*)" should be:$`, podCheck(), func(ctx context.Context, name string, doc *godog.DocString) error {
 		s := from(ctx)
 		return s.scenario.PodShouldBe(ctx, name, s.source(), doc.Content)
@@ -361,6 +362,19 @@ func requestShouldWarn(ctx context.Context, text string) error {
 		}
 	}
 	return fmt.Errorf("no warning contains %q; warnings: %q", text, a.Warnings)
+}
+
+// requestShouldNotWarn: a request without a conflict gets no admission
+// warning (R4.3 warns of conflicts, and of nothing else).
+func requestShouldNotWarn(ctx context.Context) error {
+	a, err := from(ctx).scenario.LastAttempt()
+	if err != nil {
+		return err
+	}
+	if len(a.Warnings) > 0 {
+		return fmt.Errorf("the request got warnings, though nothing conflicts: %q", a.Warnings)
+	}
+	return nil
 }
 
 // tableRows reads a table whose first row is a header with exactly the

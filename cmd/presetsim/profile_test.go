@@ -61,3 +61,53 @@ func TestProfileAttributesEveryDifference(t *testing.T) {
 	}
 	t.Logf("failed rules %v; totals %v", summary.FailedRules(), summary.Totals)
 }
+
+// TestShippedCRDs runs the R1 scenarios (features/validation.feature)
+// against the CRDs the redhat-cop and Kubeflow profiles install, on a real
+// API server. They only create and update presets, so the no-op module
+// serves as the implementation. Nothing may fail: what the CRDs do not
+// check is declared (validation: schema, none), and what they do check
+// must pass.
+func TestShippedCRDs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts control planes; skipped with -short")
+	}
+	for _, tc := range []struct {
+		profile string
+		pass    []string
+	}{
+		{"redhat-cop-podpreset-webhook.yaml", []string{"R1.2", "R1.3"}},
+		{"kubeflow-poddefault.yaml", []string{"R1.3"}},
+	} {
+		t.Run(tc.profile, func(t *testing.T) {
+			prof, err := profile.Load("../../profiles/" + tc.profile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			modules := harness.NewModules()
+			mutants.Register(modules)
+			w, err := harness.Start(context.Background(), harness.Options{Module: mutants.NoopModule, Modules: modules, Profile: prof, AcceptUnmutatedProbe: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Stop()
+			_, timings := steps.Run(w, steps.SuiteOptions{Paths: []string{"../../features/validation.feature"}, Format: "progress", Output: io.Discard})
+			summary := report.Build(prof.Spec.Implementation, prof.Spec.Version, "envtest", app.ScenarioResults(timings.List()))
+			for _, sc := range summary.Scenarios {
+				if sc.Outcome == report.Fail || sc.Outcome == report.NotApplicable {
+					t.Errorf("%s: %s (%s%s)\n  %s", sc.Name, sc.Outcome, sc.FailedCheck, sc.Reason, strings.SplitN(sc.Failure, "\n", 2)[0])
+				}
+			}
+			outcome := map[string]string{}
+			for _, r := range summary.Rules {
+				outcome[r.ID] = r.Outcome
+			}
+			for _, rule := range tc.pass {
+				if outcome[rule] != report.Pass {
+					t.Errorf("%s: %s, want pass: the CRD checks it", rule, outcome[rule])
+				}
+			}
+			t.Logf("R1 outcomes: %v", outcome)
+		})
+	}
+}

@@ -165,11 +165,21 @@ func (p *Profile) check() []problem {
 	}
 	out = append(out, p.checkBehaviour()...)
 	if p.Spec.CRD != "" {
-		if _, err := os.Stat(p.CRDPath()); err != nil {
+		if _, err := p.withPreset().CRD(); err != nil {
 			out = append(out, problem{"spec.crd", err.Error()})
 		}
 	}
 	return out
+}
+
+// withPreset is a copy of p with the canonical preset kind when it names
+// none, as setDefaults would give it.
+func (p *Profile) withPreset() *Profile {
+	c := *p
+	if c.Spec.Preset.APIVersion == "" {
+		c.Spec.Preset.APIVersion, c.Spec.Preset.Kind = v1alpha1.SchemeGroupVersion.String(), "PodPreset"
+	}
+	return &c
 }
 
 func (p *Profile) setDefaults() {

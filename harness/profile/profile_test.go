@@ -36,6 +36,11 @@ func TestParseErrors(t *testing.T) {
 		{"kind without apiVersion", header + "spec:\n  preset:\n    kind: PodInjection\n", []string{"bad.yaml:6: spec.preset: apiVersion and kind go together"}},
 		{"mapping a field that is not canonical", header + "spec:\n  preset:\n    fields:\n      spec.labels: spec.x\n", []string{"spec.preset.fields.spec.labels: is not a canonical field"}},
 		{"missing CRD file", header + "spec:\n  crd: nope.yaml\n", []string{"bad.yaml:6: spec.crd:", "nope.yaml"}},
+		{"a CRD of another kind", header + "spec:\n  crd: ../../profiles/crds/kubeflow.org_poddefaults.yaml\n",
+			[]string{"bad.yaml:6: spec.crd:", `defines PodDefault in group "kubeflow.org", but spec.preset is settings.k8s.io/v1alpha1 PodPreset`}},
+		{"a CRD without the preset's version", header + "spec:\n  crd: ../../profiles/crds/kubeflow.org_poddefaults.yaml\n  preset:\n    apiVersion: kubeflow.org/v1\n    kind: PodDefault\n",
+			[]string{"bad.yaml:6: spec.crd:", `serves no version "v1" of PodDefault`}},
+		{"not a CRD", header + "spec:\n  crd: ../../profiles/reference.yaml\n", []string{"bad.yaml:6: spec.crd:", "reference.yaml"}},
 		{"not YAML", "apiVersion: [\n", []string{"bad.yaml"}},
 	}
 	for _, tc := range cases {
