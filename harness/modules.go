@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"sync/atomic"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apiserver/pkg/admission"
@@ -11,9 +13,11 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 
 	podpreset "presetsim.dev/presetsim/presets/admission"
+	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
 	"presetsim.dev/presetsim/presets/rollout"
 )
 
@@ -97,17 +101,35 @@ func NewReferenceModule(ctx context.Context, deps ModuleDeps) (*InProcess, error
 	})(ctx, deps)
 }
 
+// cacheSyncTimeout bounds how long an in-process module waits for its
+// PodPreset cache's first list.
+const cacheSyncTimeout = 20 * time.Second
+
 // NewModule returns the factory of an in-process module whose plug-in
 // newPlugin makes from the reference module's parts. The module also runs
 // the opt-in rollout controller, as the reference does.
 func NewModule(newPlugin func(ModuleParts) (admission.MutationInterface, error)) ModuleFactory {
 	return func(ctx context.Context, deps ModuleDeps) (*InProcess, error) {
 		lister := podpreset.NewInformerLister(deps.Dynamic)
+		// Keep the informer's last list or watch error: a cache that never
+		// syncs (the API server does not serve PodPresets) says why.
+		var watchErr atomic.Value
+		if err := lister.Informer().SetWatchErrorHandlerWithContext(func(ctx context.Context, r *cache.Reflector, err error) {
+			watchErr.Store(err.Error())
+			cache.DefaultWatchErrorHandler(ctx, r, err)
+		}); err != nil {
+			return nil, err
+		}
 		ctx, cancel := context.WithCancel(ctx)
 		go lister.Run(ctx)
-		if !lister.WaitForCacheSync(ctx) {
+		syncCtx, syncCancel := context.WithTimeout(ctx, cacheSyncTimeout)
+		synced := lister.WaitForCacheSync(syncCtx)
+		syncCancel()
+		if !synced {
 			cancel()
-			return nil, fmt.Errorf("PodPreset cache did not sync")
+			cause, _ := watchErr.Load().(string)
+			return nil, fmt.Errorf("the module's cache of %s PodPresets did not sync within %s (%s): in-process modules read the canonical PodPreset, so its CRD must be served",
+				v1alpha1.SchemeGroupVersion, cacheSyncTimeout, cause)
 		}
 		broadcaster := record.NewBroadcaster(record.WithContext(ctx))
 		broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: deps.Client.CoreV1().Events("")})

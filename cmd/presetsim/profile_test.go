@@ -100,7 +100,9 @@ func TestShippedCRDs(t *testing.T) {
 			}
 			outcome := map[string]string{}
 			for _, r := range summary.Rules {
-				outcome[r.ID] = r.Outcome
+				if strings.HasPrefix(r.ID, "R1.") {
+					outcome[r.ID] = r.Outcome
+				}
 			}
 			for _, rule := range tc.pass {
 				if outcome[rule] != report.Pass {

@@ -72,9 +72,10 @@ func Register(m *harness.Modules) {
 	m.Register(Kubernetes119Module, harness.NewModule(func(parts harness.ModuleParts) (admission.MutationInterface, error) {
 		return &decorated{Handler: admission.NewHandler(admission.Create), parts: parts, fault: kubernetes119()}, nil
 	}))
-	m.Register(NoopModule, harness.NewModule(func(harness.ModuleParts) (admission.MutationInterface, error) {
-		return noop{Handler: admission.NewHandler(admission.Create)}, nil
-	}))
+	// The no-op module reads no presets, so it runs whatever CRD is served.
+	m.Register(NoopModule, func(context.Context, harness.ModuleDeps) (*harness.InProcess, error) {
+		return &harness.InProcess{Plugin: noop{Handler: admission.NewHandler(admission.Create)}}, nil
+	})
 }
 
 // decoratedList lists the decorated mutants.
