@@ -55,6 +55,10 @@ fuzz: ## fuzz the merge engine (and against its reference), label validation, en
 	$(GO) test -run '^$$' -fuzz '^FuzzHandler$$' -fuzztime $(FUZZTIME) ./harness/webhook/
 	$(GO) test -run '^$$' -fuzz '^FuzzPodPatch$$' -fuzztime $(FUZZTIME) ./harness/webhook/
 
+.PHONY: mutation
+mutation: ## mutation-test presets/ with gremlins, judged by the offline feature suite alone; fails below 90 % (docs/mutation.md)
+	hack/mutation.sh
+
 .PHONY: generate
 generate: ## regenerate the PodPreset deepcopy functions and CRD manifest
 	hack/generate.sh

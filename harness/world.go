@@ -319,7 +319,12 @@ func newWorld(backend Backend, opts Options) *World {
 
 // presetKind is the kind of the implementation's preset, as its profile
 // names it ("PodPreset", "PodDefault"), for messages.
-func (w *World) presetKind() string { return w.Profile.PresetGVK().Kind }
+func (w *World) presetKind() string {
+	if w.Profile == nil {
+		return "PodPreset"
+	}
+	return w.Profile.PresetGVK().Kind
+}
 
 func since(t time.Time) time.Duration { return time.Since(t).Round(10 * time.Millisecond) }
 
