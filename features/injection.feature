@@ -195,3 +195,44 @@ Feature: Where injected items go
       | key                                                        | value                |
       | podpreset.admission.kubernetes.io/podpreset-allow-database | ${rv:allow-database} |
       | podpreset.admission.kubernetes.io/podpreset-logging        | ${rv:logging}        |
+
+  @R3.7
+  Scenario: A preset whose labels changed is applied with its new resourceVersion
+    When I try to update the PodPreset "allow-database" to:
+      """
+      apiVersion: settings.k8s.io/v1alpha1
+      kind: PodPreset
+      metadata:
+        name: allow-database
+        labels: {owner: platform}
+      spec:
+        selector:
+          matchLabels:
+            role: frontend
+        env:
+          - name: DB_PORT
+            value: "6379"
+        volumeMounts:
+          - mountPath: /cache
+            name: cache-volume
+        volumes:
+          - name: cache-volume
+            emptyDir: {}
+      """
+    Then the request should succeed
+    When I create the pod:
+      """
+      apiVersion: v1
+      kind: Pod
+      metadata:
+        name: website
+        labels:
+          role: frontend
+      spec:
+        containers:
+          - name: website
+            image: ecorp/website
+      """
+    Then the pod "website" should have the annotations:
+      | key                                                        | value                |
+      | podpreset.admission.kubernetes.io/podpreset-allow-database | ${rv:allow-database} |

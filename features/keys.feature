@@ -208,7 +208,7 @@ Feature: How injected items are keyed, compared and merged
       """
 
   @R3.4 @envFromConflicts
-  Scenario: An envFrom entry two presets both inject is added once
+  Scenario: envFrom entries two presets both inject are added once
     Given the objects:
       """
       apiVersion: settings.k8s.io/v1alpha1
@@ -223,7 +223,7 @@ Feature: How injected items are keyed, compared and merged
       metadata: {name: a-database}
       spec:
         selector: {matchLabels: {role: frontend}}
-        envFrom: [{configMapRef: {name: settings}}]
+        envFrom: [{configMapRef: {name: settings}}, {prefix: CACHE_, secretRef: {name: cache}}]
       """
     When I create the pod:
       """
