@@ -3,8 +3,6 @@ package report
 import (
 	"bytes"
 	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -33,23 +31,6 @@ var results = []ScenarioResult{
 		Unsupported: "there is no Job controller to create its pods"},
 	{Name: "features/injection.feature: Init containers", Tags: []string{"@R3.2", "@initContainers"}, NotClaimed: "initContainers"},
 	{Name: "features/validation.feature: The name is at most 53 characters", Tags: []string{"@R1.6"}, NotApplicable: "the harness's own CRD"},
-}
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from %s (run with -update to accept):\n%s", name, path, got)
-	}
 }
 
 func TestBuild(t *testing.T) {
@@ -83,7 +64,7 @@ func TestWriters(t *testing.T) {
 			if err := write(&b); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, name, b.Bytes())
+			reporttest.Golden(t, name, b.Bytes(), *update)
 		})
 	}
 }

@@ -80,23 +80,6 @@ func writeRuns(t *testing.T) {
 	}
 }
 
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from %s (run with -update to accept):\n%s", name, path, got)
-	}
-}
-
 func matrix(t *testing.T) *Matrix {
 	t.Helper()
 	if *update {
@@ -164,7 +147,7 @@ func TestWriters(t *testing.T) {
 			if err := write(&b); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, name, b.Bytes())
+			reporttest.Golden(t, name, b.Bytes(), *update)
 		})
 	}
 }

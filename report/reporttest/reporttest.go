@@ -1,6 +1,6 @@
-// Package reporttest opens the project's HTML pages in headless Chromium
-// (Debian's chromium, which make test installs), for the tests of the
-// packages that write them.
+// Package reporttest holds what the tests of the report writers share:
+// golden files, and opening an HTML page in headless Chromium (Debian's
+// chromium, which make test installs).
 package reporttest
 
 import (
@@ -63,4 +63,23 @@ func Render(t *testing.T, page []byte) string {
 		_ = os.WriteFile(out, data, 0o644)
 	}
 	return dom
+}
+
+// Golden compares got with the golden file testdata/<name>.golden, or
+// rewrites that file first when update is set (the tests' -update flag).
+func Golden(t *testing.T, name string, got []byte, update bool) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from %s (run with -update to accept):\n%s", name, path, got)
+	}
 }
