@@ -198,6 +198,22 @@ Feature: Where injected items go
 
   @R3.7
   Scenario: A preset whose labels changed is applied with its new resourceVersion
+    When I create the pod:
+      """
+      apiVersion: v1
+      kind: Pod
+      metadata:
+        name: before
+        labels:
+          role: frontend
+      spec:
+        containers:
+          - name: website
+            image: ecorp/website
+      """
+    Then the pod "before" should have the annotations:
+      | key                                                        | value                |
+      | podpreset.admission.kubernetes.io/podpreset-allow-database | ${rv:allow-database} |
     When I try to update the PodPreset "allow-database" to:
       """
       apiVersion: settings.k8s.io/v1alpha1
