@@ -127,9 +127,11 @@ func NewModule(newPlugin func(ModuleParts) (admission.MutationInterface, error))
 		syncCancel()
 		if !synced {
 			cancel()
-			cause, _ := watchErr.Load().(string)
-			return nil, fmt.Errorf("the module's cache of %s PodPresets did not sync within %s (%s): in-process modules read the canonical PodPreset, so its CRD must be served",
-				v1alpha1.SchemeGroupVersion, cacheSyncTimeout, cause)
+			why := "in-process modules read the canonical PodPreset, so its CRD must be served"
+			if cause, _ := watchErr.Load().(string); cause != "" {
+				why = cause + ": " + why
+			}
+			return nil, fmt.Errorf("the module's cache of %s PodPresets did not sync within %s: %s", v1alpha1.SchemeGroupVersion, cacheSyncTimeout, why)
 		}
 		broadcaster := record.NewBroadcaster(record.WithContext(ctx))
 		broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: deps.Client.CoreV1().Events("")})

@@ -301,8 +301,11 @@ func (s *Summary) Files() map[string]func(io.Writer) error {
 }
 
 // WriteFiles writes every report file into dir.
-func (s *Summary) WriteFiles(dir string) error {
-	for name, write := range s.Files() {
+func (s *Summary) WriteFiles(dir string) error { return WriteFiles(dir, s.Files()) }
+
+// WriteFiles renders each file and writes it into dir under its name.
+func WriteFiles(dir string, files map[string]func(io.Writer) error) error {
+	for name, write := range files {
 		var b bytes.Buffer
 		if err := write(&b); err != nil {
 			return err

@@ -58,15 +58,7 @@ func TestBuild(t *testing.T) {
 
 func TestWriters(t *testing.T) {
 	s := Build("mutant/ignores-exclude", "presetsim (Kubernetes v1.37.1)", "offline", results)
-	for name, write := range s.Files() {
-		t.Run(name, func(t *testing.T) {
-			var b bytes.Buffer
-			if err := write(&b); err != nil {
-				t.Fatal(err)
-			}
-			reporttest.Golden(t, name, b.Bytes(), *update)
-		})
-	}
+	reporttest.GoldenFiles(t, s.Files(), *update)
 }
 
 // TestHTMLRendersInChromium opens the page in headless Chromium: its script

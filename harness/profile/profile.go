@@ -172,21 +172,24 @@ func (p *Profile) check() []problem {
 	return out
 }
 
-// withPreset is a copy of p with the canonical preset kind when it names
-// none, as setDefaults would give it.
+// withPreset is a copy of p with its preset defaulted, as setDefaults
+// gives it, for checks that run before the defaults.
 func (p *Profile) withPreset() *Profile {
 	c := *p
-	if c.Spec.Preset.APIVersion == "" {
-		c.Spec.Preset.APIVersion, c.Spec.Preset.Kind = v1alpha1.SchemeGroupVersion.String(), "PodPreset"
-	}
+	c.Spec.Preset.setDefaults()
 	return &c
+}
+
+// setDefaults makes an unset preset the canonical PodPreset.
+func (pr *Preset) setDefaults() {
+	if pr.APIVersion == "" {
+		pr.APIVersion, pr.Kind = v1alpha1.SchemeGroupVersion.String(), "PodPreset"
+	}
 }
 
 func (p *Profile) setDefaults() {
 	p.Spec.Behaviour.setDefaults()
-	if p.Spec.Preset.APIVersion == "" {
-		p.Spec.Preset.APIVersion, p.Spec.Preset.Kind = v1alpha1.SchemeGroupVersion.String(), "PodPreset"
-	}
+	p.Spec.Preset.setDefaults()
 	if p.Spec.Annotations.Applied == "" {
 		p.Spec.Annotations.Applied = merge.AnnotationKey(NamePlaceholder)
 	}

@@ -137,19 +137,7 @@ func TestBuild(t *testing.T) {
 }
 
 func TestWriters(t *testing.T) {
-	m := matrix(t)
-	for name, write := range map[string]func(*bytes.Buffer) error{
-		"compare.md":   func(b *bytes.Buffer) error { return m.WriteMarkdown(b) },
-		"compare.html": func(b *bytes.Buffer) error { return m.WriteHTML(b) },
-	} {
-		t.Run(name, func(t *testing.T) {
-			var b bytes.Buffer
-			if err := write(&b); err != nil {
-				t.Fatal(err)
-			}
-			reporttest.Golden(t, name, b.Bytes(), *update)
-		})
-	}
+	reporttest.GoldenFiles(t, matrix(t).Files(), *update)
 }
 
 // TestHTMLRendersInChromium: the page's script runs, every rule has a row,

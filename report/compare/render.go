@@ -7,6 +7,11 @@ import (
 	"strings"
 )
 
+// Files are the files of the comparison, by name.
+func (m *Matrix) Files() map[string]func(io.Writer) error {
+	return map[string]func(io.Writer) error{"compare.md": m.WriteMarkdown, "compare.html": m.WriteHTML}
+}
+
 // WriteMarkdown writes the matrix as a Markdown page: the implementations,
 // the rules table, then the failures and declared differences.
 func (m *Matrix) WriteMarkdown(w io.Writer) error {

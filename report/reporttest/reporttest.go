@@ -6,6 +6,7 @@ package reporttest
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -63,6 +64,21 @@ func Render(t *testing.T, page []byte) string {
 		_ = os.WriteFile(out, data, 0o644)
 	}
 	return dom
+}
+
+// GoldenFiles renders each file and compares it with its golden file, as
+// Golden does, in a subtest named after the file.
+func GoldenFiles(t *testing.T, files map[string]func(io.Writer) error, update bool) {
+	t.Helper()
+	for name, write := range files {
+		t.Run(name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := write(&b); err != nil {
+				t.Fatal(err)
+			}
+			Golden(t, name, b.Bytes(), update)
+		})
+	}
 }
 
 // Golden compares got with the golden file testdata/<name>.golden, or

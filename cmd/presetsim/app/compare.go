@@ -1,13 +1,12 @@
 package app
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
+	"presetsim.dev/presetsim/report"
 	"presetsim.dev/presetsim/report/compare"
 )
 
@@ -43,14 +42,8 @@ func reportCommand(stdout, stderr io.Writer, args []string) error {
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return err
 	}
-	for name, write := range map[string]func(io.Writer) error{"compare.md": m.WriteMarkdown, "compare.html": m.WriteHTML} {
-		var b bytes.Buffer
-		if err := write(&b); err != nil {
-			return err
-		}
-		if err := os.WriteFile(filepath.Join(*out, name), b.Bytes(), 0o644); err != nil {
-			return fmt.Errorf("unable to write the comparison: %w", err)
-		}
+	if err := report.WriteFiles(*out, m.Files()); err != nil {
+		return err
 	}
 	fmt.Fprintf(stderr, "%d runs compared in %s: compare.md, compare.html\n", len(runs), *out)
 	return nil
