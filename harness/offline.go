@@ -36,7 +36,7 @@ import (
 	"presetsim.dev/presetsim/harness/nodes"
 	podpreset "presetsim.dev/presetsim/presets/admission"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
-	"presetsim.dev/presetsim/presets/merge"
+	"presetsim.dev/presetsim/presets/defaults"
 )
 
 // offlineCluster is the offline backend: objects live in memory (client-go's
@@ -46,7 +46,7 @@ import (
 // webhook.
 //
 // What it does, in the API server's order, for a pod: name generation, the
-// defaults the merge engine gives volumes and env vars (merge.DefaultedPod;
+// defaults the API server gives volumes and env vars (defaults.Pod;
 // no other defaults, no service-account token volume, no default
 // tolerations), admission, and storage unless it is a dry run. What it does
 // not do is reported, never pretended:
@@ -251,7 +251,7 @@ func (c *offlineCluster) admitPod(ctx context.Context, u *unstructured.Unstructu
 	if err != nil {
 		return nil, err
 	}
-	pod = merge.DefaultedPod(pod)
+	pod = defaults.Pod(pod)
 	if pod.Status.Phase == "" {
 		pod.Status.Phase = corev1.PodPending
 	}

@@ -15,6 +15,7 @@ import (
 	"presetsim.dev/presetsim/harness"
 	podpreset "presetsim.dev/presetsim/presets/admission"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
+	"presetsim.dev/presetsim/presets/defaults"
 	"presetsim.dev/presetsim/presets/merge"
 )
 
@@ -175,7 +176,7 @@ func (p *plugin) Admit(ctx context.Context, a admission.Attributes, _ admission.
 	case "duplicates-identical":
 		for i := range out.Spec.Containers {
 			for _, pp := range selected {
-				for _, e := range merge.Defaulted(pp).Spec.Env {
+				for _, e := range defaults.Preset(pp).Spec.Env {
 					for _, have := range pod.Spec.Containers[i].Env {
 						if have.Name == e.Name && have.Value == e.Value && have.ValueFrom == nil && e.ValueFrom == nil {
 							out.Spec.Containers[i].Env = append(out.Spec.Containers[i].Env, e)

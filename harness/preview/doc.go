@@ -4,8 +4,8 @@
 // presets read from the same manifests.
 //
 // Offline there is no API server to default the pod before admission, so
-// the pod's volumes and env vars get the same defaults the merge engine gives
-// preset items (merge.DefaultedPod); no other defaults are applied. A preset
+// the pod's volumes and env vars get the defaults the API server would give
+// them (defaults.Pod); no other defaults are applied. A preset
 // without a resourceVersion (as written in a file) is given "offline", which
 // then appears in the podpreset-<name> annotation.
 package preview

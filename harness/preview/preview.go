@@ -17,6 +17,7 @@ import (
 	"presetsim.dev/presetsim/harness/manifest"
 	podpreset "presetsim.dev/presetsim/presets/admission"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
+	"presetsim.dev/presetsim/presets/defaults"
 	"presetsim.dev/presetsim/presets/merge"
 )
 
@@ -92,7 +93,7 @@ func Run(ctx context.Context, objs []manifest.Object) ([]Result, error) {
 
 func admit(ctx context.Context, plugin admission.MutationInterface, source string, pod *corev1.Pod) (Result, error) {
 	pod.Namespace = namespaceOr(pod.Namespace)
-	in := merge.DefaultedPod(pod)
+	in := defaults.Pod(pod)
 	out := in.DeepCopy()
 	rec := &podpreset.Warnings{}
 	attrs := admission.NewAttributesRecord(out, nil, corev1.SchemeGroupVersion.WithKind("Pod"), out.Namespace, out.Name,

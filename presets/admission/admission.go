@@ -54,12 +54,6 @@ type Plugin struct {
 	*admission.Handler
 	lister   Lister
 	recorder record.EventRecorder
-	// presets remembers each listed preset's parsed selector and defaulted
-	// items, by UID and resourceVersion, so that a pod costs one selector
-	// evaluation per preset of its namespace and no copy of any preset. It
-	// relies on the Lister's presets not being modified in place, as an
-	// informer's are not.
-	presets *merge.Cache
 }
 
 var (
@@ -72,7 +66,7 @@ var (
 // New returns a plug-in that handles CREATE. Set a Lister (and, to record
 // events, an EventRecorder) before use.
 func New() *Plugin {
-	return &Plugin{Handler: admission.NewHandler(admission.Create), presets: merge.NewCache()}
+	return &Plugin{Handler: admission.NewHandler(admission.Create), }
 }
 
 // SetPodPresetLister implements WantsPodPresetLister.
@@ -100,7 +94,7 @@ func (p *Plugin) Admit(ctx context.Context, a admission.Attributes, _ admission.
 	if err != nil {
 		return admission.NewForbidden(a, fmt.Errorf("unable to list PodPresets of namespace %q: %w", a.GetNamespace(), err))
 	}
-	selected, err := p.presets.Select(pod, all)
+	selected, err := merge.Select(pod, all)
 	if err != nil {
 		// A preset with a selector that cannot be parsed is skipped, as the
 		// API server would not have stored one; the others still apply.
@@ -109,7 +103,7 @@ func (p *Plugin) Admit(ctx context.Context, a admission.Attributes, _ admission.
 	if len(selected) == 0 {
 		return nil
 	}
-	result := p.presets.Apply(pod, selected)
+	result := merge.Apply(pod, selected)
 	if len(result.Conflicts) > 0 {
 		p.reportConflicts(ctx, a, pod, merge.Messages(result.Conflicts))
 		return nil

@@ -15,7 +15,6 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
-	"presetsim.dev/presetsim/presets/merge"
 )
 
 // InformerLister is a Lister backed by a shared informer on the PodPreset
@@ -41,8 +40,8 @@ func NewInformerLister(client dynamic.Interface) *InformerLister {
 	// Carry over whether the client can stream lists (fake clients cannot).
 	inf := cache.NewSharedIndexInformer(cache.ToListWatcherWithWatchListSemantics(lw, client), &unstructured.Unstructured{}, 0,
 		cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
-	// Convert (and default) once, when an object enters the cache, rather than
-	// on each List.
+	// Convert once, when an object enters the cache, rather than on each
+	// List.
 	if err := inf.SetTransform(toPodPreset); err != nil {
 		panic(err) // only fails once the informer has started
 	}
@@ -58,9 +57,7 @@ func toPodPreset(obj any) (any, error) {
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, pp); err != nil {
 		return nil, fmt.Errorf("unable to convert PodPreset %s/%s: %w", u.GetNamespace(), u.GetName(), err)
 	}
-	// Cache the items in the form the merge engine compares them in, so
-	// that admission need not default (and copy) them for every pod.
-	return merge.Defaulted(pp), nil
+	return pp, nil
 }
 
 // Informer is the shared PodPreset informer, for other consumers of the

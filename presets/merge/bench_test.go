@@ -13,10 +13,7 @@ import (
 
 // BenchmarkSelectApply measures what admission does per pod: select the
 // matching presets of a namespace and merge them, with 1, 10 and 100 presets
-// in the namespace, all of which match. It reports pods/s. The variants:
-// presets as stored (presets=N), as the informer caches them, defaulted
-// (presets=N/cached), and those through a Cache, as admission selects and
-// merges them (presets=N/admission).
+// in the namespace, all of which match. It reports pods/s.
 func BenchmarkSelectApply(b *testing.B) {
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: "website", Labels: map[string]string{"role": "frontend"}},
@@ -43,37 +40,6 @@ func BenchmarkSelectApply(b *testing.B) {
 				},
 			}
 		}
-		cached := make([]*v1alpha1.PodPreset, n)
-		for i, p := range presets {
-			cached[i] = Defaulted(p) // as the informer caches them
-		}
-		b.Run(fmt.Sprintf("presets=%d/admission", n), func(b *testing.B) {
-			cache := NewCache()
-			b.ReportAllocs()
-			for b.Loop() {
-				selected, err := cache.Select(pod, cached)
-				if err != nil || len(selected) != n {
-					b.Fatalf("selected %d, err %v", len(selected), err)
-				}
-				if r := cache.Apply(pod, selected); len(r.Applied) != n {
-					b.Fatalf("applied %d of %d (conflicts %v)", len(r.Applied), n, r.Conflicts)
-				}
-			}
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "pods/s")
-		})
-		b.Run(fmt.Sprintf("presets=%d/cached", n), func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				selected, err := Select(pod, cached)
-				if err != nil || len(selected) != n {
-					b.Fatalf("selected %d, err %v", len(selected), err)
-				}
-				if r := Apply(pod, selected); len(r.Applied) != n {
-					b.Fatalf("applied %d of %d (conflicts %v)", len(r.Applied), n, r.Conflicts)
-				}
-			}
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "pods/s")
-		})
 		b.Run(fmt.Sprintf("presets=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {

@@ -1,92 +1,155 @@
 package merge
 
 import (
-	"hash/maphash"
+	"fmt"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 )
 
-// keyID identifies an item by one of its keys (R3.5) without building a
-// string: kind tells the keys of one list apart (a volume mount's name from
-// its path), a, b and c hold the key's parts.
-type keyID struct {
-	kind    uint8
-	a, b, c string
-}
-
-// keySeed seeds the hashes of keys; like map hashes, they differ from one
-// process to the next.
-var keySeed = maphash.MakeSeed()
-
-// hash is a hash of the whole key. Equal keys have equal hashes; keyIndex
-// compares hashes first and whole keys only when the hashes are equal.
-func (id keyID) hash() uint64 {
-	h := maphash.String(keySeed, id.a) + uint64(id.kind)
-	if id.b != "" {
-		h = h*31 + maphash.String(keySeed, id.b)
-	}
-	if id.c != "" {
-		h = h*37 + maphash.String(keySeed, id.c)
-	}
-	return h
-}
-
-// itemKeys holds an item's keys: one, or two for a volume mount.
-type itemKeys struct {
-	ids [2]keyID
-	n   int
-}
-
-func oneKey(id keyID) itemKeys { return itemKeys{ids: [2]keyID{id}, n: 1} }
-
-func envKeys(e *corev1.EnvVar) itemKeys { return oneKey(keyID{a: e.Name}) }
-
-func volumeKeys(v *corev1.Volume) itemKeys { return oneKey(keyID{a: v.Name}) }
-
+// Names of the lists, as Conflict.Field gives them.
 const (
-	mountByName uint8 = iota + 1
-	mountByPath
+	fieldEnv          = "env"
+	fieldEnvFrom      = "envFrom"
+	fieldVolumes      = "volumes"
+	fieldVolumeMounts = "volumeMounts"
 )
 
-func volumeMountKeys(m *corev1.VolumeMount) itemKeys {
-	return itemKeys{ids: [2]keyID{{kind: mountByName, a: m.Name}, {kind: mountByPath, a: m.MountPath}}, n: 2}
+// key is one key of the items of a list (R3.5): two items share it when of
+// gives them the same value. label is how Conflict.Key shows it.
+type key[T any] struct {
+	of    func(*T) [3]string
+	label func(*T) string
 }
 
-func envFromKeys(e *corev1.EnvFromSource) itemKeys {
-	id := keyID{a: e.Prefix}
+// envKeys: an env var is keyed by its name, case-sensitive.
+var envKeys = []key[corev1.EnvVar]{{
+	of:    func(e *corev1.EnvVar) [3]string { return [3]string{e.Name} },
+	label: func(e *corev1.EnvVar) string { return e.Name },
+}}
+
+// volumeKeys: a volume is keyed by its name.
+var volumeKeys = []key[corev1.Volume]{{
+	of:    func(v *corev1.Volume) [3]string { return [3]string{v.Name} },
+	label: func(v *corev1.Volume) string { return v.Name },
+}}
+
+// volumeMountKeys: a volume mount has two keys, its name and, separately,
+// its mountPath; it can conflict on either or both.
+var volumeMountKeys = []key[corev1.VolumeMount]{{
+	of:    func(m *corev1.VolumeMount) [3]string { return [3]string{m.Name} },
+	label: func(m *corev1.VolumeMount) string { return "name " + m.Name },
+}, {
+	of:    func(m *corev1.VolumeMount) [3]string { return [3]string{m.MountPath} },
+	label: func(m *corev1.VolumeMount) string { return "mountPath " + m.MountPath },
+}}
+
+// envFromKeys: an envFrom entry is keyed by the tuple (prefix,
+// configMapRef.name, secretRef.name); a missing reference counts as "".
+var envFromKeys = []key[corev1.EnvFromSource]{{of: envFromKey, label: envFromLabel}}
+
+func envFromKey(e *corev1.EnvFromSource) [3]string {
+	k := [3]string{e.Prefix}
 	if e.ConfigMapRef != nil {
-		id.b = e.ConfigMapRef.Name
+		k[1] = e.ConfigMapRef.Name
 	}
 	if e.SecretRef != nil {
-		id.c = e.SecretRef.Name
+		k[2] = e.SecretRef.Name
 	}
-	return oneKey(id)
+	return k
 }
 
-// keyLabel is how a key is shown in Conflict.Key; built only for conflicts.
-func keyLabel(field string, id keyID) string {
-	switch field {
-	case fieldVolumeMounts:
-		if id.kind == mountByName {
-			return mountNameKey + id.a
+// envFromLabel names the parts of the key that are set, e.g.
+// "prefix DB_ configMapRef db-env" or "secretRef db-creds".
+func envFromLabel(e *corev1.EnvFromSource) string {
+	k := envFromKey(e)
+	var parts []string
+	for i, name := range []string{"prefix", "configMapRef", "secretRef"} {
+		if k[i] != "" {
+			parts = append(parts, name+" "+k[i])
 		}
-		return mountPathKey + id.a
-	case fieldEnvFrom:
-		var label []string
-		if id.a != "" {
-			label = append(label, "prefix "+id.a)
-		}
-		if id.b != "" {
-			label = append(label, "configMapRef "+id.b)
-		}
-		if id.c != "" {
-			label = append(label, "secretRef "+id.c)
-		}
-		if len(label) == 0 {
-			return "without source"
-		}
-		return strings.Join(label, " ")
 	}
-	return id.a
+	if len(parts) == 0 {
+		return "without source"
+	}
+	return strings.Join(parts, " ")
+}
+
+// Conflict is an item of a preset that has the same key as an item already
+// present (in the pod, from an earlier preset or earlier in the same preset)
+// but different content (R4.1).
+type Conflict struct {
+	// Preset is the name of the preset whose item conflicts.
+	Preset string
+	// Container is the name of the container or init container; "" for
+	// pod-level items (volumes).
+	Container string
+	// Field is one of "env", "envFrom", "volumes", "volumeMounts".
+	Field string
+	// Key is the human-readable key of the item:
+	//   - env, volumes: the name;
+	//   - volumeMounts: "name <name>" or "mountPath <path>";
+	//   - envFrom: the set parts of the tuple, e.g. "prefix DB_ configMapRef db-env"
+	//     or "secretRef db-creds".
+	Key string
+}
+
+// String describes the conflict, e.g. "duplicate mountPath /cache in container website".
+func (c Conflict) String() string {
+	var what string
+	switch {
+	case c.Field == fieldEnv:
+		what = "env "
+	case c.Field == fieldEnvFrom:
+		what = "envFrom "
+	case c.Field == fieldVolumes:
+		what = "volume "
+	case c.Field == fieldVolumeMounts && strings.HasPrefix(c.Key, "mountPath "):
+		what = "" // "duplicate mountPath /cache" reads on its own
+	case c.Field == fieldVolumeMounts:
+		what = "volumeMount "
+	default:
+		what = c.Field + " "
+	}
+	s := "duplicate " + what + c.Key
+	if c.Container != "" {
+		s += " in container " + c.Container
+	}
+	return s
+}
+
+// conflictList collects conflicts in order, each once.
+type conflictList []Conflict
+
+// add records a conflict for each key label, unless already recorded.
+func (l *conflictList) add(preset, container, field string, keys []string) {
+	for _, key := range keys {
+		c := Conflict{Preset: preset, Container: container, Field: field, Key: key}
+		if !slices.Contains(*l, c) {
+			*l = append(*l, c)
+		}
+	}
+}
+
+// Messages groups conflicts by preset, in order of first appearance, and
+// returns one message per preset:
+// "Conflict on pod preset <name>: <conflict>; <conflict>". This is the text of
+// the PodPresetConflict event and of the admission warning (R4.3).
+func Messages(conflicts []Conflict) []string {
+	var (
+		order  []string
+		byName = map[string][]string{}
+	)
+	for _, c := range conflicts {
+		if _, seen := byName[c.Preset]; !seen {
+			order = append(order, c.Preset)
+		}
+		byName[c.Preset] = append(byName[c.Preset], c.String())
+	}
+	var msgs []string
+	for _, name := range order {
+		msgs = append(msgs, fmt.Sprintf("Conflict on pod preset %s: %s", name, strings.Join(byName[name], "; ")))
+	}
+	return msgs
 }

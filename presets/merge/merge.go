@@ -7,9 +7,12 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
+	"presetsim.dev/presetsim/presets/defaults"
 )
 
 // AnnotationPrefix is the prefix of every annotation this package reads or writes.
@@ -19,67 +22,39 @@ const AnnotationPrefix = "podpreset.admission.kubernetes.io/"
 // presets (R2.4). The check belongs to the admission plug-in, not to Apply.
 const ExcludeAnnotation = AnnotationPrefix + "exclude"
 
-// Values of Conflict.Field.
-const (
-	fieldEnv          = "env"
-	fieldEnvFrom      = "envFrom"
-	fieldVolumes      = "volumes"
-	fieldVolumeMounts = "volumeMounts"
-)
-
-// Prefixes of Conflict.Key for volumeMounts, which have two keys.
-const (
-	mountNameKey = "name "
-	mountPathKey = "mountPath "
-)
-
-// annotationKeyPrefix is what AnnotationKey puts before the preset's name.
-const annotationKeyPrefix = AnnotationPrefix + "podpreset-"
-
 // AnnotationKey returns the pod annotation that records that the named preset
 // was applied (R3.7): AnnotationPrefix + "podpreset-" + presetName.
 func AnnotationKey(presetName string) string {
-	return annotationKeyPrefix + presetName
+	return AnnotationPrefix + "podpreset-" + presetName
 }
 
-// Select returns the presets whose selector matches the pod's labels, sorted
-// by name in byte order (R2.3, R3.6). The empty selector matches every pod.
+// Select returns the presets whose selector matches the pod's labels (R2.3),
+// sorted by name in byte order (R3.6). The empty selector matches every pod.
 //
 // Presets whose selector cannot be converted (metav1.LabelSelectorAsSelector
 // fails) are skipped and reported in the returned error, one joined error per
 // preset; the presets that do match are returned all the same. Nil presets are
 // ignored. Select does not look at namespaces: the caller passes the presets of
 // the pod's namespace (R2.2).
-//
-// Select parses every selector that is more than plain matchLabels on every
-// call; admission, which selects from the same presets for every pod, uses
-// Cache.Select instead.
 func Select(pod *corev1.Pod, presets []*v1alpha1.PodPreset) ([]*v1alpha1.PodPreset, error) {
-	return selectPresets(pod, presets, nil)
-}
-
-// selectPresets is Select with the selectors taken from entries (aligned with
-// presets; nil or with nil elements for presets not cached).
-func selectPresets(pod *corev1.Pod, presets []*v1alpha1.PodPreset, entries []*entry) ([]*v1alpha1.PodPreset, error) {
 	var podLabels labels.Set
 	if pod != nil {
-		podLabels = labels.Set(pod.Labels)
+		podLabels = pod.Labels
 	}
 	var (
-		// Room for the common case of a few matches, in one allocation.
-		matched = make([]*v1alpha1.PodPreset, 0, min(len(presets), 16))
+		matched []*v1alpha1.PodPreset
 		errs    []error
 	)
-	for i, p := range presets {
+	for _, p := range presets {
 		if p == nil {
 			continue
 		}
-		ok, err := selects(p, entryAt(entries, i), podLabels)
+		selector, err := metav1.LabelSelectorAsSelector(&p.Spec.Selector)
 		if err != nil {
-			errs = append(errs, err)
+			errs = append(errs, fmt.Errorf("pod preset %s/%s has an invalid selector: %w", p.Namespace, p.Name, err))
 			continue
 		}
-		if ok {
+		if selector.Matches(podLabels) {
 			matched = append(matched, p)
 		}
 	}
@@ -89,109 +64,11 @@ func selectPresets(pod *corev1.Pod, presets []*v1alpha1.PodPreset, entries []*en
 	return matched, errors.Join(errs...)
 }
 
-// entryAt returns entries[i], or nil.
-func entryAt(entries []*entry, i int) *entry {
-	if entries == nil {
-		return nil
-	}
-	return entries[i]
-}
-
-// selects reports whether the preset's selector matches the labels, with
-// its cached selector (e), or directly for a plain matchLabels selector,
-// or else by parsing it.
-func selects(p *v1alpha1.PodPreset, e *entry, podLabels labels.Set) (bool, error) {
-	if e != nil {
-		if e.selectorErr != nil {
-			return false, e.selectorErr
-		}
-		return e.selector.Matches(podLabels), nil
-	}
-	if matches, ok := matchLabelsOnly(&p.Spec.Selector, podLabels); ok {
-		return matches, nil
-	}
-	selector, err := parseSelector(p)
-	if err != nil {
-		return false, err
-	}
-	return selector.Matches(podLabels), nil
-}
-
-// Conflict is an item of a preset that has the same key as an item already
-// present (in the pod, from an earlier preset or earlier in the same preset)
-// but different content (R4.1).
-type Conflict struct {
-	// Preset is the name of the preset whose item conflicts.
-	Preset string
-	// Container is the name of the container or init container; "" for
-	// pod-level items (volumes).
-	Container string
-	// Field is one of "env", "envFrom", "volumes", "volumeMounts".
-	Field string
-	// Key is the human-readable key of the item:
-	//   - env, volumes: the name;
-	//   - volumeMounts: "name <name>" or "mountPath <path>";
-	//   - envFrom: the set parts of the tuple, e.g. "prefix DB_ configMapRef db-env"
-	//     or "secretRef db-creds".
-	Key string
-}
-
-// String describes the conflict, e.g. "duplicate mountPath /cache in container website".
-func (c Conflict) String() string {
-	var b strings.Builder
-	b.WriteString("duplicate ")
-	switch c.Field {
-	case fieldEnv:
-		b.WriteString("env ")
-	case fieldEnvFrom:
-		b.WriteString("envFrom ")
-	case fieldVolumes:
-		b.WriteString("volume ")
-	case fieldVolumeMounts:
-		if !strings.HasPrefix(c.Key, mountPathKey) {
-			b.WriteString("volumeMount ")
-		}
-	default:
-		b.WriteString(c.Field + " ")
-	}
-	b.WriteString(c.Key)
-	if c.Container != "" {
-		b.WriteString(" in container ")
-		b.WriteString(c.Container)
-	}
-	return b.String()
-}
-
-// Messages groups conflicts by preset, in order of first appearance, and
-// returns one message per preset:
-// "Conflict on pod preset <name>: <conflict>; <conflict>". This is the text of
-// the PodPresetConflict event and of the admission warning (R4.3).
-func Messages(conflicts []Conflict) []string {
-	var (
-		order  []string
-		byName = map[string][]string{}
-	)
-	for _, c := range conflicts {
-		if _, seen := byName[c.Preset]; !seen {
-			order = append(order, c.Preset)
-		}
-		byName[c.Preset] = append(byName[c.Preset], c.String())
-	}
-	var msgs []string
-	for _, name := range order {
-		msgs = append(msgs, fmt.Sprintf("Conflict on pod preset %s: %s", name, strings.Join(byName[name], "; ")))
-	}
-	return msgs
-}
-
 // Result is the outcome of Apply.
 type Result struct {
-	// Pod is always a new object. It equals the input when Conflicts is
-	// non-empty or when no preset was given. It shares no memory with the
-	// pod or the presets given to Apply (nor with a Cache): changing it in
-	// place, at any depth, leaves them as they were. Lists that received
-	// items may be windows of one array per kind of list, each capped at
-	// its own length (see the package documentation).
+	// Pod is always a new object, sharing no memory with the arguments of
+	// Apply. It equals the input when Conflicts is non-empty or when no
+	// preset was given.
 	Pod *corev1.Pod
 	// Applied holds the names of the presets applied, in order; it is empty
 	// when there is any conflict.
@@ -203,92 +80,103 @@ type Result struct {
 }
 
 // Apply merges the presets, in the order given, into a copy of pod (callers
-// use Select first to pick and order them). If any preset conflicts, no preset
-// is applied (R4.2). Preset items are compared and injected in their
-// defaulted form (Defaulted), as the pod's own items were defaulted by the API
-// server. Apply never mutates its arguments; nil presets are ignored and a nil
-// pod yields a Result with a nil Pod.
+// use Select first to pick and order them). It never mutates its arguments;
+// nil presets are ignored and a nil pod yields a Result with a nil Pod.
 //
-// Apply defaults (copies) every preset that does not provably carry its
-// defaults on every call; admission uses Cache.Apply, which does it once per
-// preset version.
+// Each preset's items are first given the defaults the API server gives a
+// pod's items (defaults.Preset), so that they compare with the pod's own
+// defaulted items as the user wrote them, and are injected in that form.
 func Apply(pod *corev1.Pod, presets []*v1alpha1.PodPreset) Result {
 	if pod == nil {
 		return Result{}
 	}
-	return apply(pod, prepare(presets))
-}
-
-// apply merges presets that are already defaulted into a copy of pod.
-func apply(pod *corev1.Pod, presets []prepared) Result {
 	out := pod.DeepCopy()
-	n := countItems(presets)
-	if n == (itemCounts{}) {
-		// Nothing to inject: only the annotations change.
-		return annotate(out, presets)
+	// R3.2: every init container and every container, in pod order;
+	// ephemeral containers are not touched.
+	var containers []*corev1.Container
+	for i := range out.Spec.InitContainers {
+		containers = append(containers, &out.Spec.InitContainers[i])
+	}
+	for i := range out.Spec.Containers {
+		containers = append(containers, &out.Spec.Containers[i])
 	}
 
-	pm := newPodMerger(out, presets, n)
-	var cs conflictSet
+	var (
+		applied   []*v1alpha1.PodPreset
+		conflicts conflictList
+	)
 	for _, p := range presets {
-		pm.add(p.preset, &cs)
-	}
-	if len(cs.list) > 0 {
-		return Result{Pod: pod.DeepCopy(), Conflicts: cs.list}
-	}
-	pm.store()
-	return annotate(out, presets)
-}
-
-// annotate records every preset in out's annotations (R3.7).
-func annotate(out *corev1.Pod, presets []prepared) Result {
-	if len(presets) == 0 {
-		return Result{Pod: out}
-	}
-	if out.Annotations == nil {
-		out.Annotations = make(map[string]string, len(presets))
-	}
-	applied := make([]string, len(presets))
-	for i, p := range presets {
-		out.Annotations[p.annotation] = p.preset.ResourceVersion
-		applied[i] = p.preset.Name
-	}
-	return Result{Pod: out, Applied: applied}
-}
-
-// itemCounts is how many items the presets hold in each list: an upper bound
-// of what one list can receive, so that each grows at most once.
-type itemCounts struct {
-	env, envFrom, volumeMounts, volumes int
-}
-
-func countItems(presets []prepared) itemCounts {
-	var n itemCounts
-	for _, p := range presets {
-		n.env += len(p.preset.Spec.Env)
-		n.envFrom += len(p.preset.Spec.EnvFrom)
-		n.volumeMounts += len(p.preset.Spec.VolumeMounts)
-		n.volumes += len(p.preset.Spec.Volumes)
-	}
-	return n
-}
-
-// conflictSet collects conflicts in order, each once.
-type conflictSet struct {
-	list []Conflict
-	seen map[Conflict]bool
-}
-
-func (s *conflictSet) report(preset, container, field string, keys []string) {
-	for _, k := range keys {
-		c := Conflict{Preset: preset, Container: container, Field: field, Key: k}
-		if s.seen[c] {
+		if p == nil {
 			continue
 		}
-		if s.seen == nil {
-			s.seen = map[Conflict]bool{}
+		p = defaults.Preset(p)
+		// R3.1: volumes go to the pod spec.
+		for _, v := range p.Spec.Volumes {
+			conflicts.add(p.Name, "", fieldVolumes, inject(&out.Spec.Volumes, v, volumeKeys))
 		}
-		s.seen[c] = true
-		s.list = append(s.list, c)
+		for _, c := range containers {
+			for _, e := range p.Spec.Env {
+				conflicts.add(p.Name, c.Name, fieldEnv, inject(&c.Env, e, envKeys))
+			}
+			for _, e := range p.Spec.EnvFrom {
+				conflicts.add(p.Name, c.Name, fieldEnvFrom, inject(&c.EnvFrom, e, envFromKeys))
+			}
+			for _, m := range p.Spec.VolumeMounts {
+				conflicts.add(p.Name, c.Name, fieldVolumeMounts, inject(&c.VolumeMounts, m, volumeMountKeys))
+			}
+		}
+		applied = append(applied, p)
 	}
+
+	// R4.2: one conflict anywhere and nothing is applied; the check above
+	// went through every preset so that the report is complete (R4.3).
+	if len(conflicts) > 0 {
+		return Result{Pod: pod.DeepCopy(), Conflicts: conflicts}
+	}
+	// Injected items may share memory with one another (one preset item
+	// in every container); a copy makes every item of the result its own.
+	result := Result{Pod: out.DeepCopy()}
+	for _, p := range applied {
+		// R3.7: the annotation records the preset's version, even when the
+		// preset added nothing new.
+		if result.Pod.Annotations == nil {
+			result.Pod.Annotations = map[string]string{}
+		}
+		result.Pod.Annotations[AnnotationKey(p.Name)] = p.ResourceVersion
+		result.Applied = append(result.Applied, p.Name)
+	}
+	return result
+}
+
+// inject appends item to *list, after the items already there (R3.3),
+// unless it is identical to an item that shares one of its keys (R3.4), in
+// which case it is skipped. An item that shares a key with an item and is
+// identical to none of them is a conflict (R4.1): it is not added, so the
+// list is never rewritten (R4.4), and the labels of the shared keys are
+// returned, in the order of keys. A nil list that receives nothing stays nil.
+//
+// "Already there" includes what earlier presets and earlier items of the
+// same preset added, as Kubernetes 1.19 compared against its lists while
+// appending to them.
+func inject[T any](list *[]T, item T, keys []key[T]) (conflicts []string) {
+	for _, k := range keys {
+		shared := false
+		for i := range *list {
+			if k.of(&(*list)[i]) != k.of(&item) {
+				continue
+			}
+			if equality.Semantic.DeepEqual((*list)[i], item) {
+				return nil // R3.4: already there
+			}
+			shared = true
+		}
+		if shared {
+			conflicts = append(conflicts, k.label(&item))
+		}
+	}
+	if len(conflicts) > 0 {
+		return conflicts
+	}
+	*list = append(*list, item)
+	return nil
 }

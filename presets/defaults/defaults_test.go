@@ -1,4 +1,4 @@
-package merge
+package defaults
 
 import (
 	"strings"
@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
+	"presetsim.dev/presetsim/presets/defaults/defaultstest"
 )
 
 // quantityComparer lets cmp compare resource.Quantity (unexported fields) by value.
@@ -41,7 +42,7 @@ func downwardFile(path, apiVersion, fieldPath string) corev1.DownwardAPIVolumeFi
 	return corev1.DownwardAPIVolumeFile{Path: path, FieldRef: &corev1.ObjectFieldSelector{APIVersion: apiVersion, FieldPath: fieldPath}}
 }
 
-func TestDefaulted(t *testing.T) {
+func TestPreset(t *testing.T) {
 	const mode0644, mode0400 = int32(0o644), int32(0o400)
 	fileKeyRef := func(optional *bool) corev1.EnvVar {
 		return corev1.EnvVar{Name: "F", ValueFrom: &corev1.EnvVarSource{FileKeyRef: &corev1.FileKeySelector{
@@ -322,87 +323,38 @@ func TestDefaulted(t *testing.T) {
 			if tc.want != nil {
 				want.Spec = *tc.want
 			}
-			got := Defaulted(in)
+			got := Preset(in)
 			if diff := cmp.Diff(want, got, quantityComparer); diff != "" {
-				t.Errorf("Defaulted() mismatch (-want +got):\n%s", diff)
+				t.Errorf("Preset() mismatch (-want +got):\n%s", diff)
 			}
 			if got == in {
-				t.Errorf("Defaulted() returned its input, want a copy")
+				t.Errorf("Preset() returned its input, want a copy")
 			}
 			// Defaulting is idempotent, as the API server's is.
-			if diff := cmp.Diff(got, Defaulted(got), quantityComparer); diff != "" {
-				t.Errorf("Defaulted() is not idempotent (-once +twice):\n%s", diff)
-			}
-			// isDefaulted may only claim what is true: then Defaulted
-			// changes nothing, and Apply may skip the copy.
-			if isDefaulted(in) {
-				if diff := cmp.Diff(in, Defaulted(in), quantityComparer); diff != "" {
-					t.Errorf("isDefaulted() is true, but Defaulted() changes (-in +defaulted):\n%s", diff)
-				}
-			}
-			if isDefaulted(got) != isDefaulted(Defaulted(got)) {
-				t.Errorf("isDefaulted() differs between a defaulted preset and its copy")
+			if diff := cmp.Diff(got, Preset(got), quantityComparer); diff != "" {
+				t.Errorf("Preset() is not idempotent (-once +twice):\n%s", diff)
 			}
 		})
 	}
 }
 
-func TestDefaultedNil(t *testing.T) {
-	if got := Defaulted(nil); got != nil {
-		t.Errorf("Defaulted(nil) = %v, want nil", got)
+func TestPresetNil(t *testing.T) {
+	if got := Preset(nil); got != nil {
+		t.Errorf("Preset(nil) = %v, want nil", got)
 	}
 }
 
-// everyDefaultPreset has at least one item for each default, none of them set.
-func everyDefaultPreset() *v1alpha1.PodPreset {
-	return newPreset("every-default", "5", v1alpha1.PodPresetSpec{
-		Selector: matchLabels("app", "website"),
-		Env: []corev1.EnvVar{
-			fieldRefEnv("NODE", "", "spec.nodeName"),
-			{Name: "F", ValueFrom: &corev1.EnvVarSource{FileKeyRef: &corev1.FileKeySelector{VolumeName: "v", Path: "p", Key: "k"}}},
-		},
-		EnvFrom: []corev1.EnvFromSource{configMapEnv("", "cm")},
-		Volumes: []corev1.Volume{
-			{Name: "scratch"},
-			secretVolume("secret", "creds", nil),
-			configMapVolume("config", "cfg"),
-			volume("host", corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/var/log"}}),
-			volume("downward", corev1.VolumeSource{DownwardAPI: &corev1.DownwardAPIVolumeSource{
-				Items: []corev1.DownwardAPIVolumeFile{downwardFile("labels", "", "metadata.labels")},
-			}}),
-			volume("projected", corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{Sources: []corev1.VolumeProjection{
-				{ServiceAccountToken: &corev1.ServiceAccountTokenProjection{Path: "token"}},
-				{DownwardAPI: &corev1.DownwardAPIProjection{Items: []corev1.DownwardAPIVolumeFile{downwardFile("ns", "", "metadata.namespace")}}},
-			}}}),
-			volume("iscsi", corev1.VolumeSource{ISCSI: &corev1.ISCSIVolumeSource{TargetPortal: "10.0.0.1:3260", IQN: "iqn.2001-04.com.example:s"}}),
-			volume("rbd", corev1.VolumeSource{RBD: &corev1.RBDVolumeSource{CephMonitors: []string{"10.0.0.1:6789"}, RBDImage: "img"}}),
-			volume("azure", corev1.VolumeSource{AzureDisk: &corev1.AzureDiskVolumeSource{DiskName: "d", DataDiskURI: "https://example/d.vhd"}}),
-			volume("scaleio", corev1.VolumeSource{ScaleIO: &corev1.ScaleIOVolumeSource{Gateway: "https://gw", System: "sys", SecretRef: &corev1.LocalObjectReference{Name: "s"}}}),
-			volume("ephemeral", corev1.VolumeSource{Ephemeral: &corev1.EphemeralVolumeSource{VolumeClaimTemplate: &corev1.PersistentVolumeClaimTemplate{
-				Spec: corev1.PersistentVolumeClaimSpec{
-					AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
-					Resources: corev1.VolumeResourceRequirements{
-						Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1500u")},
-					},
-				},
-			}}}),
-			volume("image", corev1.VolumeSource{Image: &corev1.ImageVolumeSource{Reference: "quay.io/crio/artifact"}}),
-		},
-		VolumeMounts: []corev1.VolumeMount{mount("secret", "/secret"), mount("scratch", "/scratch")},
-	})
-}
-
-func TestDefaultedDoesNotMutateItsInput(t *testing.T) {
-	in := everyDefaultPreset()
+func TestPresetDoesNotMutateItsInput(t *testing.T) {
+	in := newPreset("every-default", "5", defaultstest.EveryDefault())
 	before := in.DeepCopy()
 
-	got := Defaulted(in)
+	got := Preset(in)
 
 	if diff := cmp.Diff(before, in, quantityComparer); diff != "" {
-		t.Fatalf("Defaulted() mutated its input (-before +after):\n%s", diff)
+		t.Fatalf("Preset() mutated its input (-before +after):\n%s", diff)
 	}
 	if equality.Semantic.DeepEqual(got, in) {
-		t.Fatalf("Defaulted() changed nothing; the fixture is meant to need every default")
+		t.Fatalf("Preset() changed nothing; the fixture is meant to need every default")
 	}
 
 	// The result must share nothing with the input.
@@ -451,179 +403,7 @@ func TestDefaultedDoesNotMutateItsInput(t *testing.T) {
 	}
 	got.Spec.VolumeMounts[0].MountPath = "/scribbled"
 	if diff := cmp.Diff(before, in, quantityComparer); diff != "" {
-		t.Errorf("the result of Defaulted() shares memory with its input (-before +after):\n%s", diff)
-	}
-}
-
-// TestApplyComparesDefaultedItems covers R3.4 against a pod that the API
-// server has defaulted: a preset item written like the pod's item, without
-// the defaults, is identical to it.
-func TestApplyComparesDefaultedItems(t *testing.T) {
-	const mode0644, mode0400 = int32(0o644), int32(0o400)
-	defaultedPreset := Defaulted(everyDefaultPreset())
-	// websiteWith returns the defaulted pod holding the given items in container "website".
-	websiteWith := func(env []corev1.EnvVar, volumes []corev1.Volume, mounts []corev1.VolumeMount, opts ...podOption) *corev1.Pod {
-		base := []podOption{
-			withVolumes(volumes...),
-			withContainers(newContainer("website", withEnv(env...), withMounts(mounts...))),
-		}
-		// DeepCopy, so that no two fixtures share memory through defaultedPreset.
-		return newPod(append(base, opts...)...).DeepCopy()
-	}
-
-	tests := []struct {
-		name    string
-		pod     *corev1.Pod
-		presets []*v1alpha1.PodPreset
-		// want is the expected pod; nil means "exactly the pod as submitted".
-		want          *corev1.Pod
-		wantApplied   []string
-		wantConflicts []Conflict
-	}{
-		{
-			name: "secret volume without defaultMode equals the pod's defaulted one",
-			pod:  websiteWith(nil, []corev1.Volume{secretVolume("s", "creds", ptr(mode0644))}, nil),
-			presets: []*v1alpha1.PodPreset{newPreset("s", "1", v1alpha1.PodPresetSpec{
-				Volumes: []corev1.Volume{secretVolume("s", "creds", nil)},
-			})},
-			want:        websiteWith(nil, []corev1.Volume{secretVolume("s", "creds", ptr(mode0644))}, nil, withAnnotations(AnnotationKey("s"), "1")),
-			wantApplied: []string{"s"},
-		},
-		{
-			name: "env fieldRef without apiVersion equals the pod's defaulted one",
-			pod:  websiteWith([]corev1.EnvVar{fieldRefEnv("NODE", "v1", "spec.nodeName")}, nil, nil),
-			presets: []*v1alpha1.PodPreset{newPreset("e", "1", v1alpha1.PodPresetSpec{
-				Env: []corev1.EnvVar{fieldRefEnv("NODE", "", "spec.nodeName")},
-			})},
-			want:        websiteWith([]corev1.EnvVar{fieldRefEnv("NODE", "v1", "spec.nodeName")}, nil, nil, withAnnotations(AnnotationKey("e"), "1")),
-			wantApplied: []string{"e"},
-		},
-		{
-			name: "volume without a source equals the pod's emptyDir",
-			pod:  websiteWith(nil, []corev1.Volume{emptyDir("scratch")}, nil),
-			presets: []*v1alpha1.PodPreset{newPreset("v", "1", v1alpha1.PodPresetSpec{
-				Volumes: []corev1.Volume{{Name: "scratch"}},
-			})},
-			want:        websiteWith(nil, []corev1.Volume{emptyDir("scratch")}, nil, withAnnotations(AnnotationKey("v"), "1")),
-			wantApplied: []string{"v"},
-		},
-		{
-			name: "every default: a pod already holding the defaulted items gets no duplicate and no conflict",
-			pod:  websiteWith(defaultedPreset.Spec.Env, defaultedPreset.Spec.Volumes, defaultedPreset.Spec.VolumeMounts),
-			presets: []*v1alpha1.PodPreset{
-				everyDefaultPreset(),
-			},
-			want: websiteWith(defaultedPreset.Spec.Env, defaultedPreset.Spec.Volumes, defaultedPreset.Spec.VolumeMounts,
-				withAnnotations(AnnotationKey("every-default"), "5"),
-				func(p *corev1.Pod) {
-					// envFrom has no defaults and was not in the pod: it is injected.
-					p.Spec.Containers[0].EnvFrom = []corev1.EnvFromSource{configMapEnv("", "cm")}
-				},
-			),
-			wantApplied: []string{"every-default"},
-		},
-		{
-			name: "injected items are the defaulted forms",
-			pod:  newPod(withContainers(newContainer("website"))),
-			presets: []*v1alpha1.PodPreset{
-				everyDefaultPreset(),
-			},
-			want: websiteWith(defaultedPreset.Spec.Env, defaultedPreset.Spec.Volumes, defaultedPreset.Spec.VolumeMounts,
-				withAnnotations(AnnotationKey("every-default"), "5"),
-				func(p *corev1.Pod) { p.Spec.Containers[0].EnvFrom = []corev1.EnvFromSource{configMapEnv("", "cm")} },
-			),
-			wantApplied: []string{"every-default"},
-		},
-		{
-			name: "a preset written with the defaults and one written without them inject the item once",
-			pod:  newPod(withContainers(newContainer("website"))),
-			presets: []*v1alpha1.PodPreset{
-				newPreset("a", "1", v1alpha1.PodPresetSpec{Volumes: []corev1.Volume{secretVolume("s", "creds", ptr(mode0644))}}),
-				newPreset("b", "2", v1alpha1.PodPresetSpec{Volumes: []corev1.Volume{secretVolume("s", "creds", nil)}}),
-			},
-			want: websiteWith(nil, []corev1.Volume{secretVolume("s", "creds", ptr(mode0644))}, nil,
-				withAnnotations(AnnotationKey("a"), "1", AnnotationKey("b"), "2")),
-			wantApplied: []string{"a", "b"},
-		},
-		{
-			name: "defaultMode 0400 in the pod against the default 0644 of the preset still conflicts",
-			pod:  websiteWith(nil, []corev1.Volume{secretVolume("s", "creds", ptr(mode0400))}, nil),
-			presets: []*v1alpha1.PodPreset{newPreset("s", "1", v1alpha1.PodPresetSpec{
-				Volumes: []corev1.Volume{secretVolume("s", "creds", nil)},
-			})},
-			wantConflicts: []Conflict{{Preset: "s", Field: "volumes", Key: "s"}},
-		},
-		{
-			name: "defaultMode 0400 in the preset against the pod's defaulted 0644 still conflicts",
-			pod:  websiteWith(nil, []corev1.Volume{secretVolume("s", "creds", ptr(mode0644))}, nil),
-			presets: []*v1alpha1.PodPreset{newPreset("s", "1", v1alpha1.PodPresetSpec{
-				Volumes: []corev1.Volume{secretVolume("s", "creds", ptr(mode0400))},
-			})},
-			wantConflicts: []Conflict{{Preset: "s", Field: "volumes", Key: "s"}},
-		},
-		{
-			name: "fieldRef apiVersion v2 in the preset against the pod's defaulted v1 still conflicts",
-			pod:  websiteWith([]corev1.EnvVar{fieldRefEnv("NODE", "v1", "spec.nodeName")}, nil, nil),
-			presets: []*v1alpha1.PodPreset{newPreset("e", "1", v1alpha1.PodPresetSpec{
-				Env: []corev1.EnvVar{fieldRefEnv("NODE", "v2", "spec.nodeName")},
-			})},
-			wantConflicts: []Conflict{{Preset: "e", Container: "website", Field: "env", Key: "NODE"}},
-		},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			want := Result{Pod: tc.want, Applied: tc.wantApplied, Conflicts: tc.wantConflicts}
-			if want.Pod == nil {
-				want.Pod = tc.pod.DeepCopy()
-			}
-			got := Apply(tc.pod, tc.presets)
-			if diff := cmp.Diff(want, got, quantityComparer); diff != "" {
-				t.Errorf("Apply() mismatch (-want +got):\n%s", diff)
-			}
-		})
-	}
-}
-
-// TestApplyReinvocation: the webhook is invoked again on the pod it mutated
-// (reinvocationPolicy: IfNeeded) after the API server stored the defaulted
-// items; nothing changes and nothing conflicts.
-func TestApplyReinvocation(t *testing.T) {
-	pod := newPod(withInitContainers(newContainer("init")), withContainers(newContainer("website")))
-	presets := []*v1alpha1.PodPreset{everyDefaultPreset()}
-
-	once := Apply(pod, presets)
-	if len(once.Conflicts) > 0 {
-		t.Fatalf("first Apply() conflicts: %v", once.Conflicts)
-	}
-	twice := Apply(once.Pod, presets)
-	if len(twice.Conflicts) > 0 {
-		t.Fatalf("second Apply() conflicts: %v", twice.Conflicts)
-	}
-	if diff := cmp.Diff(once.Pod, twice.Pod, quantityComparer); diff != "" {
-		t.Errorf("second Apply() changed the pod (-once +twice):\n%s", diff)
-	}
-	if diff := cmp.Diff(once.Applied, twice.Applied); diff != "" {
-		t.Errorf("second Apply() applied other presets (-once +twice):\n%s", diff)
-	}
-}
-
-func TestApplyDoesNotDefaultThePodsOwnItems(t *testing.T) {
-	// The pod is the API server's business: Apply leaves its items as they
-	// are, even when they lack defaults, and only injects defaulted items.
-	pod := newPod(
-		withVolumes(secretVolume("own", "own", nil)),
-		withContainers(newContainer("website", withEnv(fieldRefEnv("OWN", "", "spec.nodeName")))),
-	)
-	got := Apply(pod, []*v1alpha1.PodPreset{newPreset("p", "1", v1alpha1.PodPresetSpec{
-		Volumes: []corev1.Volume{secretVolume("new", "new", nil)},
-	})})
-	want := newPod(
-		withAnnotations(AnnotationKey("p"), "1"),
-		withVolumes(secretVolume("own", "own", nil), secretVolume("new", "new", ptr(int32(0o644)))),
-		withContainers(newContainer("website", withEnv(fieldRefEnv("OWN", "", "spec.nodeName")))),
-	)
-	if diff := cmp.Diff(want, got.Pod); diff != "" {
-		t.Errorf("Apply() mismatch (-want +got):\n%s", diff)
+		t.Errorf("the result of Preset() shares memory with its input (-before +after):\n%s", diff)
 	}
 }
 
@@ -672,14 +452,14 @@ func TestImagePullPolicy(t *testing.T) {
 	}
 }
 
-func TestDefaultedPod(t *testing.T) {
+func TestPod(t *testing.T) {
 	pod := &corev1.Pod{Spec: corev1.PodSpec{
 		Volumes:        []corev1.Volume{{Name: "s", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{SecretName: "x"}}}},
 		InitContainers: []corev1.Container{{Name: "i", Env: []corev1.EnvVar{{Name: "N", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.name"}}}}}},
 		Containers:     []corev1.Container{{Name: "c", Env: []corev1.EnvVar{{Name: "N", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.name"}}}}}},
 	}}
 	before := pod.DeepCopy()
-	got := DefaultedPod(pod)
+	got := Pod(pod)
 	if m := got.Spec.Volumes[0].Secret.DefaultMode; m == nil || *m != 0o644 {
 		t.Errorf("secret defaultMode = %v, want 0644", m)
 	}
@@ -689,91 +469,9 @@ func TestDefaultedPod(t *testing.T) {
 		}
 	}
 	if !equality.Semantic.DeepEqual(before, pod) {
-		t.Errorf("DefaultedPod mutated its input")
+		t.Errorf("Pod() mutated its input")
 	}
-	if DefaultedPod(nil) != nil {
-		t.Errorf("DefaultedPod(nil) != nil")
+	if Pod(nil) != nil {
+		t.Errorf("Pod(nil) != nil")
 	}
-}
-
-func TestDefaultedOnce(t *testing.T) {
-	twoSources := newPreset("two-sources", "1", v1alpha1.PodPresetSpec{
-		Env: []corev1.EnvVar{{Name: "E", ValueFrom: &corev1.EnvVarSource{
-			ConfigMapKeyRef: &corev1.ConfigMapKeySelector{LocalObjectReference: corev1.LocalObjectReference{Name: "c"}, Key: "k"},
-			FieldRef:        &corev1.ObjectFieldSelector{FieldPath: "metadata.name"},
-		}}},
-		Volumes: []corev1.Volume{volume("v", corev1.VolumeSource{
-			EmptyDir: &corev1.EmptyDirVolumeSource{},
-			Secret:   &corev1.SecretVolumeSource{SecretName: "s"},
-		})},
-	})
-	onlyEnv := newPreset("only-env", "1", v1alpha1.PodPresetSpec{
-		Env:     []corev1.EnvVar{fieldRefEnv("POD", "", "metadata.name")},
-		Volumes: []corev1.Volume{emptyDir("v")},
-	})
-	tests := []struct {
-		name string
-		in   *v1alpha1.PodPreset
-		// same says the preset needs nothing and is returned as it is.
-		same bool
-	}{
-		{name: "already defaulted", in: Defaulted(onlyEnv), same: true},
-		{name: "defaulted, with volumes not known to be", in: Defaulted(everyDefaultPreset())},
-		{name: "every default", in: everyDefaultPreset()},
-		{name: "only env needs defaults", in: onlyEnv},
-		{name: "an item with two sources is not taken as defaulted", in: twoSources},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			in := tc.in
-			before := in.DeepCopy()
-			want := Defaulted(in)
-
-			got := defaultedOnce(in)
-
-			if (got == in) != tc.same {
-				t.Fatalf("defaultedOnce() returned its input: %v, want %v", got == in, tc.same)
-			}
-			if diff := cmp.Diff(want.Spec, got.Spec, quantityComparer); diff != "" {
-				t.Errorf("defaultedOnce() differs from Defaulted() (-want +got):\n%s", diff)
-			}
-			if got.Name != in.Name || got.Namespace != in.Namespace || got.UID != in.UID || got.ResourceVersion != in.ResourceVersion {
-				t.Errorf("defaultedOnce() lost the name, namespace, UID or resourceVersion: %+v", got.ObjectMeta)
-			}
-			if diff := cmp.Diff(before, in, quantityComparer); diff != "" {
-				t.Errorf("defaultedOnce() mutated its input (-before +after):\n%s", diff)
-			}
-			if tc.same {
-				return
-			}
-			// The lists that needed defaults must be copies (the others are
-			// shared; Apply never writes to a preset).
-			copiedEnv, copiedVolumes := !envDefaulted(in.Spec.Env), !volumesDefaulted(in.Spec.Volumes)
-			for i := range got.Spec.Env {
-				if !copiedEnv {
-					break
-				}
-				got.Spec.Env[i].Name = "scribbled"
-				if vf := got.Spec.Env[i].ValueFrom; vf != nil && vf.FieldRef != nil {
-					vf.FieldRef.FieldPath = "scribbled"
-				}
-			}
-			for i := range got.Spec.Volumes {
-				if !copiedVolumes {
-					break
-				}
-				got.Spec.Volumes[i].Name = "scribbled"
-			}
-			if diff := cmp.Diff(before, in, quantityComparer); diff != "" {
-				t.Errorf("defaultedOnce() shares its defaulted lists with its input (-before +after):\n%s", diff)
-			}
-		})
-	}
-}
-
-// isDefaulted is the check of defaultedOnce: whether Defaulted would change
-// nothing, exactly for env vars and for the common volumes only (see
-// volumesDefaulted).
-func isDefaulted(pp *v1alpha1.PodPreset) bool {
-	return envDefaulted(pp.Spec.Env) && volumesDefaulted(pp.Spec.Volumes)
 }

@@ -1,24 +1,23 @@
-package merge
+package defaults
 
 import (
 	"regexp"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
 )
 
-// Defaulted returns a deep copy of the preset whose env, envFrom, volumes and volumeMounts carry the defaults
+// Preset returns a deep copy of the preset whose env, envFrom, volumes and volumeMounts carry the defaults
 // that the API server (Kubernetes 1.37, k8s.io/kubernetes/pkg/apis/core/v1/defaults.go) applies to the same fields of a pod.
 //
 // The API server defaults a pod when it decodes the request, before mutating
 // admission webhooks see it, and again when it decodes a webhook's patched
-// pod; a PodPreset stored as a custom resource is never defaulted. Apply
-// compares and injects the defaulted items, so that a preset item written
-// like the pod's own item is identical to it (R3.4) and so that a pod the
-// webhook already mutated is left as it is (R3.8).
+// pod; a PodPreset stored as a custom resource is never defaulted. The merge
+// engine compares and injects the defaulted items, so that a preset item
+// written like the pod's own item is identical to it (R3.4) and so that a pod
+// the webhook already mutated is left as it is (R3.8).
 //
 // The defaults reproduced are those SetObjectDefaults_Pod (in
 // zz_generated.defaults.go: the handwritten SetDefaults_* functions and the
@@ -60,7 +59,7 @@ import (
 // reproduced either.
 //
 // A nil preset yields nil. The input is never mutated.
-func Defaulted(pp *v1alpha1.PodPreset) *v1alpha1.PodPreset {
+func Preset(pp *v1alpha1.PodPreset) *v1alpha1.PodPreset {
 	if pp == nil {
 		return nil
 	}
@@ -75,80 +74,12 @@ func Defaulted(pp *v1alpha1.PodPreset) *v1alpha1.PodPreset {
 	return out
 }
 
-// defaultedOnce is Defaulted for Apply: a preset that provably carries its
-// defaults already (one from Defaulted, e.g. as the informer caches them) is
-// returned as it is, without a copy. Any other gets copies of its env and
-// volumes (the only lists with defaults) with the defaults applied, and
-// shares everything else with pp; of its metadata it keeps only the name,
-// namespace, UID and resourceVersion. That is all Apply reads, and Apply
-// never writes to a preset. The check is conservative: any field it does
-// not know to be defaulted means a copy.
-func defaultedOnce(pp *v1alpha1.PodPreset) *v1alpha1.PodPreset {
-	envDone, volumesDone := envDefaulted(pp.Spec.Env), volumesDefaulted(pp.Spec.Volumes)
-	if envDone && volumesDone {
-		return pp
-	}
-	out := &v1alpha1.PodPreset{
-		ObjectMeta: metav1.ObjectMeta{Name: pp.Name, Namespace: pp.Namespace, UID: pp.UID, ResourceVersion: pp.ResourceVersion},
-		Spec:       pp.Spec,
-	}
-	if !envDone {
-		out.Spec.Env = make([]corev1.EnvVar, len(pp.Spec.Env))
-		for i := range pp.Spec.Env {
-			pp.Spec.Env[i].DeepCopyInto(&out.Spec.Env[i])
-			defaultEnvVar(&out.Spec.Env[i])
-		}
-	}
-	if !volumesDone {
-		out.Spec.Volumes = make([]corev1.Volume, len(pp.Spec.Volumes))
-		for i := range pp.Spec.Volumes {
-			pp.Spec.Volumes[i].DeepCopyInto(&out.Spec.Volumes[i])
-			defaultVolume(&out.Spec.Volumes[i])
-		}
-	}
-	return out
-}
-
-// envDefaulted reports whether every env var carries its defaults (see
-// defaultEnvVar): a fieldRef has an apiVersion and a fileKeyRef says
-// whether it is optional.
-func envDefaulted(env []corev1.EnvVar) bool {
-	for i := range env {
-		vf := env[i].ValueFrom
-		if vf == nil {
-			continue
-		}
-		if vf.FieldRef != nil && vf.FieldRef.APIVersion == "" || vf.FileKeyRef != nil && vf.FileKeyRef.Optional == nil {
-			return false
-		}
-	}
-	return true
-}
-
-// volumesDefaulted reports whether every volume is known to carry its
-// defaults: it has exactly one source, which is emptyDir, a PVC, or a secret
-// or configMap with a defaultMode. Anything else is "not known".
-func volumesDefaulted(volumes []corev1.Volume) bool {
-	for i := range volumes {
-		s := &volumes[i].VolumeSource
-		switch {
-		case s.EmptyDir != nil && *s == corev1.VolumeSource{EmptyDir: s.EmptyDir}:
-		case s.PersistentVolumeClaim != nil && *s == corev1.VolumeSource{PersistentVolumeClaim: s.PersistentVolumeClaim}:
-		case s.Secret != nil && s.Secret.DefaultMode != nil && *s == corev1.VolumeSource{Secret: s.Secret}:
-		case s.ConfigMap != nil && s.ConfigMap.DefaultMode != nil && *s == corev1.VolumeSource{ConfigMap: s.ConfigMap}:
-		default:
-			return false
-		}
-	}
-	return true
-}
-
-// DefaultedPod returns a deep copy of the pod whose volumes and container env
-// vars (init, regular and ephemeral containers) carry the same defaults as
-// Defaulted gives a preset. Callers without an API server (an offline preview)
-// use it so that a pod's own items compare with a preset's as they would after
-// the API server's defaulting. Other pod defaults are not applied.
-func DefaultedPod(pod *corev1.Pod) *corev1.Pod {
+// Pod returns a deep copy of the pod whose volumes and container env vars
+// (init, regular and ephemeral containers) carry the same defaults as Preset
+// gives a preset. Callers without an API server (the offline backend, the
+// preview) use it so that a pod's own items compare with a preset's as they
+// would after the API server's defaulting. Other pod defaults are not applied.
+func Pod(pod *corev1.Pod) *corev1.Pod {
 	if pod == nil {
 		return nil
 	}
