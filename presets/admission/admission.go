@@ -66,7 +66,7 @@ var (
 // New returns a plug-in that handles CREATE. Set a Lister (and, to record
 // events, an EventRecorder) before use.
 func New() *Plugin {
-	return &Plugin{Handler: admission.NewHandler(admission.Create), }
+	return &Plugin{Handler: admission.NewHandler(admission.Create)}
 }
 
 // SetPodPresetLister implements WantsPodPresetLister.
