@@ -33,7 +33,7 @@ type Options struct {
 	// Progress receives start-up progress and the suites' output; io.Discard when nil.
 	Progress io.Writer
 	// Started, when set, is called with each World once it is up, e.g. to
-	// stop it on a signal (harness.Interrupts.OnSignal).
+	// stop it on a signal (interrupt.Interrupts.OnSignal).
 	Started func(*harness.World)
 }
 

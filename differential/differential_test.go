@@ -10,6 +10,7 @@ import (
 
 	"presetsim.dev/presetsim/differential"
 	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/internal/interrupt"
 	"presetsim.dev/presetsim/steps"
 )
 
@@ -26,7 +27,7 @@ func TestOfflineAgreesWithEnvtest(t *testing.T) {
 		t.Skip("the differential run starts etcd, kube-apiserver and kube-controller-manager; skipped with -short")
 	}
 	ctx := context.Background()
-	interrupts := harness.CatchSignals(ctx)
+	interrupts := interrupt.Catch(ctx)
 	defer interrupts.Release()
 	suite := steps.SuiteOptions{Paths: []string{"../features"}, Format: "progress", Output: os.Stderr, KeepPods: true}
 

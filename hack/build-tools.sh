@@ -10,6 +10,9 @@
 # <stamp> is a hash of the pins (go.mod, go.sum) and the Go version, so the
 # binaries are rebuilt only when a pin changes. Prints the directory on stdout
 # (everything else goes to stderr) so callers can do BIN=$(hack/build-tools.sh).
+#
+# With the argument "--check" it builds nothing: it prints the directory if
+# every control-plane binary is there, and exits 3 otherwise.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -18,6 +21,13 @@ k8s_version=$(awk '$1=="require" && $2=="k8s.io/kubernetes" {print $3}' "$tools/
 
 stamp=$( { cat "$tools"/kubernetes/go.mod "$tools"/kubernetes/go.sum "$tools"/etcd/go.mod "$tools"/etcd/go.sum; go version; } | sha256sum | cut -c1-16)
 out="$root/.cache/tools/$stamp/bin"
+if [[ ${1:-} == --check ]]; then
+	for name in kube-apiserver kube-controller-manager kube-scheduler kubectl etcd; do
+		[[ -x "$out/$name" ]] || exit 3
+	done
+	echo "$out"
+	exit 0
+fi
 mkdir -p "$out"
 
 # build NAME MODULE_DIR PACKAGE [LDFLAGS]: builds one binary unless it is

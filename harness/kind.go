@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os/exec"
 	"time"
 
@@ -17,6 +16,7 @@ import (
 
 	"presetsim.dev/presetsim/harness/imageserver"
 	"presetsim.dev/presetsim/harness/kindcluster"
+	"presetsim.dev/presetsim/harness/webhook"
 )
 
 // Kind is the backend of a kind cluster made from the node image of
@@ -120,9 +120,8 @@ func (w *World) serveImages(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("unable to listen for the image mirror on the kind network: %w", err)
 	}
-	w.images = &http.Server{Handler: imageserver.Handler(img), ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = w.images.Serve(ln) }()
-	mirror := "http://" + ln.Addr().String()
+	w.images = webhook.ServeHTTP(ln, imageserver.Handler(img))
+	mirror := w.images.URL
 	hosts := fmt.Sprintf("# written by presetsim for run %s\n[host.%q]\n  capabilities = [\"pull\", \"resolve\"]\n", w.RunID, mirror)
 	files := make(map[string]string, len(mirroredRegistries))
 	for _, registry := range mirroredRegistries {
@@ -156,7 +155,7 @@ func (w *World) stopKind() error {
 	var errs []error
 	if w.images != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		errs = append(errs, w.images.Shutdown(ctx))
+		errs = append(errs, w.images.Stop(ctx))
 		cancel()
 	}
 	errs = append(errs, w.kind.Delete())

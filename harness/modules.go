@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -121,12 +122,14 @@ func NewModule(newPlugin func(ModuleParts) (admission.MutationInterface, error))
 			return nil, err
 		}
 		ctx, cancel := context.WithCancel(ctx)
-		go lister.Run(ctx)
+		var running sync.WaitGroup
+		running.Go(func() { lister.Run(ctx) })
 		syncCtx, syncCancel := context.WithTimeout(ctx, cacheSyncTimeout)
 		synced := lister.WaitForCacheSync(syncCtx)
 		syncCancel()
 		if !synced {
 			cancel()
+			running.Wait()
 			why := "in-process modules read the canonical PodPreset, so its CRD must be served"
 			if cause, _ := watchErr.Load().(string); cause != "" {
 				why = cause + ": " + why
@@ -140,9 +143,14 @@ func NewModule(newPlugin func(ModuleParts) (admission.MutationInterface, error))
 			Pods:          deps.Client.CoreV1(),
 			Context:       ctx,
 		}
+		// stop ends every goroutine the module started and waits for them:
+		// held-back events are recorded (without a UID) before the
+		// broadcaster shuts down.
 		stop := func() {
-			broadcaster.Shutdown()
 			cancel()
+			recorder.Wait()
+			broadcaster.Shutdown()
+			running.Wait()
 		}
 
 		// The opt-in rollout controller shares the lister's watch; it acts only in
@@ -152,7 +160,7 @@ func NewModule(newPlugin func(ModuleParts) (admission.MutationInterface, error))
 			stop()
 			return nil, err
 		}
-		go roller.Run(ctx)
+		running.Go(func() { roller.Run(ctx) })
 
 		plugin, err := newPlugin(ModuleParts{Lister: lister, Recorder: recorder})
 		if err != nil {

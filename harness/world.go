@@ -28,6 +28,7 @@ import (
 	"presetsim.dev/presetsim/harness/kindcluster"
 	"presetsim.dev/presetsim/harness/manifest"
 	"presetsim.dev/presetsim/harness/nodes"
+	"presetsim.dev/presetsim/harness/procs"
 	"presetsim.dev/presetsim/harness/profile"
 	"presetsim.dev/presetsim/harness/webhook"
 	"presetsim.dev/presetsim/presets"
@@ -158,7 +159,8 @@ type World struct {
 	module   *InProcess
 	server   *webhook.Server
 	kind     *kindcluster.Cluster // the kind backend's cluster
-	images   *http.Server         // the kind backend's image mirror
+	procs    *procs.Records       // what the run started, for a later run to reap; nil when it starts no process
+	images   *webhook.Server      // the kind backend's image mirror
 	cancel   context.CancelFunc
 	stop     sync.Once
 	stopErr  error
@@ -219,7 +221,7 @@ func Start(ctx context.Context, opts Options) (_ *World, err error) {
 		return nil, fmt.Errorf("unknown backend %q (known: %v)", opts.Backend, Backends())
 	}
 	if opts.BinDir == "" {
-		if opts.BinDir, err = FindBinaries(progress); err != nil {
+		if opts.BinDir, err = FindBinaries(); err != nil {
 			return nil, err
 		}
 	}
@@ -232,8 +234,12 @@ func Start(ctx context.Context, opts Options) (_ *World, err error) {
 			_ = w.Stop()
 		}
 	}()
+	w.procs = &procs.Records{}
+	reapLeftovers(*w.procs, progress)
 	fmt.Fprintf(progress, "starting etcd, kube-apiserver, kube-controller-manager and kube-scheduler ...\n")
-	if w.cp, err = controlplane.Start(ctx, controlplane.Options{BinDir: opts.BinDir}); err != nil {
+	w.cp, err = controlplane.Start(ctx, controlplane.Options{BinDir: opts.BinDir})
+	w.saveProcs(progress)
+	if err != nil {
 		return nil, err
 	}
 	if err := w.connect(w.cp.Config); err != nil {
@@ -263,10 +269,34 @@ func Start(ctx context.Context, opts Options) (_ *World, err error) {
 			return nil, err
 		}
 	}
+	w.saveProcs(progress) // the external webhook's process, if any
 	if err := w.ready(ctx, progress, began, ""); err != nil {
 		return nil, err
 	}
 	return w, nil
+}
+
+// reapLeftovers stops what earlier runs that were killed (with SIGKILL,
+// which no program can catch) left running, and says so.
+func reapLeftovers(records procs.Records, progress io.Writer) {
+	stopped, err := records.Reap()
+	if len(stopped) > 0 {
+		fmt.Fprintf(progress, "stopped %d processes an earlier run left running when it was killed: %v\n", len(stopped), stopped)
+	}
+	if err != nil {
+		fmt.Fprintf(progress, "warning: %v\n", err)
+	}
+}
+
+// saveProcs records the processes the run has started so far, so that the
+// next run can stop them if this one is killed; a failure is a warning.
+func (w *World) saveProcs(progress io.Writer) {
+	if w.procs == nil {
+		return
+	}
+	if err := w.procs.Save(); err != nil {
+		fmt.Fprintf(progress, "warning: %v\n", err)
+	}
 }
 
 // CreateNamespace creates a namespace with labels and, on an API server,
@@ -664,7 +694,13 @@ func (w *World) stopAll() error {
 		errs = append(errs, w.cp.Stop())
 	}
 	errs = append(errs, w.stopKind())
-	return errors.Join(errs...)
+	if err := errors.Join(errs...); err != nil {
+		return err // the record stays, for the next run to reap what is left
+	}
+	if w.procs != nil {
+		return w.procs.Remove()
+	}
+	return nil
 }
 
 // HarnessCRD says why the R1 scenarios (the API object) would test the

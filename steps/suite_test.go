@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/internal/interrupt"
 	"presetsim.dev/presetsim/steps"
 )
 
@@ -15,7 +16,7 @@ func TestFeatures(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the feature suite starts etcd, kube-apiserver and kube-controller-manager; skipped with -short")
 	}
-	interrupts := harness.CatchSignals(context.Background())
+	interrupts := interrupt.Catch(context.Background())
 	defer interrupts.Release()
 	w, err := harness.Start(interrupts.Context(), harness.Options{Progress: os.Stderr})
 	if err != nil {

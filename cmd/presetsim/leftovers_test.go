@@ -95,6 +95,57 @@ func TestNoLeftoverProcesses(t *testing.T) {
 	}
 }
 
+// TestKilledRunIsReapedByTheNext kills a run with SIGKILL, which no program
+// can catch, while its suite runs: etcd and kube-apiserver, in process
+// groups of their own, outlive it. The next run must stop them, and say so.
+func TestKilledRunIsReapedByTheNext(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts two control planes; skipped with -short")
+	}
+	// The runs' process records go to their own cache directory, so that
+	// no other test's run is touched.
+	env := append(os.Environ(), childEnv+"=1", "XDG_CACHE_HOME="+t.TempDir())
+	first := exec.Command(os.Args[0], "run", "--tags", "@R2.4", "../../features/simple.feature")
+	first.Env = env
+	var out syncBuffer
+	first.Stdout, first.Stderr = &out, &out
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Minute)
+	for !strings.Contains(out.String(), "ready in") && time.Now().Before(deadline) && !exited(first.Process.Pid) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	left := children(first.Process.Pid)
+	if err := first.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = first.Wait()
+	t.Cleanup(func() {
+		for _, pid := range left {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+	if left["etcd"] == 0 || !running(left["etcd"]) {
+		t.Fatalf("etcd did not outlive the killed run (processes %v); the test proves nothing. Output:\n%s", left, out.String())
+	}
+
+	second := exec.Command(os.Args[0], "run", "--tags", "@R2.4", "../../features/simple.feature")
+	second.Env = env
+	output, err := second.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the next run failed: %v\n%s", err, output)
+	}
+	if !strings.Contains(string(output), "an earlier run left running when it was killed") {
+		t.Errorf("the next run did not say it stopped the leftovers; output:\n%s", output)
+	}
+	for name, pid := range left {
+		if running(pid) {
+			t.Errorf("%s (pid %d), left by the killed run, still runs after the next run", name, pid)
+		}
+	}
+}
+
 // children returns the control-plane processes whose parent is pid.
 func children(pid int) map[string]int {
 	out := map[string]int{}

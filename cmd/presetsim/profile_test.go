@@ -11,6 +11,7 @@ import (
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/harness/mutants"
 	"presetsim.dev/presetsim/harness/profile"
+	"presetsim.dev/presetsim/internal/interrupt"
 	"presetsim.dev/presetsim/report"
 	"presetsim.dev/presetsim/steps"
 )
@@ -32,7 +33,7 @@ func TestProfileAttributesEveryDifference(t *testing.T) {
 	}
 	modules := harness.NewModules()
 	mutants.RegisterExample(modules)
-	interrupts := harness.CatchSignals(context.Background())
+	interrupts := interrupt.Catch(context.Background())
 	defer interrupts.Release()
 	w, err := harness.Start(interrupts.Context(), harness.Options{Module: mutants.ExampleModule, Modules: modules, Profile: prof, Progress: os.Stderr})
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/harness/webhook"
+	"presetsim.dev/presetsim/internal/interrupt"
 	"presetsim.dev/presetsim/steps"
 )
 
@@ -52,7 +53,7 @@ func TestSuiteAgainstExternalServe(t *testing.T) {
 	addr := freeAddr(t)
 	t.Setenv(childEnv, "1") // the command below is this test binary acting as presetsim
 
-	interrupts := harness.CatchSignals(context.Background())
+	interrupts := interrupt.Catch(context.Background())
 	defer interrupts.Release()
 	w, err := harness.Start(interrupts.Context(), harness.Options{
 		Progress: os.Stderr,

@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,7 +19,7 @@ func TestUpWithKubectl(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a control plane; skipped with -short")
 	}
-	bin, err := harness.FindBinaries(io.Discard)
+	bin, err := harness.FindBinaries()
 	if err != nil {
 		t.Fatal(err)
 	}

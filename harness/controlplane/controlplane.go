@@ -9,26 +9,16 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
-	"github.com/go-logr/logr"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
-	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 )
-
-// quietEnvtest gives controller-runtime's global logger a sink that drops
-// everything, once. envtest logs a line or two as it starts; without a sink
-// controller-runtime prints, half a minute later, a warning with a stack
-// trace into the middle of the run's output. What the harness has to say
-// about the control plane it says itself.
-var quietEnvtest = sync.OnceFunc(func() { ctrllog.SetLogger(logr.Discard()) })
 
 // DefaultControllers are the kube-controller-manager controllers started by
 // default: service accounts (the ServiceAccount admission plug-in is on), the
@@ -88,7 +78,6 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
 	if opts.Controllers == nil {
 		opts.Controllers = DefaultControllers
 	}
-	quietEnvtest()
 	env := &envtest.Environment{
 		BinaryAssetsDirectory:    opts.BinDir,
 		ControlPlaneStartTimeout: opts.StartTimeout,

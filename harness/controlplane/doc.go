@@ -6,5 +6,5 @@
 //
 // Every process started here is stopped by Stop. envtest puts etcd and the API
 // server in their own process groups, so a terminal's Ctrl-C does not reach
-// them: callers must call Stop on signals too (see harness.CatchSignals).
+// them: callers must call Stop on signals too (see package internal/interrupt).
 package controlplane

@@ -10,7 +10,8 @@ import (
 	"time"
 )
 
-// Server serves webhook handlers over TLS.
+// Server serves webhook handlers over TLS (or, from ServeHTTP, a handler over
+// plain HTTP) until Stop, and keeps why serving ended.
 type Server struct {
 	// URL is the base URL, e.g. https://127.0.0.1:40123.
 	URL string
@@ -52,15 +53,41 @@ func ServeOn(addr string, mux http.Handler, cert tls.Certificate) (*Server, erro
 			Certificates: []tls.Certificate{cert},
 		},
 	}
-	s := &Server{URL: "https://" + ln.Addr().String(), srv: srv, done: make(chan struct{})}
+	return start("https://"+ln.Addr().String(), srv, func() error { return srv.ServeTLS(ln, "", "") }), nil
+}
+
+// ServeHTTP starts serving h over plain HTTP on ln, with the same
+// life cycle as a webhook (Done, Err, Stop); the kind backend serves its
+// image mirror with it.
+func ServeHTTP(ln net.Listener, h http.Handler) *Server {
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	return start("http://"+ln.Addr().String(), srv, func() error { return srv.Serve(ln) })
+}
+
+// start runs serve in a goroutine that Stop waits for, keeping its error.
+func start(url string, srv *http.Server, serve func() error) *Server {
+	s := &Server{URL: url, srv: srv, done: make(chan struct{})}
 	go func() {
-		err := srv.ServeTLS(ln, "", "")
-		if !errors.Is(err, http.ErrServerClosed) {
+		if err := serve(); !errors.Is(err, http.ErrServerClosed) {
 			s.serveErr = err
 		}
 		close(s.done)
 	}()
-	return s, nil
+	return s
+}
+
+// Done is closed when serving has ended, by Stop or because the listener
+// failed; Err then says why.
+func (s *Server) Done() <-chan struct{} { return s.done }
+
+// Err is why serving ended on its own: nil while serving and after Stop.
+func (s *Server) Err() error {
+	select {
+	case <-s.done:
+		return s.serveErr
+	default:
+		return nil
+	}
 }
 
 // Stop shuts the server down, waiting for requests in flight until ctx ends.

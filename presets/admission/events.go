@@ -2,6 +2,7 @@ package admission
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -20,6 +21,9 @@ import (
 // with its UID. If the pod does not appear within Timeout (e.g. a later
 // admission step refused it), the event is recorded without a UID: still
 // listed by `kubectl get events`. Other events pass straight through.
+//
+// Each held-back event waits in a goroutine of its own; Wait waits for them
+// all (cancel Context first to have them recorded at once, without a UID).
 type UIDResolvingRecorder struct {
 	record.EventRecorder
 	Pods corev1client.PodsGetter
@@ -27,6 +31,8 @@ type UIDResolvingRecorder struct {
 	Timeout time.Duration
 	// Context ends pending waits (they then record without a UID).
 	Context context.Context
+
+	pending sync.WaitGroup
 }
 
 var _ record.EventRecorder = &UIDResolvingRecorder{}
@@ -34,7 +40,7 @@ var _ record.EventRecorder = &UIDResolvingRecorder{}
 // Event implements record.EventRecorder.
 func (r *UIDResolvingRecorder) Event(object runtime.Object, eventtype, reason, message string) {
 	if ref, ok := r.unresolvedPod(object); ok {
-		go func() { r.EventRecorder.Event(r.resolve(ref), eventtype, reason, message) }()
+		r.pending.Go(func() { r.EventRecorder.Event(r.resolve(ref), eventtype, reason, message) })
 		return
 	}
 	r.EventRecorder.Event(object, eventtype, reason, message)
@@ -43,7 +49,7 @@ func (r *UIDResolvingRecorder) Event(object runtime.Object, eventtype, reason, m
 // Eventf implements record.EventRecorder.
 func (r *UIDResolvingRecorder) Eventf(object runtime.Object, eventtype, reason, messageFmt string, args ...interface{}) {
 	if ref, ok := r.unresolvedPod(object); ok {
-		go func() { r.EventRecorder.Eventf(r.resolve(ref), eventtype, reason, messageFmt, args...) }()
+		r.pending.Go(func() { r.EventRecorder.Eventf(r.resolve(ref), eventtype, reason, messageFmt, args...) })
 		return
 	}
 	r.EventRecorder.Eventf(object, eventtype, reason, messageFmt, args...)
@@ -52,13 +58,16 @@ func (r *UIDResolvingRecorder) Eventf(object runtime.Object, eventtype, reason, 
 // AnnotatedEventf implements record.EventRecorder.
 func (r *UIDResolvingRecorder) AnnotatedEventf(object runtime.Object, annotations map[string]string, eventtype, reason, messageFmt string, args ...interface{}) {
 	if ref, ok := r.unresolvedPod(object); ok {
-		go func() {
+		r.pending.Go(func() {
 			r.EventRecorder.AnnotatedEventf(r.resolve(ref), annotations, eventtype, reason, messageFmt, args...)
-		}()
+		})
 		return
 	}
 	r.EventRecorder.AnnotatedEventf(object, annotations, eventtype, reason, messageFmt, args...)
 }
+
+// Wait returns when every held-back event has been recorded.
+func (r *UIDResolvingRecorder) Wait() { r.pending.Wait() }
 
 func (r *UIDResolvingRecorder) unresolvedPod(object runtime.Object) (*corev1.ObjectReference, bool) {
 	ref, ok := object.(*corev1.ObjectReference)

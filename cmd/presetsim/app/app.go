@@ -13,9 +13,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-logr/logr"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/harness/mutants"
 	"presetsim.dev/presetsim/harness/profile"
+	"presetsim.dev/presetsim/internal/interrupt"
 	"presetsim.dev/presetsim/steps"
 )
 
@@ -26,6 +30,12 @@ func (e ExitError) Error() string { return fmt.Sprintf("exit status %d", e.Code)
 
 // Main runs the command and is the one place that exits the process.
 func Main() {
+	// envtest logs a line or two through controller-runtime's global logger
+	// as it starts; with no logger set, controller-runtime prints, half a
+	// minute later, a warning with a stack trace into the middle of the
+	// run's output. What the harness has to say about the control plane it
+	// says itself, so the program (never the library) discards those.
+	ctrllog.SetLogger(logr.Discard())
 	err := Run(context.Background(), os.Stdout, os.Stderr, os.Args[1:])
 	var exit ExitError
 	switch {
@@ -139,9 +149,15 @@ func runSuite(ctx context.Context, stdout, stderr io.Writer, args []string) erro
 	}
 
 	start := time.Now()
-	interrupts := harness.CatchSignals(ctx)
+	interrupts := interrupt.Catch(ctx)
 	defer interrupts.Release()
-	w, err := harness.Start(interrupts.Context(), harness.Options{Module: *module, Modules: modules(), External: external, Backend: harness.Backend(*backend),
+	var bin string
+	if harness.Backend(*backend) == harness.Envtest || *backend == "" {
+		if bin, err = binaries(interrupts.Context(), stderr); err != nil {
+			return err
+		}
+	}
+	w, err := harness.Start(interrupts.Context(), harness.Options{BinDir: bin, Module: *module, Modules: modules(), External: external, Backend: harness.Backend(*backend),
 		Kubeconfig: *kubeconfig, Kind: kind, Profile: prof, ShowSecrets: *showSecrets, Progress: stderr})
 	if err != nil {
 		if code := interrupts.Code(); code != 0 {

@@ -25,6 +25,7 @@ import (
 
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/harness/webhook"
+	"presetsim.dev/presetsim/internal/interrupt"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
 	"presetsim.dev/presetsim/presets/merge"
 	"presetsim.dev/presetsim/steps"
@@ -62,9 +63,13 @@ func bench(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return ExitError{Code: 2}
 	}
-	interrupts := harness.CatchSignals(ctx)
+	interrupts := interrupt.Catch(ctx)
 	defer interrupts.Release()
-	w, err := harness.Start(interrupts.Context(), harness.Options{Progress: stderr})
+	bin, err := binaries(interrupts.Context(), stderr)
+	if err != nil {
+		return err
+	}
+	w, err := harness.Start(interrupts.Context(), harness.Options{BinDir: bin, Progress: stderr})
 	if err != nil {
 		return err
 	}
@@ -101,7 +106,7 @@ func bench(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 	for _, c := range []int{1, steps.DefaultConcurrency} {
 		// A fresh control plane per run: features pin Service cluster IPs,
 		// which can be allocated once per API server.
-		sw, err := harness.Start(interrupts.Context(), harness.Options{})
+		sw, err := harness.Start(interrupts.Context(), harness.Options{BinDir: bin})
 		if err != nil {
 			return err
 		}
@@ -122,7 +127,7 @@ func bench(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 	fmt.Fprintf(stdout, "  parallel speed-up: %.2fx\n", wall[0].Seconds()/wall[1].Seconds())
 
 	began := time.Now()
-	sw, err := harness.Start(interrupts.Context(), harness.Options{})
+	sw, err := harness.Start(interrupts.Context(), harness.Options{BinDir: bin})
 	if err != nil {
 		return err
 	}

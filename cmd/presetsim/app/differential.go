@@ -8,6 +8,7 @@ import (
 
 	"presetsim.dev/presetsim/differential"
 	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/internal/interrupt"
 )
 
 // runDifferential runs the features on the offline and the envtest backends
@@ -21,10 +22,14 @@ func runDifferential(ctx context.Context, stdout, stderr io.Writer, args []strin
 	if err := fs.Parse(args); err != nil {
 		return ExitError{Code: 2}
 	}
-	interrupts := harness.CatchSignals(ctx)
+	interrupts := interrupt.Catch(ctx)
 	defer interrupts.Release()
+	bin, err := binaries(interrupts.Context(), stderr)
+	if err != nil {
+		return err
+	}
 	report, err := differential.Run(interrupts.Context(), differential.Options{
-		Paths: fs.Args(), Tags: *tags, Module: *module, Modules: modules(), Progress: stderr,
+		Paths: fs.Args(), Tags: *tags, Module: *module, Modules: modules(), BinDir: bin, Progress: stderr,
 		Started: func(w *harness.World) { interrupts.OnSignal(w.Stop) },
 	})
 	if err != nil {

@@ -78,7 +78,11 @@ func serve(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 		return err
 	}
 	fmt.Fprintf(stderr, "serving module %q on %s/mutate-pods (health: %s/healthz) until Ctrl-C\n", *module, srv.URL, srv.URL)
-	<-ctx.Done()
+	select {
+	case <-ctx.Done():
+	case <-srv.Done():
+		return fmt.Errorf("the webhook stopped serving: %w", srv.Err())
+	}
 	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := srv.Stop(shutdown); err != nil && !errors.Is(err, context.Canceled) {

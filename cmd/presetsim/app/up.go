@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/internal/interrupt"
 )
 
 // up runs the envtest control plane with simulated nodes, the PodPreset CRD
@@ -22,9 +23,13 @@ func up(ctx context.Context, stdout, stderr io.Writer, args []string) error {
 	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
 		return ExitError{Code: 2}
 	}
-	interrupts := harness.CatchSignals(ctx)
+	interrupts := interrupt.Catch(ctx)
 	defer interrupts.Release()
-	w, err := harness.Start(interrupts.Context(), harness.Options{Progress: stderr, AllNamespaces: true, Nodes: *nodes})
+	bin, err := binaries(interrupts.Context(), stderr)
+	if err != nil {
+		return err
+	}
+	w, err := harness.Start(interrupts.Context(), harness.Options{BinDir: bin, Progress: stderr, AllNamespaces: true, Nodes: *nodes})
 	if err != nil {
 		if interrupts.Code() != 0 {
 			return nil // interrupted while starting; Start cleaned up

@@ -1,4 +1,4 @@
-package harness
+package interrupt
 
 import (
 	"context"
@@ -28,8 +28,8 @@ type Interrupts struct {
 	stop   func() error
 }
 
-// CatchSignals starts catching SIGINT and SIGTERM.
-func CatchSignals(parent context.Context) *Interrupts {
+// Catch starts catching SIGINT and SIGTERM.
+func Catch(parent context.Context) *Interrupts {
 	ctx, cancel := context.WithCancel(parent)
 	i := &Interrupts{ctx: ctx, cancel: cancel, ch: make(chan os.Signal, 1), done: make(chan struct{})}
 	signal.Notify(i.ch, os.Interrupt, syscall.SIGTERM)

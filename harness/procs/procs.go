@@ -1,0 +1,220 @@
+package procs
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Process is a process as the record keeps it: its start time (in clock
+// ticks since boot) tells it apart from a later process given the same pid.
+type Process struct {
+	PID     int    `json:"pid"`
+	Start   uint64 `json:"start"`
+	Command string `json:"command"`
+}
+
+func (p Process) String() string { return fmt.Sprintf("%s (pid %d)", p.Command, p.PID) }
+
+// record is the file one run keeps: itself and the processes it started.
+type record struct {
+	Owner    Process   `json:"owner"`
+	Children []Process `json:"children"`
+}
+
+// Records keeps the record of this process's children in Dir, one file per
+// run, named after the run's pid.
+type Records struct {
+	// Dir holds the records; Dir() when empty.
+	Dir string
+}
+
+// Dir is where runs keep their records by default: presetsim/runs under
+// the user's cache directory (or the temporary directory without one).
+func Dir() string {
+	base, err := os.UserCacheDir()
+	if err != nil {
+		base = os.TempDir()
+	}
+	return filepath.Join(base, "presetsim", "runs")
+}
+
+func (r Records) dir() string {
+	if r.Dir != "" {
+		return r.Dir
+	}
+	return Dir()
+}
+
+// Save records this process and its children as they are now, replacing
+// what it recorded before. Without /proc (not Linux) it records nothing.
+func (r Records) Save() error {
+	self, ok := read(os.Getpid())
+	if !ok {
+		return nil
+	}
+	children, err := childrenOf(os.Getpid())
+	if err != nil {
+		return err
+	}
+	data, err := json.MarshalIndent(record{Owner: self.Process, Children: children}, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(r.dir(), 0o700); err != nil {
+		return fmt.Errorf("unable to keep the run's process record: %w", err)
+	}
+	path := filepath.Join(r.dir(), strconv.Itoa(os.Getpid())+".json")
+	if err := os.WriteFile(path+".tmp", data, 0o600); err != nil {
+		return fmt.Errorf("unable to keep the run's process record: %w", err)
+	}
+	return os.Rename(path+".tmp", path)
+}
+
+// Remove deletes this process's record, as a run does when it has stopped
+// everything it started.
+func (r Records) Remove() error {
+	err := os.Remove(filepath.Join(r.dir(), strconv.Itoa(os.Getpid())+".json"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return err
+}
+
+// Reap stops the processes that runs which are gone (killed, say, with
+// SIGKILL, which no program can catch) left running, and deletes their
+// records. It returns what it stopped. A recorded process is stopped only
+// if it still runs with the same pid and start time, so a pid the system
+// has given to another process since is left alone; records of runs still
+// running are left alone too.
+func (r Records) Reap() ([]Process, error) {
+	files, err := filepath.Glob(filepath.Join(r.dir(), "*.json"))
+	if err != nil {
+		return nil, err
+	}
+	var (
+		stopped []Process
+		errs    []error
+	)
+	for _, file := range files {
+		var rec record
+		data, err := os.ReadFile(file)
+		if err == nil {
+			err = json.Unmarshal(data, &rec)
+		}
+		if err != nil {
+			// Not one of ours, or half written: leave it, say so.
+			errs = append(errs, fmt.Errorf("process record %s: %w", file, err))
+			continue
+		}
+		if running(rec.Owner) {
+			continue
+		}
+		for _, p := range rec.Children {
+			if !running(p) {
+				continue
+			}
+			if err := kill(p); err != nil {
+				errs = append(errs, fmt.Errorf("unable to stop %s, left by an earlier run: %w", p, err))
+				continue
+			}
+			stopped = append(stopped, p)
+		}
+		if err := os.Remove(file); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	return stopped, errors.Join(errs...)
+}
+
+// kill sends SIGKILL to the process (and to its process group when it leads
+// one, as envtest's processes do) and waits up to 5 s for it to be gone.
+func kill(p Process) error {
+	target := p.PID
+	if pgid, err := syscall.Getpgid(p.PID); err == nil && pgid == p.PID {
+		target = -p.PID
+	}
+	if err := syscall.Kill(target, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
+		return err
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for running(p) {
+		if time.Now().After(deadline) {
+			return errors.New("still running 5s after SIGKILL")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return nil
+}
+
+// running reports whether p still runs: a live process with its pid and
+// start time (a zombie is not running).
+func running(p Process) bool {
+	now, ok := read(p.PID)
+	return ok && now.Start == p.Start && now.state != 'Z'
+}
+
+// status is what /proc/<pid>/stat says of a process.
+type status struct {
+	Process
+	ppid  int
+	state byte
+}
+
+// read reads /proc/<pid>/stat and cmdline; ok is false when the process does
+// not exist (or there is no /proc).
+func read(pid int) (status, bool) {
+	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return status{}, false
+	}
+	// "pid (comm) state ppid ..."; comm may hold spaces and parentheses,
+	// so the fields are counted from the last ')'.
+	s := string(data)
+	end := strings.LastIndexByte(s, ')')
+	open := strings.IndexByte(s, '(')
+	if end < 0 || open < 0 {
+		return status{}, false
+	}
+	fields := strings.Fields(s[end+1:])
+	// fields[0] is the state (field 3); the start time is field 22.
+	if len(fields) < 20 {
+		return status{}, false
+	}
+	ppid, err1 := strconv.Atoi(fields[1])
+	start, err2 := strconv.ParseUint(fields[19], 10, 64)
+	if err1 != nil || err2 != nil {
+		return status{}, false
+	}
+	command := s[open+1 : end]
+	if cmdline, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline")); err == nil && len(cmdline) > 0 {
+		command = filepath.Base(strings.SplitN(string(cmdline), "\x00", 2)[0])
+	}
+	return status{Process: Process{PID: pid, Start: start, Command: command}, ppid: ppid, state: fields[0][0]}, true
+}
+
+// childrenOf lists the live children of pid.
+func childrenOf(pid int) ([]Process, error) {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil, err
+	}
+	var children []Process
+	for _, e := range entries {
+		child, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if st, ok := read(child); ok && st.ppid == pid && st.state != 'Z' {
+			children = append(children, st.Process)
+		}
+	}
+	return children, nil
+}

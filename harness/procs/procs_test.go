@@ -1,0 +1,141 @@
+package procs
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"testing"
+)
+
+// sleeper starts a process that would run for a minute, in a process group
+// of its own as envtest starts etcd, and stops it when the test ends.
+func sleeper(t *testing.T) (*exec.Cmd, Process) {
+	t.Helper()
+	cmd := exec.Command("sleep", "60")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	t.Cleanup(func() { _ = cmd.Process.Kill(); <-exited })
+	st, ok := read(cmd.Process.Pid)
+	if !ok {
+		t.Skip("no /proc here: package procs records nothing")
+	}
+	return cmd, st.Process
+}
+
+func writeRecord(t *testing.T, dir string, name string, rec record) {
+	t.Helper()
+	data, err := json.Marshal(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestReap(t *testing.T) {
+	self, ok := read(os.Getpid())
+	if !ok {
+		t.Skip("no /proc here: package procs records nothing")
+	}
+	// A run that is gone: no process has this pid and start time.
+	gone := Process{PID: 1<<22 + 12345, Start: 1, Command: "presetsim"}
+	tests := []struct {
+		name string
+		// owner of the record; child is the live sleeper, with its start
+		// time changed when reused is set (the pid given to another process).
+		owner      Process
+		reused     bool
+		wantReaped bool
+		wantFile   bool
+	}{
+		{name: "a killed run's process is stopped", owner: gone, wantReaped: true},
+		{name: "a running run's process is left alone", owner: self.Process, wantFile: true},
+		{name: "a reused pid is left alone", owner: gone, reused: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			_, real := sleeper(t)
+			child := real
+			if tc.reused {
+				child.Start--
+			}
+			writeRecord(t, dir, "run.json", record{Owner: tc.owner, Children: []Process{child}})
+
+			stopped, err := Records{Dir: dir}.Reap()
+			if err != nil {
+				t.Fatalf("Reap() error: %v", err)
+			}
+
+			if alive := running(real); alive == tc.wantReaped {
+				t.Errorf("child running = %v after Reap(), want %v", alive, !tc.wantReaped)
+			}
+			if got := len(stopped) == 1; got != tc.wantReaped {
+				t.Errorf("Reap() stopped %v", stopped)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "run.json")); (err == nil) != tc.wantFile {
+				t.Errorf("record kept = %v, want %v", err == nil, tc.wantFile)
+			}
+		})
+	}
+}
+
+func TestSaveRecordsChildren(t *testing.T) {
+	dir := t.TempDir()
+	ownRecord := strconv.Itoa(os.Getpid()) + ".json"
+	_, child := sleeper(t)
+	r := Records{Dir: dir}
+	if err := r.Save(); err != nil {
+		t.Fatal(err)
+	}
+	var rec record
+	data, err := os.ReadFile(filepath.Join(dir, ownRecord))
+	if err == nil {
+		err = json.Unmarshal(data, &rec)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Owner.PID != os.Getpid() {
+		t.Errorf("owner pid %d, want %d", rec.Owner.PID, os.Getpid())
+	}
+	found := false
+	for _, c := range rec.Children {
+		found = found || c == child
+	}
+	if !found {
+		t.Errorf("children %v lack the sleeper %v", rec.Children, child)
+	}
+	// The run is alive: a Reap leaves it and its child alone.
+	if stopped, err := r.Reap(); err != nil || len(stopped) > 0 {
+		t.Errorf("Reap() of a live run's record = %v, %v", stopped, err)
+	}
+	if err := r.Remove(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ownRecord)); err == nil {
+		t.Errorf("Remove() left the record")
+	}
+	if err := r.Remove(); err != nil {
+		t.Errorf("a second Remove() = %v, want nil", err)
+	}
+}
+
+func TestUnreadableRecordIsReported(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "broken.json"), []byte("{"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := (Records{Dir: dir}).Reap(); err == nil {
+		t.Errorf("Reap() of an unreadable record gave no error")
+	}
+}
+
