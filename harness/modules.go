@@ -167,6 +167,6 @@ func NewModule(newPlugin func(ModuleParts) (admission.MutationInterface, error))
 			stop()
 			return nil, err
 		}
-		return &InProcess{Plugin: plugin, WaitForPreset: lister.WaitForPreset, Stop: stop}, nil
+		return &InProcess{Plugin: plugin, WaitForPreset: presetWaiter(lister.Informer()), Stop: stop}, nil
 	}
 }

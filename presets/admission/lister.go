@@ -3,13 +3,10 @@ package admission
 import (
 	"context"
 	"fmt"
-	"strconv"
-	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/cache"
@@ -87,32 +84,3 @@ func (l *InformerLister) List(namespace string) ([]*v1alpha1.PodPreset, error) {
 	return out, nil
 }
 
-// WaitForPreset waits until the cache holds the preset namespace/name at
-// resourceVersion or later, so that a pod created next is admitted with it.
-func (l *InformerLister) WaitForPreset(ctx context.Context, namespace, name, resourceVersion string) error {
-	key := namespace + "/" + name
-	err := wait.PollUntilContextCancel(ctx, 5*time.Millisecond, true, func(context.Context) (bool, error) {
-		o, ok, err := l.informer.GetIndexer().GetByKey(key)
-		if err != nil || !ok {
-			return false, err
-		}
-		pp, ok := o.(*v1alpha1.PodPreset)
-		return ok && notOlder(pp.ResourceVersion, resourceVersion), nil
-	})
-	if err != nil {
-		return fmt.Errorf("PodPreset %s at resourceVersion %s not seen by the admission cache: %w", key, resourceVersion, err)
-	}
-	return nil
-}
-
-// notOlder reports whether resource version got is at least want. Resource
-// versions are opaque in general; on etcd they are revisions, and when either
-// does not parse as one only equality counts.
-func notOlder(got, want string) bool {
-	if got == want {
-		return true
-	}
-	g, err1 := strconv.ParseUint(got, 10, 64)
-	w, err2 := strconv.ParseUint(want, 10, 64)
-	return err1 == nil && err2 == nil && g >= w
-}
