@@ -26,8 +26,6 @@ import (
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/apiserver/pkg/admission"
-	"k8s.io/apiserver/pkg/authentication/user"
-	"k8s.io/apiserver/pkg/warning"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
@@ -260,21 +258,18 @@ func (c *offlineCluster) admitPod(ctx context.Context, u *unstructured.Unstructu
 		return nil, err
 	}
 	if admitted && c.plugin != nil {
-		createOpts := &metav1.CreateOptions{}
-		if opts.dryRun {
-			createOpts.DryRun = []string{metav1.DryRunAll}
-		}
-		attrs := admission.NewAttributesRecord(pod, nil, corev1.SchemeGroupVersion.WithKind("Pod"), pod.Namespace, pod.Name,
-			podsResource, "", admission.Create, createOpts, opts.dryRun, &user.DefaultInfo{Name: "presetsim-offline"})
-		rec := &podpreset.Warnings{}
-		err := c.plugin.Admit(warning.WithWarningRecorder(ctx, rec), attrs, nil)
-		if opts.warnings != nil {
-			opts.warnings.add(rec.List()...)
-		}
+		outcome, err := podpreset.Invoke(ctx, c.plugin, nil, podpreset.PodCreate(pod, opts.dryRun, "presetsim-offline"))
 		if err != nil {
+			// An API server would fail the webhook call (failurePolicy Fail).
+			return nil, apierrors.NewInternalError(fmt.Errorf("failed calling webhook %q: %w", webhookName, err))
+		}
+		if opts.warnings != nil {
+			opts.warnings.add(outcome.Warnings...)
+		}
+		if outcome.Denied != nil {
 			// The words the API server uses for a webhook's refusal.
 			return nil, apierrors.NewForbidden(podsResource.GroupResource(), pod.Name,
-				fmt.Errorf("admission webhook %q denied the request: %v", webhookName, err))
+				fmt.Errorf("admission webhook %q denied the request: %v", webhookName, outcome.Denied))
 		}
 	}
 	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(pod)

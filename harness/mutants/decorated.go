@@ -38,8 +38,13 @@ type call struct {
 	// presets hook leaves them.
 	presets []*v1alpha1.PodPreset
 	// plugin returns a reference plug-in that lists the given presets, so
-	// that the fault may call it with presets of its choosing.
-	plugin func(presets []*v1alpha1.PodPreset) *podpreset.Plugin
+	// that the fault may call it with presets of its choosing; quietPlugin
+	// is the same, recording no events.
+	plugin, quietPlugin func(presets []*v1alpha1.PodPreset) *podpreset.Plugin
+	// everyNamespace lists the presets of every namespace, by name.
+	everyNamespace func() []*v1alpha1.PodPreset
+	// recorder records events at once, without waiting for the pod.
+	recorder record.EventRecorder
 }
 
 // decorated is the reference plug-in with one fault.
@@ -71,9 +76,23 @@ func (d *decorated) Admit(ctx context.Context, a admission.Attributes, o admissi
 	if d.fault.presets != nil {
 		all = d.fault.presets(submitted, all)
 	}
-	env := &call{presets: all, plugin: func(presets []*v1alpha1.PodPreset) *podpreset.Plugin {
-		return d.plugin(listerFunc(func(string) ([]*v1alpha1.PodPreset, error) { return presets, nil }))
-	}}
+	listing := func(presets []*v1alpha1.PodPreset) podpreset.Lister {
+		return listerFunc(func(string) ([]*v1alpha1.PodPreset, error) { return presets, nil })
+	}
+	env := &call{
+		presets: all,
+		plugin:  func(presets []*v1alpha1.PodPreset) *podpreset.Plugin { return d.plugin(listing(presets)) },
+		quietPlugin: func(presets []*v1alpha1.PodPreset) *podpreset.Plugin {
+			p := podpreset.New()
+			p.SetPodPresetLister(listing(presets))
+			return p
+		},
+		everyNamespace: d.everyNamespace,
+		recorder:       d.parts.Recorder,
+	}
+	if r, ok := env.recorder.(*podpreset.UIDResolvingRecorder); ok {
+		env.recorder = r.EventRecorder
+	}
 	next := func(ctx context.Context) error { return env.plugin(all).Admit(ctx, a, o) }
 	if d.fault.around != nil {
 		err = d.fault.around(ctx, a, pod, env, next)
@@ -85,6 +104,19 @@ func (d *decorated) Admit(ctx context.Context, a admission.Attributes, o admissi
 		d.fault.after(submitted, pod, matching)
 	}
 	return err
+}
+
+// everyNamespace lists the presets of every namespace the informer holds,
+// by name.
+func (d *decorated) everyNamespace() []*v1alpha1.PodPreset {
+	var out []*v1alpha1.PodPreset
+	for _, o := range d.parts.Lister.Informer().GetStore().List() {
+		if pp, ok := o.(*v1alpha1.PodPreset); ok {
+			out = append(out, pp)
+		}
+	}
+	slices.SortFunc(out, func(a, b *v1alpha1.PodPreset) int { return strings.Compare(a.Name, b.Name) })
+	return out
 }
 
 // plugin is a reference plug-in listing from l, with the fault's event

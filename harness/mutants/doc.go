@@ -3,20 +3,23 @@
 // implementations have or could, and modules that measure the suite from
 // the other side:
 //
-//   - 13 mutants switched on in a copy of the reference's flow (plugin):
-//     applying presets that do not match, taking presets from other
-//     namespaces, ignoring the exclude annotation, applying only the last
-//     preset or in the wrong order, prepending, no annotation, skipping init
-//     containers, duplicating identical items, applying part of a
-//     conflicting set, wiping env on a conflict, no conflict report, events
-//     on dry runs;
-//   - 26 mutants written from the specification rule by rule as decorators
-//     of the reference plug-in (fault, in faults.go): they change what it
-//     lists, how it is called, what comes out, or where its events go;
+//   - 13 classic mutants (classic.go), the faults the suite was first
+//     written against: applying presets that do not match, taking presets
+//     from other namespaces, ignoring the exclude annotation, applying only
+//     the last preset or in the wrong order, prepending, no annotation,
+//     skipping init containers, duplicating identical items, applying part
+//     of a conflicting set, wiping env on a conflict, no conflict report,
+//     events on dry runs;
+//   - 26 mutants written from the specification rule by rule (faults.go);
 //   - noop, which mutates nothing, and kubernetes-1.19, the reference with
 //     the 1.19 plug-in's differences, for profiles/kubernetes-1.19.yaml;
 //   - example/podinjection, an implementation with its own API and keys,
 //     for profiles/example.
+//
+// Every mutant and kubernetes-1.19 is a decorator of the reference plug-in
+// (fault, in decorated.go), never a copy of its flow: a fault changes what
+// the plug-in lists, how it is called, what comes out, or where its events
+// go.
 //
 // Run against each mutant, the suite must fail with a failing check
 // credited to the broken rule; against noop it must fail every rule of

@@ -22,10 +22,7 @@ import (
 
 // decoratedMutants are the faults written from the specification, rule by
 // rule, as decorators of the reference plug-in (see fault).
-var decoratedMutants = []struct {
-	Mutant
-	fault fault
-}{
+var decoratedMutants = []decoratedMutant{
 	// R1.3
 	{Mutant{"empty-selector-matches-nothing", "R1.3", "treats the empty selector {} as selecting no pod"}, fault{
 		presets: func(_ *corev1.Pod, all []*v1alpha1.PodPreset) []*v1alpha1.PodPreset {

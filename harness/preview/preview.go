@@ -11,8 +11,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apiserver/pkg/admission"
-	"k8s.io/apiserver/pkg/authentication/user"
-	"k8s.io/apiserver/pkg/warning"
 
 	"presetsim.dev/presetsim/harness/manifest"
 	podpreset "presetsim.dev/presetsim/presets/admission"
@@ -95,14 +93,14 @@ func admit(ctx context.Context, plugin admission.MutationInterface, source strin
 	pod.Namespace = namespaceOr(pod.Namespace)
 	in := defaults.Pod(pod)
 	out := in.DeepCopy()
-	rec := &podpreset.Warnings{}
-	attrs := admission.NewAttributesRecord(out, nil, corev1.SchemeGroupVersion.WithKind("Pod"), out.Namespace, out.Name,
-		corev1.SchemeGroupVersion.WithResource("pods"), "", admission.Create, &metav1.CreateOptions{}, false,
-		&user.DefaultInfo{Name: "presetsim-preview"})
-	if err := plugin.Admit(warning.WithWarningRecorder(ctx, rec), attrs, nil); err != nil {
+	outcome, err := podpreset.Invoke(ctx, plugin, nil, podpreset.PodCreate(out, false, "presetsim-preview"))
+	if err == nil {
+		err = outcome.Denied
+	}
+	if err != nil {
 		return Result{}, fmt.Errorf("%s: admission refused the pod: %w", source, err)
 	}
-	return Result{Source: source, Input: in, Output: out, Applied: applied(in, out), Warnings: rec.List()}, nil
+	return Result{Source: source, Input: in, Output: out, Applied: applied(in, out), Warnings: outcome.Warnings}, nil
 }
 
 // applied lists the presets whose annotation admission added or changed.

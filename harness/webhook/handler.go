@@ -20,7 +20,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/admission"
 	"k8s.io/apiserver/pkg/authentication/user"
-	"k8s.io/apiserver/pkg/warning"
 
 	podpreset "presetsim.dev/presetsim/presets/admission"
 )
@@ -61,7 +60,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, fmt.Sprintf("admission webhook: malformed AdmissionReview: %v", err), http.StatusBadRequest)
 		return
 	}
-	resp, err := h.safeReview(r.Context(), review.Request)
+	resp, err := h.Review(r.Context(), review.Request)
 	if err != nil {
 		http.Error(w, fmt.Sprintf("admission webhook: %v", err), http.StatusBadRequest)
 		return
@@ -69,17 +68,6 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	out := admissionv1.AdmissionReview{TypeMeta: metav1.TypeMeta{APIVersion: "admission.k8s.io/v1", Kind: "AdmissionReview"}, Response: resp}
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(out)
-}
-
-// safeReview is Review that turns a panicking plug-in into an error: a
-// webhook answers every request, never drops the connection.
-func (h *Handler) safeReview(ctx context.Context, req *admissionv1.AdmissionRequest) (resp *admissionv1.AdmissionResponse, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			resp, err = nil, fmt.Errorf("the admission plug-in panicked: %v", p)
-		}
-	}()
-	return h.Review(ctx, req)
 }
 
 // Review admits one request. An error means the request itself is malformed;
@@ -98,20 +86,18 @@ func (h *Handler) Review(ctx context.Context, req *admissionv1.AdmissionRequest)
 	if obj != nil {
 		original = obj.DeepCopyObject()
 	}
-	attrs := admission.NewAttributesRecord(obj, oldObj, gvk, req.Namespace, req.Name,
-		schema.GroupVersionResource(req.Resource), req.SubResource, admission.Operation(req.Operation),
-		nil, req.DryRun != nil && *req.DryRun, userInfo(req.UserInfo))
-
-	warnings := &podpreset.Warnings{}
-	ctx = warning.WithWarningRecorder(ctx, warnings)
-	resp := &admissionv1.AdmissionResponse{UID: req.UID, Allowed: true}
-	if h.plugin.Handles(attrs.GetOperation()) {
-		if err := h.plugin.Admit(ctx, attrs, h.objects); err != nil {
-			resp.Allowed = false
-			resp.Result = statusOf(err)
-		}
+	outcome, err := podpreset.Invoke(ctx, h.plugin, h.objects, podpreset.Request{
+		Object: obj, OldObject: oldObj, Kind: gvk, Resource: schema.GroupVersionResource(req.Resource), Subresource: req.SubResource,
+		Namespace: req.Namespace, Name: req.Name, Operation: admission.Operation(req.Operation),
+		DryRun: req.DryRun != nil && *req.DryRun, User: userInfo(req.UserInfo),
+	})
+	if err != nil {
+		return nil, err
 	}
-	resp.Warnings = warnings.List()
+	resp := &admissionv1.AdmissionResponse{UID: req.UID, Allowed: outcome.Denied == nil, Warnings: outcome.Warnings}
+	if outcome.Denied != nil {
+		resp.Result = statusOf(outcome.Denied)
+	}
 	if !resp.Allowed || obj == nil {
 		return resp, nil
 	}

@@ -19,4 +19,8 @@
 // neither gets only the admission warning. The pod has no UID yet either, and
 // `kubectl describe` selects events by UID: UIDResolvingRecorder records a pod's
 // event once the pod is stored, with its UID.
+//
+// Invoke runs any mutating plug-in (this one, a mutant, someone's module) on
+// one request as an API server does; the webhook handler, the offline
+// backend and the preview all admit through it.
 package admission
