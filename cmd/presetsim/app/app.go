@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"maps"
@@ -12,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/go-logr/logr"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
@@ -48,50 +49,72 @@ func Main() {
 	}
 }
 
-const usage = `usage: presetsim <command> [flags]
-
-commands:
-  run [flags] [feature files or folders]   run the feature suite (default: features)
-  differential [flags] [features]          run the features offline and on envtest; report every difference
-  apply -f FILE [-f FILE ...] [flags]      preview offline what presets do to pods and workloads
-  up [--kubeconfig FILE]                   run a local cluster with presets active, for kubectl, until Ctrl-C
-  bench [--pods N]                         measure start-up, per-scenario overhead, pod-create latency, merge rate
-  serve --kubeconfig FILE [flags]          serve a module as a standalone TLS webhook (loopback by default)
-  report compare [--out DIR] REPORT-DIR... rules × implementations, from several runs' --report-dir (Markdown, HTML)
-  modules                                  list the in-process admission modules (the reference and mutant/*)
-`
-
-// Run is the command's entry; tests call it directly.
+// Run is the command's entry; tests call it directly. Its error is an
+// ExitError for a usage error (status 2) or a run's own status; any other
+// error means status 1.
 func Run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
+	root := newRootCommand(os.Stdin, stdout, stderr)
+	root.SetArgs(args)
+	return root.ExecuteContext(ctx)
+}
+
+// newRootCommand is the presetsim command and its subcommands.
+func newRootCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "presetsim",
+		Short: "the PodPreset reference implementation and its conformance suite",
+		Long: `presetsim runs a BDD conformance suite (features/) against an implementation of PodPreset:
+the reference in this repository, a deliberately faulty mutant, someone else's webhook, or
+one installed on a cluster; and previews offline what presets do to pods.`,
+		Example: `  presetsim run                                   # the suite against the reference, on envtest
+  presetsim apply -f presets.yaml -f pod.yaml -o diff
+  presetsim completion bash > /etc/bash_completion.d/presetsim`,
+		SilenceErrors: true, // Main prints them
+		SilenceUsage:  true,
+		RunE:          func(cmd *cobra.Command, _ []string) error { return usageError(cmd, "a command is needed") },
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return usageError(cmd, err.Error()) })
+	modulesCmd := &cobra.Command{
+		Use:   "modules",
+		Short: "list the in-process admission modules (the reference and mutant/*)",
+		Args:  noArgs,
+		Run:   func(*cobra.Command, []string) { fmt.Fprintln(stdout, strings.Join(modules().Names(), "\n")) },
+	}
+	root.AddCommand(
+		newRunCommand(stdout, stderr),
+		newDifferentialCommand(stdout, stderr),
+		newApplyCommand(stdin, stdout, stderr),
+		newUpCommand(stdout, stderr),
+		newBenchCommand(stdout, stderr),
+		newServeCommand(stdout, stderr),
+		newReportCommand(stdout, stderr),
+		modulesCmd,
+	)
+	return root
+}
+
+// noArgs refuses arguments, as a usage error.
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usageError(cmd, fmt.Sprintf("unexpected argument %q", args[0]))
+	}
+	return nil
+}
+
+// atLeastOneArg asks for one argument or more, as a usage error.
+func atLeastOneArg(cmd *cobra.Command, args []string) error {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
-		return ExitError{Code: 2}
+		return usageError(cmd, "at least one argument is needed")
 	}
-	switch args[0] {
-	case "run":
-		return runSuite(ctx, stdout, stderr, args[1:])
-	case "differential":
-		return runDifferential(ctx, stdout, stderr, args[1:])
-	case "bench":
-		return bench(ctx, stdout, stderr, args[1:])
-	case "serve":
-		return serve(ctx, stdout, stderr, args[1:])
-	case "up":
-		return up(ctx, stdout, stderr, args[1:])
-	case "apply":
-		return apply(ctx, os.Stdin, stdout, stderr, args[1:])
-	case "report":
-		return reportCommand(stdout, stderr, args[1:])
-	case "modules":
-		fmt.Fprintln(stdout, strings.Join(modules().Names(), "\n"))
-		return nil
-	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
-		return nil
-	default:
-		fmt.Fprint(stderr, usage)
-		return fmt.Errorf("unknown command %q", args[0])
-	}
+	return nil
+}
+
+// usageError says what is wrong and where the help is, and is exit status 2.
+func usageError(cmd *cobra.Command, msg string) error {
+	fmt.Fprintf(cmd.ErrOrStderr(), "%s: %s\nRun '%s --help' for usage.\n", cmd.CommandPath(), msg, cmd.CommandPath())
+	return ExitError{Code: 2}
 }
 
 // modules is the registry of in-process modules: the reference and the
@@ -103,9 +126,29 @@ func modules() *harness.Modules {
 	return m
 }
 
-func runSuite(ctx context.Context, stdout, stderr io.Writer, args []string) error {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+func newRunCommand(stdout, stderr io.Writer) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "run [flags] [feature files or folders]",
+		Short: "run the feature suite (default: features) against an implementation",
+		Long: `Runs the feature suite against an implementation of PodPreset and prints each scenario's
+outcome: passed, failed (with the failing check and the rule it checks), differs as the
+profile declares, unsupported on the backend, not claimed or not applicable.
+
+The implementation is an in-process module (--module, the reference by default), an external
+webhook (--webhook-url, optionally started by --webhook-command), or one already installed on
+a cluster (--kubeconfig). Objects live on a real control plane built from source (envtest,
+the default), in memory (--backend offline), on a kind cluster or on an existing cluster.
+
+Exit status: 0 when every scenario passed or differs as declared, 1 when one failed, 2 on a
+usage error, 130 or 143 when interrupted.`,
+		Example: `  presetsim run
+  presetsim run --tags @R4.2 features/conflict.feature
+  presetsim run --backend offline --module mutant/ignores-exclude
+  presetsim run --webhook-url https://127.0.0.1:9443/mutate --webhook-ca ca.pem \
+      --webhook-command './my-webhook --kubeconfig {kubeconfig}' --profile profiles/redhat-cop.yaml
+  presetsim run --kubeconfig ~/.kube/config --report-dir reports/prod`,
+	}
+	fs := cmd.Flags()
 	module := fs.String("module", harness.ReferenceModule, "in-process admission module to test")
 	format := fs.String("format", "pretty", "output format: pretty, progress, cucumber, junit")
 	tags := fs.String("tags", "", "run only scenarios matching this tag expression, e.g. @R4.2")
@@ -120,133 +163,134 @@ func runSuite(ctx context.Context, stdout, stderr io.Writer, args []string) erro
 	ext := externalFlags(fs)
 	profilePath := fs.String("profile", "", "profile (YAML) of the implementation under test; the canonical PodPreset when empty")
 	reportDir := fs.String("report-dir", "", "write summary.json, summary.yaml, junit.xml, cucumber.json and report.html here")
-	if err := fs.Parse(args); err != nil {
-		return ExitError{Code: 2}
-	}
-	external, err := ext.module()
-	if err != nil {
-		fmt.Fprintf(stderr, "presetsim run: %v\n", err)
-		return ExitError{Code: 2}
-	}
-	if *kubeconfig != "" {
-		*backend = string(harness.Cluster)
-	}
-	var prof *profile.Profile
-	if *profilePath != "" {
-		if prof, err = profile.Load(*profilePath); err != nil {
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		ctx := cmd.Context()
+		external, err := ext.module()
+		if err != nil {
 			fmt.Fprintf(stderr, "presetsim run: %v\n", err)
 			return ExitError{Code: 2}
 		}
-	}
-
-	if *reportDir != "" {
-		if err := os.MkdirAll(*reportDir, 0o755); err != nil {
-			return err
+		if *kubeconfig != "" {
+			*backend = string(harness.Cluster)
 		}
-		if external != nil && len(external.Command) > 0 {
-			external.LogFile = filepath.Join(*reportDir, "webhook.log")
-		}
-	}
-
-	start := time.Now()
-	interrupts := interrupt.Catch(ctx)
-	defer interrupts.Release()
-	var bin string
-	if harness.Backend(*backend) == harness.Envtest || *backend == "" {
-		if bin, err = binaries(interrupts.Context(), stderr); err != nil {
-			return err
-		}
-	}
-	w, err := harness.Start(interrupts.Context(), harness.Options{BinDir: bin, Module: *module, Modules: modules(), External: external, Backend: harness.Backend(*backend),
-		Kubeconfig: *kubeconfig, Kind: kind, Profile: prof, ShowSecrets: *showSecrets, Progress: stderr})
-	if err != nil {
-		if code := interrupts.Code(); code != 0 {
-			return ExitError{Code: code}
-		}
-		return err
-	}
-	interrupts.OnSignal(w.Stop)
-	defer func() {
-		if err := w.Stop(); err != nil {
-			fmt.Fprintf(stderr, "error while stopping the control plane: %v\n", err)
-		}
-	}()
-
-	formats := *format
-	if *reportDir != "" {
-		formats += ",cucumber:" + filepath.Join(*reportDir, "cucumber.json")
-	}
-	suiteStart := time.Now()
-	status, timings := steps.Run(w, steps.SuiteOptions{
-		Paths: fs.Args(), Format: formats, Tags: *tags, Concurrency: *concurrency, Output: stdout,
-	})
-	suiteTime := time.Since(suiteStart)
-	if *reportDir != "" {
-		implementation := *module
-		switch {
-		case external != nil:
-			implementation = external.URL
-		case w.Backend == harness.Cluster:
-			implementation = "installed in " + w.Config.Host
-		}
-		if prof != nil && prof.Spec.Implementation != "" {
-			implementation = fmt.Sprintf("%s %s (%s)", prof.Spec.Implementation, prof.Spec.Version, implementation)
-		}
-		if err := writeReports(*reportDir, implementation, w, timings.List()); err != nil {
-			return err
-		}
-		kept := "summary.json, summary.yaml, junit.xml, cucumber.json, report.html"
-		if external != nil && external.LogFile != "" {
-			kept += ", webhook.log (the webhook's output)"
-		}
-		fmt.Fprintf(stderr, "reports in %s: %s\n", *reportDir, kept)
-	}
-
-	fmt.Fprintf(stderr, "\n%s start: %s\n", w.Backend, w.Started.Round(time.Millisecond))
-	fmt.Fprintf(stderr, "suite:               %s for %d scenarios (median %s per scenario)\n",
-		suiteTime.Round(time.Millisecond), len(timings.List()), timings.Median().Round(time.Millisecond))
-	for _, t := range timings.List() {
-		mark := map[string]string{"passed": "ok  ", "failed": "FAIL", "unsupported": "n/a ", "not claimed": "n/c ",
-			"not applicable": "n/a ", steps.CheckDeclared: "diff"}[t.Outcome()]
-		fmt.Fprintf(stderr, "  %s %8s  %s\n", mark, t.Duration.Round(time.Millisecond), t.Scenario)
-		if t.Unsupported != "" {
-			fmt.Fprintf(stderr, "                 not run on the %s backend: %s\n", w.Backend, t.Unsupported)
-		}
-		if t.NotApplicable != "" {
-			fmt.Fprintf(stderr, "                 not applicable: %s\n", t.NotApplicable)
-		}
-		if c := t.FailedCheck(); c != nil {
-			fmt.Fprintf(stderr, "                 failed check (line %d): %s → %s\n", c.Line, c.Step, strings.Join(c.Rules, ", "))
-		}
-		if c := t.Declared(); c != nil {
-			fmt.Fprintf(stderr, "                 differs as declared (line %d): %s → %s: %s\n", c.Line, c.Step, strings.Join(c.Rules, ", "), c.Reason)
-		}
-		for _, c := range t.Checks {
-			if c.Outcome == steps.CheckNotClaimed {
-				fmt.Fprintf(stderr, "                 not claimed (line %d): %s: %s\n", c.Line, c.Step, c.Reason)
+		var prof *profile.Profile
+		if *profilePath != "" {
+			if prof, err = profile.Load(*profilePath); err != nil {
+				fmt.Fprintf(stderr, "presetsim run: %v\n", err)
+				return ExitError{Code: 2}
 			}
 		}
-		for _, n := range t.Notes {
-			fmt.Fprintf(stderr, "                 note: %s\n", n)
+
+		if *reportDir != "" {
+			if err := os.MkdirAll(*reportDir, 0o755); err != nil {
+				return err
+			}
+			if external != nil && len(external.Command) > 0 {
+				external.LogFile = filepath.Join(*reportDir, "webhook.log")
+			}
 		}
+
+		start := time.Now()
+		interrupts := interrupt.Catch(ctx)
+		defer interrupts.Release()
+		var bin string
+		if harness.Backend(*backend) == harness.Envtest || *backend == "" {
+			if bin, err = binaries(interrupts.Context(), stderr); err != nil {
+				return err
+			}
+		}
+		w, err := harness.Start(interrupts.Context(), harness.Options{BinDir: bin, Module: *module, Modules: modules(), External: external, Backend: harness.Backend(*backend),
+			Kubeconfig: *kubeconfig, Kind: kind, Profile: prof, ShowSecrets: *showSecrets, Progress: stderr})
+		if err != nil {
+			if code := interrupts.Code(); code != 0 {
+				return ExitError{Code: code}
+			}
+			return err
+		}
+		interrupts.OnSignal(w.Stop)
+		defer func() {
+			if err := w.Stop(); err != nil {
+				fmt.Fprintf(stderr, "error while stopping the control plane: %v\n", err)
+			}
+		}()
+
+		formats := *format
+		if *reportDir != "" {
+			formats += ",cucumber:" + filepath.Join(*reportDir, "cucumber.json")
+		}
+		suiteStart := time.Now()
+		status, timings := steps.Run(w, steps.SuiteOptions{
+			Paths: args, Format: formats, Tags: *tags, Concurrency: *concurrency, Output: stdout,
+		})
+		suiteTime := time.Since(suiteStart)
+		if *reportDir != "" {
+			implementation := *module
+			switch {
+			case external != nil:
+				implementation = external.URL
+			case w.Backend == harness.Cluster:
+				implementation = "installed in " + w.Config.Host
+			}
+			if prof != nil && prof.Spec.Implementation != "" {
+				implementation = fmt.Sprintf("%s %s (%s)", prof.Spec.Implementation, prof.Spec.Version, implementation)
+			}
+			if err := writeReports(*reportDir, implementation, w, timings.List()); err != nil {
+				return err
+			}
+			kept := "summary.json, summary.yaml, junit.xml, cucumber.json, report.html"
+			if external != nil && external.LogFile != "" {
+				kept += ", webhook.log (the webhook's output)"
+			}
+			fmt.Fprintf(stderr, "reports in %s: %s\n", *reportDir, kept)
+		}
+
+		fmt.Fprintf(stderr, "\n%s start: %s\n", w.Backend, w.Started.Round(time.Millisecond))
+		fmt.Fprintf(stderr, "suite:               %s for %d scenarios (median %s per scenario)\n",
+			suiteTime.Round(time.Millisecond), len(timings.List()), timings.Median().Round(time.Millisecond))
+		for _, t := range timings.List() {
+			mark := map[string]string{"passed": "ok  ", "failed": "FAIL", "unsupported": "n/a ", "not claimed": "n/c ",
+				"not applicable": "n/a ", steps.CheckDeclared: "diff"}[t.Outcome()]
+			fmt.Fprintf(stderr, "  %s %8s  %s\n", mark, t.Duration.Round(time.Millisecond), t.Scenario)
+			if t.Unsupported != "" {
+				fmt.Fprintf(stderr, "                 not run on the %s backend: %s\n", w.Backend, t.Unsupported)
+			}
+			if t.NotApplicable != "" {
+				fmt.Fprintf(stderr, "                 not applicable: %s\n", t.NotApplicable)
+			}
+			if c := t.FailedCheck(); c != nil {
+				fmt.Fprintf(stderr, "                 failed check (line %d): %s → %s\n", c.Line, c.Step, strings.Join(c.Rules, ", "))
+			}
+			if c := t.Declared(); c != nil {
+				fmt.Fprintf(stderr, "                 differs as declared (line %d): %s → %s: %s\n", c.Line, c.Step, strings.Join(c.Rules, ", "), c.Reason)
+			}
+			for _, c := range t.Checks {
+				if c.Outcome == steps.CheckNotClaimed {
+					fmt.Fprintf(stderr, "                 not claimed (line %d): %s: %s\n", c.Line, c.Step, c.Reason)
+				}
+			}
+			for _, n := range t.Notes {
+				fmt.Fprintf(stderr, "                 note: %s\n", n)
+			}
+		}
+		counts := map[string]int{}
+		for _, t := range timings.List() {
+			counts[t.Outcome()]++
+		}
+		fmt.Fprintf(stderr, "outcomes:            %d passed, %d failed, %d differ as declared, %d unsupported on the %s backend, %d not claimed, %d not applicable\n",
+			counts["passed"], counts["failed"], counts[steps.CheckDeclared], counts["unsupported"], w.Backend, counts["not claimed"], counts["not applicable"])
+		if rules := failedRules(timings.List()); len(rules) > 0 {
+			fmt.Fprintf(stderr, "failed rules:        %s\n", strings.Join(rules, ", "))
+		}
+		fmt.Fprintf(stderr, "total:               %s\n", time.Since(start).Round(time.Millisecond))
+		if output := w.ModuleOutput(); status != 0 && output != "" {
+			fmt.Fprintf(stderr, "\n%s\n", output)
+		}
+		if status != 0 {
+			return ExitError{Code: status}
+		}
+		return nil
 	}
-	counts := map[string]int{}
-	for _, t := range timings.List() {
-		counts[t.Outcome()]++
-	}
-	fmt.Fprintf(stderr, "outcomes:            %d passed, %d failed, %d differ as declared, %d unsupported on the %s backend, %d not claimed, %d not applicable\n",
-		counts["passed"], counts["failed"], counts[steps.CheckDeclared], counts["unsupported"], w.Backend, counts["not claimed"], counts["not applicable"])
-	if rules := failedRules(timings.List()); len(rules) > 0 {
-		fmt.Fprintf(stderr, "failed rules:        %s\n", strings.Join(rules, ", "))
-	}
-	fmt.Fprintf(stderr, "total:               %s\n", time.Since(start).Round(time.Millisecond))
-	if output := w.ModuleOutput(); status != 0 && output != "" {
-		fmt.Fprintf(stderr, "\n%s\n", output)
-	}
-	if status != 0 {
-		return ExitError{Code: status}
-	}
-	return nil
+	return cmd
 }
 
 // failedRules lists the rules the failed scenarios' failing checks are

@@ -1,13 +1,12 @@
 package app
 
 import (
-	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
-	"strings"
+
+	"github.com/spf13/cobra"
 
 	"presetsim.dev/presetsim/harness/manifest"
 	"presetsim.dev/presetsim/harness/preview"
@@ -17,77 +16,87 @@ import (
 // a pod has a conflict.
 const ConflictExitCode = 3
 
-type fileList []string
-
-func (f *fileList) String() string     { return strings.Join(*f, ",") }
-func (f *fileList) Set(v string) error { *f = append(*f, v); return nil }
-
 // apply previews, without an API server, what the presets in the input do to
 // its pods and to the pods its workloads' templates would produce.
-func apply(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, args []string) error {
-	fs := flag.NewFlagSet("apply", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var files fileList
-	fs.Var(&files, "f", "manifest file (multi-document YAML) or - for standard input; repeatable")
-	output := fs.String("o", "yaml", "output: yaml (the admitted pods), json, or diff (submitted → admitted)")
+func newApplyCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "apply -f FILE [-f FILE ...] [flags]",
+		Short: "preview offline what presets do to pods and workloads",
+		Long: `Reads manifests (multi-document YAML) holding PodPresets, pods and workloads, and shows the
+pods as the reference admission plug-in admits them, without an API server: each pod, and the
+pod each workload's template would produce, in its namespace, with the presets of that
+namespace. Mistakes in the input are reported with their file, line and field.
+
+Exit status: 0, 1 on an error in the input, 2 on a usage error, 3 with --fail-on-conflict when
+a pod has a conflict.`,
+		Example: `  presetsim apply -f presets.yaml -f deployment.yaml
+  presetsim apply -f manifests.yaml -o diff
+  kubectl get podpresets,deployments -o yaml | presetsim apply -f - --fail-on-conflict`,
+		Args: noArgs,
+	}
+	fs := cmd.Flags()
+	var files []string
+	fs.StringArrayVarP(&files, "filename", "f", nil, "manifest file (multi-document YAML) or - for standard input; repeatable")
+	output := fs.StringP("output", "o", "yaml", "output: yaml (the admitted pods), json, or diff (submitted → admitted)")
 	color := fs.String("color", "auto", "colour the diff: auto (when writing to a terminal), always, never")
 	failOnConflict := fs.Bool("fail-on-conflict", false, fmt.Sprintf("exit with status %d when a pod has a conflict", ConflictExitCode))
-	if err := fs.Parse(args); err != nil {
-		return ExitError{Code: 2}
-	}
-	if len(files) == 0 || fs.NArg() > 0 {
-		fmt.Fprintln(stderr, "usage: presetsim apply -f FILE [-f FILE ...] [-o yaml|json|diff] [--fail-on-conflict]")
-		return ExitError{Code: 2}
-	}
-	scheme := manifest.Scheme()
-	var objs []manifest.Object
-	var errs []error
-	for _, f := range files {
-		name, data, err := read(f, stdin)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		ctx := cmd.Context()
+		if len(files) == 0 || len(args) > 0 {
+			fmt.Fprintln(stderr, "usage: presetsim apply -f FILE [-f FILE ...] [-o yaml|json|diff] [--fail-on-conflict]")
+			return ExitError{Code: 2}
+		}
+		scheme := manifest.Scheme()
+		var objs []manifest.Object
+		var errs []error
+		for _, f := range files {
+			name, data, err := read(f, stdin)
+			if err != nil {
+				return err
+			}
+			o, err := manifest.Decode(manifest.Source{File: name, Line: 1}, string(data), scheme)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			objs = append(objs, o...)
+		}
+		if len(errs) > 0 {
+			return errors.Join(errs...)
+		}
+		results, err := preview.Run(ctx, objs)
 		if err != nil {
 			return err
 		}
-		o, err := manifest.Decode(manifest.Source{File: name, Line: 1}, string(data), scheme)
+		if len(results) == 0 {
+			fmt.Fprintln(stderr, "no pod or workload in the input")
+		}
+		switch *output {
+		case "yaml":
+			err = preview.WriteYAML(stdout, results)
+		case "json":
+			err = preview.WriteJSON(stdout, results)
+		case "diff":
+			err = preview.WriteDiff(stdout, results, useColor(*color, stdout))
+		default:
+			return fmt.Errorf("unknown output %q (want yaml, json or diff)", *output)
+		}
 		if err != nil {
-			errs = append(errs, err)
-			continue
+			return err
 		}
-		objs = append(objs, o...)
-	}
-	if len(errs) > 0 {
-		return errors.Join(errs...)
-	}
-	results, err := preview.Run(ctx, objs)
-	if err != nil {
-		return err
-	}
-	if len(results) == 0 {
-		fmt.Fprintln(stderr, "no pod or workload in the input")
-	}
-	switch *output {
-	case "yaml":
-		err = preview.WriteYAML(stdout, results)
-	case "json":
-		err = preview.WriteJSON(stdout, results)
-	case "diff":
-		err = preview.WriteDiff(stdout, results, useColor(*color, stdout))
-	default:
-		return fmt.Errorf("unknown output %q (want yaml, json or diff)", *output)
-	}
-	if err != nil {
-		return err
-	}
-	conflicts := 0
-	for _, r := range results {
-		if r.Conflicted() {
-			conflicts++
+		conflicts := 0
+		for _, r := range results {
+			if r.Conflicted() {
+				conflicts++
+			}
 		}
+		if conflicts > 0 && *failOnConflict {
+			fmt.Fprintf(stderr, "%d of %d pods have a PodPreset conflict\n", conflicts, len(results))
+			return ExitError{Code: ConflictExitCode}
+		}
+		return nil
 	}
-	if conflicts > 0 && *failOnConflict {
-		fmt.Fprintf(stderr, "%d of %d pods have a PodPreset conflict\n", conflicts, len(results))
-		return ExitError{Code: ConflictExitCode}
-	}
-	return nil
+	return cmd
 }
 
 func read(name string, stdin io.Reader) (string, []byte, error) {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,7 +36,7 @@ func TestApply(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			err := apply(context.Background(), strings.NewReader(tt.stdin), &stdout, &stderr, tt.args)
+			err := runApply(context.Background(), strings.NewReader(tt.stdin), &stdout, &stderr, tt.args)
 			var exit ExitError
 			switch {
 			case tt.wantCode != 0:
@@ -63,7 +64,7 @@ func TestApply(t *testing.T) {
 
 func TestApplyJSON(t *testing.T) {
 	var stdout, stderr bytes.Buffer
-	if err := apply(context.Background(), nil, &stdout, &stderr, []string{"-o", "json", "-f", "testdata/valid-conflict-example.yaml"}); err != nil {
+	if err := runApply(context.Background(), nil, &stdout, &stderr, []string{"-o", "json", "-f", "testdata/valid-conflict-example.yaml"}); err != nil {
 		t.Fatal(err)
 	}
 	var got []struct {
@@ -148,3 +149,10 @@ spec:
         - name: php-redis
           image: gb-frontend:v3
 `
+
+// runApply runs `presetsim apply ARGS` with stdin.
+func runApply(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer, args []string) error {
+	root := newRootCommand(stdin, stdout, stderr)
+	root.SetArgs(append([]string{"apply"}, args...))
+	return root.ExecuteContext(ctx)
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -14,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -54,127 +55,137 @@ const minimalFeature = `Feature: harness overhead
 var seedFeatures = []string{"features/simple.feature", "features/configmap.feature", "features/replicaset.feature", "features/multiple.feature", "features/conflict.feature"}
 
 // bench measures the figures of docs/performance.md from one run.
-func bench(ctx context.Context, stdout, stderr io.Writer, args []string) error {
-	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+func newBenchCommand(stdout, stderr io.Writer) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "bench [flags]",
+		Short: "measure start-up, per-scenario overhead, pod-create latency and merge rate",
+		Long: `Starts the envtest control plane and measures the figures of docs/performance.md in one run:
+start-up, the seed suite, the per-scenario overhead, the suite one at a time and in parallel,
+pod-create latency through the API server with and without webhooks, and the merge rate.`,
+		Example: `  presetsim bench
+  presetsim bench --pods 200 --scenarios 10`,
+		Args: noArgs,
+	}
+	fs := cmd.Flags()
 	pods := fs.Int("pods", 1000, "pods created per latency series (the p99 of fewer moves by several ms from run to run)")
 	repeat := fs.Int("scenarios", 40, "runs of the minimal scenario per overhead measurement")
 	features := fs.String("features", "features", "feature files for the whole-suite timings")
-	if err := fs.Parse(args); err != nil {
-		return ExitError{Code: 2}
-	}
-	interrupts := interrupt.Catch(ctx)
-	defer interrupts.Release()
-	bin, err := binaries(interrupts.Context(), stderr)
-	if err != nil {
-		return err
-	}
-	w, err := harness.Start(interrupts.Context(), harness.Options{BinDir: bin, Progress: stderr})
-	if err != nil {
-		return err
-	}
-	interrupts.OnSignal(w.Stop)
-	defer w.Stop()
-	fmt.Fprintf(stdout, "control-plane start (etcd, apiserver, controllers, scheduler, nodes, CRD, webhook): %s\n\n",
-		w.Started.Round(time.Millisecond))
-
-	dir, err := os.MkdirTemp("", "presetsim-bench-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
-	var minimal []string
-	for i := 0; i < *repeat; i++ {
-		p := filepath.Join(dir, fmt.Sprintf("minimal-%03d.feature", i))
-		if err := os.WriteFile(p, []byte(minimalFeature), 0o644); err != nil {
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		ctx := cmd.Context()
+		interrupts := interrupt.Catch(ctx)
+		defer interrupts.Release()
+		bin, err := binaries(interrupts.Context(), stderr)
+		if err != nil {
 			return err
 		}
-		minimal = append(minimal, p)
-	}
-	fmt.Fprintf(stdout, "%-34s %10s %10s %10s\n", "per scenario (minimal: 1 pod)", "median", "p95", "wall")
-	for _, c := range []int{1, steps.DefaultConcurrency} {
-		start := time.Now()
-		status, t := steps.Run(w, steps.SuiteOptions{Paths: minimal, Format: "progress", Output: io.Discard, Concurrency: c})
-		if status != 0 {
-			return fmt.Errorf("the minimal scenario failed")
+		w, err := harness.Start(interrupts.Context(), harness.Options{BinDir: bin, Progress: stderr})
+		if err != nil {
+			return err
 		}
-		d := durations(t.List())
-		fmt.Fprintf(stdout, "%-34s %10s %10s %10s\n", fmt.Sprintf("  concurrency %d", c), pct(d, 50), pct(d, 95), time.Since(start).Round(time.Millisecond))
-	}
-	fmt.Fprintf(stdout, "\n%-34s %10s %10s %10s\n", "whole suite ("+*features+")", "median", "p95", "wall")
-	var wall []time.Duration
-	for _, c := range []int{1, steps.DefaultConcurrency} {
-		// A fresh control plane per run: features pin Service cluster IPs,
-		// which can be allocated once per API server.
+		interrupts.OnSignal(w.Stop)
+		defer w.Stop()
+		fmt.Fprintf(stdout, "control-plane start (etcd, apiserver, controllers, scheduler, nodes, CRD, webhook): %s\n\n",
+			w.Started.Round(time.Millisecond))
+
+		dir, err := os.MkdirTemp("", "presetsim-bench-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		var minimal []string
+		for i := 0; i < *repeat; i++ {
+			p := filepath.Join(dir, fmt.Sprintf("minimal-%03d.feature", i))
+			if err := os.WriteFile(p, []byte(minimalFeature), 0o644); err != nil {
+				return err
+			}
+			minimal = append(minimal, p)
+		}
+		fmt.Fprintf(stdout, "%-34s %10s %10s %10s\n", "per scenario (minimal: 1 pod)", "median", "p95", "wall")
+		for _, c := range []int{1, steps.DefaultConcurrency} {
+			start := time.Now()
+			status, t := steps.Run(w, steps.SuiteOptions{Paths: minimal, Format: "progress", Output: io.Discard, Concurrency: c})
+			if status != 0 {
+				return fmt.Errorf("the minimal scenario failed")
+			}
+			d := durations(t.List())
+			fmt.Fprintf(stdout, "%-34s %10s %10s %10s\n", fmt.Sprintf("  concurrency %d", c), pct(d, 50), pct(d, 95), time.Since(start).Round(time.Millisecond))
+		}
+		fmt.Fprintf(stdout, "\n%-34s %10s %10s %10s\n", "whole suite ("+*features+")", "median", "p95", "wall")
+		var wall []time.Duration
+		for _, c := range []int{1, steps.DefaultConcurrency} {
+			// A fresh control plane per run: features pin Service cluster IPs,
+			// which can be allocated once per API server.
+			sw, err := harness.Start(interrupts.Context(), harness.Options{BinDir: bin})
+			if err != nil {
+				return err
+			}
+			interrupts.OnSignal(func() error { return errors.Join(sw.Stop(), w.Stop()) })
+			start := time.Now()
+			status, t := steps.Run(sw, steps.SuiteOptions{Paths: []string{*features}, Format: "progress", Output: io.Discard, Concurrency: c})
+			if err := sw.Stop(); err != nil {
+				return err
+			}
+			interrupts.OnSignal(w.Stop)
+			if status != 0 {
+				return fmt.Errorf("the suite failed with concurrency %d", c)
+			}
+			wall = append(wall, time.Since(start))
+			d := durations(t.List())
+			fmt.Fprintf(stdout, "%-34s %10s %10s %10s\n", fmt.Sprintf("  concurrency %d (%d scenarios)", c, len(d)), pct(d, 50), pct(d, 95), wall[len(wall)-1].Round(time.Millisecond))
+		}
+		fmt.Fprintf(stdout, "  parallel speed-up: %.2fx\n", wall[0].Seconds()/wall[1].Seconds())
+
+		began := time.Now()
 		sw, err := harness.Start(interrupts.Context(), harness.Options{BinDir: bin})
 		if err != nil {
 			return err
 		}
 		interrupts.OnSignal(func() error { return errors.Join(sw.Stop(), w.Stop()) })
-		start := time.Now()
-		status, t := steps.Run(sw, steps.SuiteOptions{Paths: []string{*features}, Format: "progress", Output: io.Discard, Concurrency: c})
+		status, seedTimings := steps.Run(sw, steps.SuiteOptions{Paths: seedFeatures, Format: "progress", Output: io.Discard})
+		seedWall := time.Since(began)
 		if err := sw.Stop(); err != nil {
 			return err
 		}
 		interrupts.OnSignal(w.Stop)
 		if status != 0 {
-			return fmt.Errorf("the suite failed with concurrency %d", c)
+			return fmt.Errorf("the seed features failed")
 		}
-		wall = append(wall, time.Since(start))
-		d := durations(t.List())
-		fmt.Fprintf(stdout, "%-34s %10s %10s %10s\n", fmt.Sprintf("  concurrency %d (%d scenarios)", c, len(d)), pct(d, 50), pct(d, 95), wall[len(wall)-1].Round(time.Millisecond))
-	}
-	fmt.Fprintf(stdout, "  parallel speed-up: %.2fx\n", wall[0].Seconds()/wall[1].Seconds())
+		fmt.Fprintf(stdout, "\nseed features (%d files, %d scenarios), start to last scenario: %s (start %s)\n",
+			len(seedFeatures), len(seedTimings.List()), seedWall.Round(time.Millisecond), sw.Started.Round(time.Millisecond))
 
-	began := time.Now()
-	sw, err := harness.Start(interrupts.Context(), harness.Options{BinDir: bin})
-	if err != nil {
-		return err
-	}
-	interrupts.OnSignal(func() error { return errors.Join(sw.Stop(), w.Stop()) })
-	status, seedTimings := steps.Run(sw, steps.SuiteOptions{Paths: seedFeatures, Format: "progress", Output: io.Discard})
-	seedWall := time.Since(began)
-	if err := sw.Stop(); err != nil {
-		return err
-	}
-	interrupts.OnSignal(w.Stop)
-	if status != 0 {
-		return fmt.Errorf("the seed features failed")
-	}
-	fmt.Fprintf(stdout, "\nseed features (%d files, %d scenarios), start to last scenario: %s (start %s)\n",
-		len(seedFeatures), len(seedTimings.List()), seedWall.Round(time.Millisecond), sw.Started.Round(time.Millisecond))
-
-	fmt.Fprintf(stdout, "\n%-38s %10s %10s %12s\n", fmt.Sprintf("pod create (%d pods each, interleaved)", *pods), "p50", "p99", "p99 added")
-	stopFloor, err := serveFloorWebhooks(interrupts.Context(), w)
-	if err != nil {
-		return err
-	}
-	defer stopFloor()
-	configs := []latencyConfig{
-		{name: "  without the webhook"},
-		{name: "  a webhook that changes nothing", floor: "allow"},
-		{name: "  a webhook that adds an annotation", floor: "annotate"},
-		{name: "  webhook, 1 preset", webhook: true, presets: 1, matching: 1},
-		{name: "  webhook, 100 presets, 1 matching", webhook: true, presets: 100, matching: 1},
-		{name: "  webhook, 100 presets, all matching", webhook: true, presets: 100, matching: 100},
-	}
-	lat, err := podLatencies(interrupts.Context(), w, configs, *pods)
-	if err != nil {
-		return err
-	}
-	for i, c := range configs {
-		added := "-"
-		if i > 0 {
-			added = (percentile(lat[i], 99) - percentile(lat[0], 99)).Round(10 * time.Microsecond).String()
+		fmt.Fprintf(stdout, "\n%-38s %10s %10s %12s\n", fmt.Sprintf("pod create (%d pods each, interleaved)", *pods), "p50", "p99", "p99 added")
+		stopFloor, err := serveFloorWebhooks(interrupts.Context(), w)
+		if err != nil {
+			return err
 		}
-		fmt.Fprintf(stdout, "%-38s %10s %10s %12s\n", c.name, pct(lat[i], 50), pct(lat[i], 99), added)
-	}
+		defer stopFloor()
+		configs := []latencyConfig{
+			{name: "  without the webhook"},
+			{name: "  a webhook that changes nothing", floor: "allow"},
+			{name: "  a webhook that adds an annotation", floor: "annotate"},
+			{name: "  webhook, 1 preset", webhook: true, presets: 1, matching: 1},
+			{name: "  webhook, 100 presets, 1 matching", webhook: true, presets: 100, matching: 1},
+			{name: "  webhook, 100 presets, all matching", webhook: true, presets: 100, matching: 100},
+		}
+		lat, err := podLatencies(interrupts.Context(), w, configs, *pods)
+		if err != nil {
+			return err
+		}
+		for i, c := range configs {
+			added := "-"
+			if i > 0 {
+				added = (percentile(lat[i], 99) - percentile(lat[0], 99)).Round(10 * time.Microsecond).String()
+			}
+			fmt.Fprintf(stdout, "%-38s %10s %10s %12s\n", c.name, pct(lat[i], 50), pct(lat[i], 99), added)
+		}
 
-	fmt.Fprintf(stdout, "\n%-34s %10s\n", "merge engine", "pods/s")
-	for _, n := range []int{1, 10, 100} {
-		fmt.Fprintf(stdout, "%-34s %10.0f\n", fmt.Sprintf("  %d presets", n), mergeRate(n))
+		fmt.Fprintf(stdout, "\n%-34s %10s\n", "merge engine", "pods/s")
+		for _, n := range []int{1, 10, 100} {
+			fmt.Fprintf(stdout, "%-34s %10.0f\n", fmt.Sprintf("  %d presets", n), mergeRate(n))
+		}
+		return nil
 	}
-	return nil
+	return cmd
 }
 
 // latencyConfig is one series of pod creates: in a namespace with or

@@ -2,11 +2,12 @@ package app
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"strings"
 	"time"
+
+	"github.com/spf13/pflag"
 
 	"presetsim.dev/presetsim/harness"
 )
@@ -17,7 +18,7 @@ type external struct {
 	timeout                                       time.Duration
 }
 
-func externalFlags(fs *flag.FlagSet) *external {
+func externalFlags(fs *pflag.FlagSet) *external {
 	e := &external{}
 	fs.StringVar(&e.url, "webhook-url", "", "test this external webhook (https URL) instead of an in-process module")
 	fs.StringVar(&e.caFile, "webhook-ca", "", "CA bundle (PEM file) that verifies the external webhook")

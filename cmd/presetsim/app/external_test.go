@@ -1,12 +1,13 @@
 package app
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/spf13/pflag"
 )
 
 // TestWebhookCommand: --webhook-command is split as a shell would, with
@@ -18,7 +19,7 @@ func TestWebhookCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	parse := func(command string) (env, args []string, err error) {
-		fs := flag.NewFlagSet("run", flag.ContinueOnError)
+		fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
 		ext := externalFlags(fs)
 		if err := fs.Parse([]string{"--webhook-url", "https://127.0.0.1:9443/mutate", "--webhook-ca", ca, "--webhook-command", command}); err != nil {
 			t.Fatal(err)

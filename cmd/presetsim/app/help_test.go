@@ -1,0 +1,62 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestHelp keeps every command's --help in a golden file, so that a change
+// to a command's flags, examples or words shows in review.
+func TestHelp(t *testing.T) {
+	commands := [][]string{
+		{}, {"run"}, {"differential"}, {"apply"}, {"up"}, {"bench"}, {"serve"},
+		{"report"}, {"report", "compare"}, {"modules"}, {"completion"}, {"completion", "bash"},
+	}
+	for _, path := range commands {
+		name := strings.Join(append([]string{"presetsim"}, path...), "-")
+		t.Run(name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			if err := Run(context.Background(), &stdout, &stderr, append(path, "--help")); err != nil {
+				t.Fatalf("--help: %v; stderr:\n%s", err, stderr.String())
+			}
+			golden(t, filepath.Join("testdata", "help", name+".txt"), stdout.Bytes())
+		})
+	}
+}
+
+// TestUsageErrors: a usage error says what is wrong and where the help is,
+// on stderr, with exit status 2, as before the commands moved to cobra;
+// flags may come after arguments.
+func TestUsageErrors(t *testing.T) {
+	tests := []struct {
+		name      string
+		args      []string
+		wantCode  int
+		wantInErr string
+	}{
+		{name: "no command", args: nil, wantCode: 2, wantInErr: "Run 'presetsim --help' for usage."},
+		{name: "unknown flag", args: []string{"run", "--no-such-flag"}, wantCode: 2, wantInErr: "unknown flag: --no-such-flag"},
+		{name: "apply without a file", args: []string{"apply"}, wantCode: 2, wantInErr: "presetsim apply"},
+		{name: "apply with an argument", args: []string{"apply", "-f", "x.yaml", "extra"}, wantCode: 2, wantInErr: "presetsim apply"},
+		{name: "report without a subcommand", args: []string{"report"}, wantCode: 2, wantInErr: "Run 'presetsim report --help' for usage."},
+		{name: "compare with a bad -o", args: []string{"report", "compare", "dir", "-o", "pdf"}, wantCode: 2, wantInErr: "-o must be markdown or html"},
+		{name: "serve without --kubeconfig", args: []string{"serve", "--ca-out", "ca.pem"}, wantCode: 2, wantInErr: "presetsim serve"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			err := Run(context.Background(), &stdout, &stderr, tc.args)
+			var exit ExitError
+			if !errors.As(err, &exit) || exit.Code != tc.wantCode {
+				t.Fatalf("error %v, want exit status %d; stderr:\n%s", err, tc.wantCode, stderr.String())
+			}
+			if !strings.Contains(stderr.String(), tc.wantInErr) {
+				t.Errorf("stderr lacks %q:\n%s", tc.wantInErr, stderr.String())
+			}
+		})
+	}
+}
