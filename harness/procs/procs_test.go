@@ -138,4 +138,3 @@ func TestUnreadableRecordIsReported(t *testing.T) {
 		t.Errorf("Reap() of an unreadable record gave no error")
 	}
 }
-

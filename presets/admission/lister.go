@@ -83,4 +83,3 @@ func (l *InformerLister) List(namespace string) ([]*v1alpha1.PodPreset, error) {
 	}
 	return out, nil
 }
-

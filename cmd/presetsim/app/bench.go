@@ -26,7 +26,6 @@ import (
 
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/harness/webhook"
-	"presetsim.dev/presetsim/internal/interrupt"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
 	"presetsim.dev/presetsim/presets/merge"
 	"presetsim.dev/presetsim/steps"
@@ -71,13 +70,11 @@ pod-create latency through the API server with and without webhooks, and the mer
 	repeat := fs.Int("scenarios", 40, "runs of the minimal scenario per overhead measurement")
 	features := fs.String("features", "features", "feature files for the whole-suite timings")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		ctx := cmd.Context()
-		interrupts := interrupt.Catch(ctx)
-		defer interrupts.Release()
-		bin, err := binaries(interrupts.Context(), stderr)
+		interrupts, bin, err := prepare(cmd.Context(), stderr)
 		if err != nil {
 			return err
 		}
+		defer interrupts.Release()
 		w, err := harness.Start(interrupts.Context(), harness.Options{BinDir: bin, Progress: stderr})
 		if err != nil {
 			return err

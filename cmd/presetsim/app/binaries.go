@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/internal/interrupt"
 )
 
 // binaries returns the directory of the control-plane binaries. When they
@@ -19,4 +20,17 @@ func binaries(ctx context.Context, stderr io.Writer) (string, error) {
 	}
 	fmt.Fprintln(stderr, "The control-plane binaries are not built yet; building them now, as `make tools` does (about 7 minutes, once) ...")
 	return harness.BuildBinaries(ctx, stderr)
+}
+
+// prepare is the start of every command that starts a control plane: it
+// catches signals (Release them when done) and finds, or builds, the
+// binaries.
+func prepare(ctx context.Context, stderr io.Writer) (*interrupt.Interrupts, string, error) {
+	interrupts := interrupt.Catch(ctx)
+	bin, err := binaries(interrupts.Context(), stderr)
+	if err != nil {
+		interrupts.Release()
+		return nil, "", err
+	}
+	return interrupts, bin, nil
 }

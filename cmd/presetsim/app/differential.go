@@ -8,7 +8,6 @@ import (
 
 	"presetsim.dev/presetsim/differential"
 	"presetsim.dev/presetsim/harness"
-	"presetsim.dev/presetsim/internal/interrupt"
 )
 
 // runDifferential runs the features on the offline and the envtest backends
@@ -27,13 +26,11 @@ prints every scenario whose outcome or pods differ. Exit status 1 when any diffe
 	module := fs.String("module", harness.ReferenceModule, "in-process admission module to test")
 	tags := fs.String("tags", "", "run only scenarios matching this tag expression")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		ctx := cmd.Context()
-		interrupts := interrupt.Catch(ctx)
-		defer interrupts.Release()
-		bin, err := binaries(interrupts.Context(), stderr)
+		interrupts, bin, err := prepare(cmd.Context(), stderr)
 		if err != nil {
 			return err
 		}
+		defer interrupts.Release()
 		report, err := differential.Run(interrupts.Context(), differential.Options{
 			Paths: args, Tags: *tags, Module: *module, Modules: modules(), BinDir: bin, Progress: stderr,
 			Started: func(w *harness.World) { interrupts.OnSignal(w.Stop) },

@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"presetsim.dev/presetsim/harness"
-	"presetsim.dev/presetsim/internal/interrupt"
 )
 
 // up runs the envtest control plane with simulated nodes, the PodPreset CRD
@@ -30,13 +29,11 @@ until Ctrl-C, then stops everything.`,
 	nodes := fs.Int("nodes", harness.DefaultNodes, "simulated nodes")
 	cmd.Args = noArgs
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		ctx := cmd.Context()
-		interrupts := interrupt.Catch(ctx)
-		defer interrupts.Release()
-		bin, err := binaries(interrupts.Context(), stderr)
+		interrupts, bin, err := prepare(cmd.Context(), stderr)
 		if err != nil {
 			return err
 		}
+		defer interrupts.Release()
 		w, err := harness.Start(interrupts.Context(), harness.Options{BinDir: bin, Progress: stderr, AllNamespaces: true, Nodes: *nodes})
 		if err != nil {
 			if interrupts.Code() != 0 {
