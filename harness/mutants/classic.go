@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apiserver/pkg/admission"
+	"k8s.io/apiserver/pkg/warning"
 
 	podpreset "presetsim.dev/presetsim/presets/admission"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
@@ -127,8 +128,8 @@ var classicMutants = []decoratedMutant{
 			}
 		}}},
 	{Mutant{"no-conflict-event", "R4.3", "reports a conflict neither as an event nor as a warning"}, fault{
-		around: func(_ context.Context, _ admission.Attributes, _ *corev1.Pod, _ *call, next func(context.Context) error) error {
-			return next(context.Background()) // no warning recorder
+		around: func(ctx context.Context, _ admission.Attributes, _ *corev1.Pod, _ *call, next func(context.Context) error) error {
+			return next(warning.WithWarningRecorder(ctx, discardWarnings{}))
 		},
 		events: func(*corev1.ObjectReference) bool { return false }}},
 	{Mutant{"events-on-dry-run", "R2.1", "records conflict events on dry runs too"}, fault{

@@ -60,6 +60,7 @@ func (r Records) Save() error {
 	if !ok {
 		return nil
 	}
+	self.Process = named(self.Process)
 	children, err := childrenOf(os.Getpid())
 	if err != nil {
 		return err
@@ -168,8 +169,9 @@ type status struct {
 	state byte
 }
 
-// read reads /proc/<pid>/stat and cmdline; ok is false when the process does
-// not exist (or there is no /proc).
+// read reads /proc/<pid>/stat; ok is false when the process does not exist
+// (or there is no /proc). Command is the kernel's short name; named gives
+// the full one.
 func read(pid int) (status, bool) {
 	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
 	if err != nil {
@@ -193,11 +195,17 @@ func read(pid int) (status, bool) {
 	if err1 != nil || err2 != nil {
 		return status{}, false
 	}
-	command := s[open+1 : end]
-	if cmdline, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline")); err == nil && len(cmdline) > 0 {
-		command = filepath.Base(strings.SplitN(string(cmdline), "\x00", 2)[0])
+	return status{Process: Process{PID: pid, Start: start, Command: s[open+1 : end]}, ppid: ppid, state: fields[0][0]}, true
+}
+
+// named returns p with the base name of its executable, from
+// /proc/<pid>/cmdline, as its command (the kernel keeps only 15 bytes of
+// the short name): what a user reads in "stopped etcd (pid 123)".
+func named(p Process) Process {
+	if cmdline, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p.PID), "cmdline")); err == nil && len(cmdline) > 0 {
+		p.Command = filepath.Base(strings.SplitN(string(cmdline), "\x00", 2)[0])
 	}
-	return status{Process: Process{PID: pid, Start: start, Command: command}, ppid: ppid, state: fields[0][0]}, true
+	return p
 }
 
 // childrenOf lists the live children of pid.
@@ -213,7 +221,7 @@ func childrenOf(pid int) ([]Process, error) {
 			continue
 		}
 		if st, ok := read(child); ok && st.ppid == pid && st.state != 'Z' {
-			children = append(children, st.Process)
+			children = append(children, named(st.Process))
 		}
 	}
 	return children, nil

@@ -26,7 +26,7 @@ func sleeper(t *testing.T) (*exec.Cmd, Process) {
 	if !ok {
 		t.Skip("no /proc here: package procs records nothing")
 	}
-	return cmd, st.Process
+	return cmd, named(st.Process)
 }
 
 func writeRecord(t *testing.T, dir string, name string, rec record) {

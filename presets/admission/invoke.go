@@ -78,7 +78,7 @@ func Invoke(ctx context.Context, plugin admission.MutationInterface, objects adm
 	}
 	attrs := admission.NewAttributesRecord(req.Object, req.OldObject, req.Kind, req.Namespace, req.Name,
 		req.Resource, req.Subresource, req.Operation, opts, req.DryRun, req.User)
-	warnings := &Warnings{}
+	warnings := &warningList{}
 	out.Denied = plugin.Admit(warning.WithWarningRecorder(ctx, warnings), attrs, objects)
 	out.Warnings = warnings.List()
 	return out, nil

@@ -48,15 +48,7 @@ func TestApplyComparesDefaultedItems(t *testing.T) {
 		return newPod(append(base, opts...)...).DeepCopy()
 	}
 
-	tests := []struct {
-		name    string
-		pod     *corev1.Pod
-		presets []*v1alpha1.PodPreset
-		// want is the expected pod; nil means "exactly the pod as submitted".
-		want          *corev1.Pod
-		wantApplied   []string
-		wantConflicts []Conflict
-	}{
+	tests := []applyCase{
 		{
 			name: "secret volume without defaultMode equals the pod's defaulted one",
 			pod:  websiteWith(nil, []corev1.Volume{secretVolume("s", "creds", ptr(mode0644))}, nil),
@@ -148,16 +140,7 @@ func TestApplyComparesDefaultedItems(t *testing.T) {
 		},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			want := Result{Pod: tc.want, Applied: tc.wantApplied, Conflicts: tc.wantConflicts}
-			if want.Pod == nil {
-				want.Pod = tc.pod.DeepCopy()
-			}
-			got := Apply(tc.pod, tc.presets)
-			if diff := cmp.Diff(want, got, quantityComparer); diff != "" {
-				t.Errorf("Apply() mismatch (-want +got):\n%s", diff)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { tc.check(t, quantityComparer) })
 	}
 }
 

@@ -109,6 +109,9 @@ func Apply(pod *corev1.Pod, presets []*v1alpha1.PodPreset) Result {
 		if p == nil {
 			continue
 		}
+		// A copy of its own: the pod's items then share no memory with the
+		// preset. Each container gets copies of the items, so that no two
+		// containers share memory either.
 		p = defaults.Preset(p)
 		// R3.1: volumes go to the pod spec.
 		for _, v := range p.Spec.Volumes {
@@ -116,13 +119,13 @@ func Apply(pod *corev1.Pod, presets []*v1alpha1.PodPreset) Result {
 		}
 		for _, c := range containers {
 			for _, e := range p.Spec.Env {
-				conflicts.add(p.Name, c.Name, fieldEnv, inject(&c.Env, e, envKeys))
+				conflicts.add(p.Name, c.Name, fieldEnv, inject(&c.Env, *e.DeepCopy(), envKeys))
 			}
 			for _, e := range p.Spec.EnvFrom {
-				conflicts.add(p.Name, c.Name, fieldEnvFrom, inject(&c.EnvFrom, e, envFromKeys))
+				conflicts.add(p.Name, c.Name, fieldEnvFrom, inject(&c.EnvFrom, *e.DeepCopy(), envFromKeys))
 			}
 			for _, m := range p.Spec.VolumeMounts {
-				conflicts.add(p.Name, c.Name, fieldVolumeMounts, inject(&c.VolumeMounts, m, volumeMountKeys))
+				conflicts.add(p.Name, c.Name, fieldVolumeMounts, inject(&c.VolumeMounts, *m.DeepCopy(), volumeMountKeys))
 			}
 		}
 		applied = append(applied, p)
@@ -133,16 +136,14 @@ func Apply(pod *corev1.Pod, presets []*v1alpha1.PodPreset) Result {
 	if len(conflicts) > 0 {
 		return Result{Pod: pod.DeepCopy(), Conflicts: conflicts}
 	}
-	// Injected items may share memory with one another (one preset item
-	// in every container); a copy makes every item of the result its own.
-	result := Result{Pod: out.DeepCopy()}
+	result := Result{Pod: out}
 	for _, p := range applied {
 		// R3.7: the annotation records the preset's version, even when the
 		// preset added nothing new.
-		if result.Pod.Annotations == nil {
-			result.Pod.Annotations = map[string]string{}
+		if out.Annotations == nil {
+			out.Annotations = map[string]string{}
 		}
-		result.Pod.Annotations[AnnotationKey(p.Name)] = p.ResourceVersion
+		out.Annotations[AnnotationKey(p.Name)] = p.ResourceVersion
 		result.Applied = append(result.Applied, p.Name)
 	}
 	return result
@@ -160,9 +161,9 @@ func Apply(pod *corev1.Pod, presets []*v1alpha1.PodPreset) Result {
 // appending to them.
 func inject[T any](list *[]T, item T, keys []key[T]) (conflicts []string) {
 	for _, k := range keys {
-		shared := false
+		key, shared := k.of(&item), false
 		for i := range *list {
-			if k.of(&(*list)[i]) != k.of(&item) {
+			if k.of(&(*list)[i]) != key {
 				continue
 			}
 			if equality.Semantic.DeepEqual((*list)[i], item) {

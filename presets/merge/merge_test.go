@@ -21,16 +21,34 @@ func TestAnnotationKey(t *testing.T) {
 	}
 }
 
+// applyCase is a case of Apply: a pod, presets and the expected result.
+type applyCase struct {
+	name    string
+	pod     *corev1.Pod
+	presets []*v1alpha1.PodPreset
+	// want is the expected pod; nil means "exactly the pod as submitted".
+	want          *corev1.Pod
+	wantApplied   []string
+	wantConflicts []Conflict
+}
+
+// check runs Apply on the case, reports any difference from what the case
+// expects, and returns the result.
+func (tc applyCase) check(t *testing.T, opts ...cmp.Option) Result {
+	t.Helper()
+	want := Result{Pod: tc.want, Applied: tc.wantApplied, Conflicts: tc.wantConflicts}
+	if want.Pod == nil {
+		want.Pod = tc.pod.DeepCopy()
+	}
+	got := Apply(tc.pod, tc.presets)
+	if diff := cmp.Diff(want, got, opts...); diff != "" {
+		t.Errorf("Apply() mismatch (-want +got):\n%s", diff)
+	}
+	return got
+}
+
 func TestApply(t *testing.T) {
-	tests := []struct {
-		name    string
-		pod     *corev1.Pod
-		presets []*v1alpha1.PodPreset
-		// want is the expected pod; nil means "exactly the pod as submitted".
-		want          *corev1.Pod
-		wantApplied   []string
-		wantConflicts []Conflict
-	}{
+	tests := []applyCase{
 		{
 			name: "no presets leaves the pod unchanged",
 			pod:  newPod(withContainers(newContainer("website"))),
@@ -514,15 +532,7 @@ func TestApply(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			want := Result{Pod: tc.want, Applied: tc.wantApplied, Conflicts: tc.wantConflicts}
-			if want.Pod == nil {
-				want.Pod = tc.pod.DeepCopy()
-			}
-			got := Apply(tc.pod, tc.presets)
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("Apply() mismatch (-want +got):\n%s", diff)
-			}
-			if got.Pod == tc.pod {
+			if got := tc.check(t); got.Pod == tc.pod {
 				t.Errorf("Apply() returned the input pod, want a copy")
 			}
 		})

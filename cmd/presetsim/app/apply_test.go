@@ -7,10 +7,10 @@ import (
 	"errors"
 	"flag"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"presetsim.dev/presetsim/report/reporttest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -56,7 +56,7 @@ func TestApply(t *testing.T) {
 				t.Fatalf("apply: %v; stderr:\n%s", err, stderr.String())
 			}
 			if tt.golden != "" {
-				golden(t, filepath.Join("testdata", tt.golden), stdout.Bytes())
+				reporttest.Golden(t, strings.TrimSuffix(tt.golden, ".golden"), stdout.Bytes(), *update)
 			}
 		})
 	}
@@ -82,22 +82,6 @@ func TestApplyJSON(t *testing.T) {
 	}
 	if ann, _ := got[0].Pod["metadata"].(map[string]any)["annotations"]; ann != nil {
 		t.Errorf("a conflicting pod got annotations: %v", ann)
-	}
-}
-
-func golden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(want, got) {
-		t.Errorf("output differs from %s (run with -update if intended):\n--- want\n%s\n--- got\n%s", path, want, got)
 	}
 }
 

@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"presetsim.dev/presetsim/report/reporttest"
 )
 
 // TestHelp keeps every command's --help in a golden file, so that a change
@@ -23,7 +24,7 @@ func TestHelp(t *testing.T) {
 			if err := Run(context.Background(), &stdout, &stderr, append(path, "--help")); err != nil {
 				t.Fatalf("--help: %v; stderr:\n%s", err, stderr.String())
 			}
-			golden(t, filepath.Join("testdata", "help", name+".txt"), stdout.Bytes())
+			reporttest.Golden(t, "help/"+name, stdout.Bytes(), *update)
 		})
 	}
 }
