@@ -14,6 +14,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"presetsim.dev/presetsim/harness"
+	envtestbackend "presetsim.dev/presetsim/harness/backend/envtest"
+	offlinebackend "presetsim.dev/presetsim/harness/backend/offline"
+	"presetsim.dev/presetsim/harness/implementation/module"
+	"presetsim.dev/presetsim/harness/scenario"
 	"presetsim.dev/presetsim/presets/merge"
 	"presetsim.dev/presetsim/steps"
 )
@@ -26,8 +30,9 @@ type Options struct {
 	Tags string
 	// Module is the in-process admission module; "reference" when empty.
 	Module string
-	// Modules is the registry Module is looked up in; harness.NewModules() when nil.
-	Modules *harness.Modules
+	// Modules is the registry Module is looked up in; module.NewRegistry()
+	// when nil.
+	Modules *module.Registry
 	// BinDir holds the control-plane binaries; found as for a run when empty.
 	BinDir string
 	// Progress receives start-up progress and the suites' output; io.Discard when nil.
@@ -96,7 +101,14 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}
 	suite := steps.SuiteOptions{Paths: opts.Paths, Tags: opts.Tags, Format: "progress", Output: opts.Progress, KeepPods: true}
 
-	offline, err := harness.Start(ctx, harness.Options{Backend: harness.Offline, Module: opts.Module, Modules: opts.Modules, Progress: opts.Progress})
+	if opts.Modules == nil {
+		opts.Modules = module.NewRegistry()
+	}
+	impl, err := module.Implementation(opts.Modules, opts.Module)
+	if err != nil {
+		return nil, err
+	}
+	offline, err := harness.Start(ctx, harness.Options{Backend: offlinebackend.New(), Implementation: impl, Progress: opts.Progress})
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +120,10 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		return nil, fmt.Errorf("unable to stop the offline backend: %w", err)
 	}
 
-	envtest, err := harness.Start(ctx, harness.Options{Backend: harness.Envtest, Module: opts.Module, Modules: opts.Modules, BinDir: opts.BinDir, Progress: opts.Progress})
+	if impl, err = module.Implementation(opts.Modules, opts.Module); err != nil {
+		return nil, err
+	}
+	envtest, err := harness.Start(ctx, harness.Options{Backend: envtestbackend.New(envtestbackend.Options{BinDir: opts.BinDir}), Implementation: impl, Progress: opts.Progress})
 	if err != nil {
 		return nil, err
 	}
@@ -191,7 +206,7 @@ func comparePods(ctx context.Context, ref *harness.World, offline, envtest []cor
 		case !inOn:
 			diffs = append(diffs, fmt.Sprintf("pod %s exists only offline", k))
 		default:
-			if err := ref.ComparePod(ctx, comparable(o), comparable(e)); err != nil {
+			if err := scenario.ComparePod(ctx, ref, comparable(o), comparable(e)); err != nil {
 				diffs = append(diffs, fmt.Sprintf("pod %s (want: offline, got: envtest):\n%v", k, err))
 			}
 		}

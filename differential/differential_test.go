@@ -10,6 +10,7 @@ import (
 
 	"presetsim.dev/presetsim/differential"
 	"presetsim.dev/presetsim/harness"
+	offlinebackend "presetsim.dev/presetsim/harness/backend/offline"
 	"presetsim.dev/presetsim/internal/interrupt"
 	"presetsim.dev/presetsim/steps"
 )
@@ -31,7 +32,7 @@ func TestOfflineAgreesWithEnvtest(t *testing.T) {
 	defer interrupts.Release()
 	suite := steps.SuiteOptions{Paths: []string{"../features"}, Format: "progress", Output: os.Stderr, KeepPods: true}
 
-	offline, err := harness.Start(interrupts.Context(), harness.Options{Backend: harness.Offline, Progress: os.Stderr})
+	offline, err := harness.Start(interrupts.Context(), harness.Options{Backend: offlinebackend.New(), Progress: os.Stderr})
 	if err != nil {
 		t.Fatalf("unable to start the offline backend: %v", err)
 	}

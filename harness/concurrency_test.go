@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/harness/scenario"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
 	"presetsim.dev/presetsim/presets/merge"
 )
@@ -33,7 +34,7 @@ func TestPodsWhilePresetsAreCreated(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Stop()
-	ns, err := w.NewScenario().Namespace(ctx, "load")
+	ns, err := scenario.New(w).Namespace(ctx, "load")
 	if err != nil {
 		t.Fatal(err)
 	}

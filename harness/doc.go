@@ -1,38 +1,29 @@
-// Package harness runs the world a PodPreset scenario needs: a backend where
-// objects live, the admission module under test, the PodPreset CRD, and
-// per-scenario namespaces. There are two backends:
+// Package harness starts the world a run of PodPreset scenarios shares: a
+// backend where objects live and the implementation under test installed on
+// it, with the run's namespaces. Start is the one start sequence:
 //
-//   - envtest (the default): real etcd, kube-apiserver, kube-controller-manager
-//     and kube-scheduler with simulated nodes; the module is served to the API
-//     server as a TLS webhook.
-//   - offline: an in-memory store with the module called in-process, for
-//     speed. It honours what it can (admission, dry runs, events, a
-//     ReplicaSet controller) and reports the rest as unsupported, with the
-//     reason (an UnsupportedError), never as passed: no validation, no other
-//     controllers, no nodes. See offlineCluster for exactly what it does.
-//   - cluster: an existing cluster (a kubeconfig) where the implementation is
-//     already installed; the harness touches only its own labelled
-//     namespaces and deletes them at the end (see Cluster).
+//  1. the backend (package backend and one package per backend: envtest,
+//     offline, kind, existing) starts a cluster; Backends lists them by name;
+//  2. the implementation under test (package implementation: an in-process
+//     module, an external webhook, one already installed) installs itself
+//     for the run's namespaces, whatever the backend can do for it;
+//  3. a readiness probe creates a probe preset and dry-runs a pod until it
+//     comes back mutated, and explains in the API server's words when it
+//     does not (a webhook that refuses connections, a process that exited,
+//     answers the API server cannot use).
 //
-// The module under test is an in-process one (Options.Module), or someone
-// else's webhook (Options.External, ExternalModule); a profile
-// (Options.Profile, package profile) describes how it differs from the
-// canonical PodPreset, and the harness translates what features write.
+// A World holds one backend cluster and one implementation; Stop stops the
+// implementation, then the backend, and records the processes a run starts
+// (package procs) so that the next run stops what a killed one left.
 //
-// Scenarios reach a backend only through the small cluster interface.
+// Scenarios (package scenario) reach the backend only through
+// backend.Objects and its abilities, and the implementation only through
+// World.WaitForPreset: steps never ask which backend or implementation
+// runs. A profile (package profile) describes how the implementation
+// differs from the canonical PodPreset; PresetObject translates what
+// features write.
 //
-// A World is started once per run and shared by every scenario; a Scenario
-// holds one scenario's state (its namespaces, what it submitted, the outcome
-// of its last request). The step definitions in package steps are a thin
-// layer over Scenario.
-//
-// Isolation: a scenario writes logical namespace names in its YAML (or none,
-// meaning "default"); each maps to a fresh physical namespace for that
-// scenario, consistently for every object, and reports use logical names.
-//
-// Defaulting for comparisons: an expected object is passed through a
-// server-side dry-run create in the run's defaulting namespace, which no
-// admission module under test is registered for, so the expected object gets
-// exactly the backend's defaults (on envtest the API server's) and nothing
-// from the module.
+// Defaulting for comparisons: the probe also creates the run's defaulting
+// namespace, which no implementation is registered for; expected objects
+// are dry-run there so that they get exactly the backend's defaults.
 package harness

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/harness/backend/offline"
 	"presetsim.dev/presetsim/steps"
 )
 
@@ -16,7 +17,7 @@ import (
 // name the feature file, the line and the problem. Decoding happens before any
 // API call, so the offline backend does.
 func TestBadInput(t *testing.T) {
-	w, err := harness.Start(context.Background(), harness.Options{Backend: harness.Offline})
+	w, err := harness.Start(context.Background(), harness.Options{Backend: offline.New()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/harness/backend/offline"
 	"presetsim.dev/presetsim/steps"
 )
 
@@ -21,9 +22,9 @@ var seedFeatures = []string{
 // BenchmarkOfflineSeedFeatures runs the five seed features on the offline
 // backend, one World for all iterations, and reports scenarios per second.
 // The figure includes the settle windows of "should have no events" steps
-// (harness.OfflineTimeouts), which dominate it.
+// (the offline backend's Waits), which dominate it.
 func BenchmarkOfflineSeedFeatures(b *testing.B) {
-	w, err := harness.Start(context.Background(), harness.Options{Backend: harness.Offline})
+	w, err := harness.Start(context.Background(), harness.Options{Backend: offline.New()})
 	if err != nil {
 		b.Fatal(err)
 	}

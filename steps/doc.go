@@ -1,6 +1,6 @@
 // Package steps holds the godog step definitions of the public step language
 // (harness.md, "The core step language"). Each step is a thin call into a
-// harness.Scenario; per-scenario state lives in the context, never in globals.
+// scenario.Scenario; per-scenario state lives in the context, never in globals.
 //
 // Every step says what it checks (checkSpec, in the step table): the rules
 // of podpreset.md its check can establish, the capability it needs, and
@@ -10,7 +10,7 @@
 // credit rules by checks, so a failure is blamed on the failing check's
 // rules, not on every tag of its scenario.
 //
-// A step the backend cannot honour (harness.UnsupportedError) is reported as
+// A step the backend cannot honour (backend.UnsupportedError) is reported as
 // skipped with its reason; a scenario tagged with a capability the profile
 // does not claim is not run, and a check that needs one is skipped as not
 // claimed while the scenario goes on; a check that fails as the profile's

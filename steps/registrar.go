@@ -8,12 +8,12 @@ import (
 
 	"github.com/cucumber/godog"
 
-	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/harness/backend"
 )
 
 // skippedStep is a step's reason to stop the scenario without failing it,
 // reported by godog as skipped: errors.Is(err, godog.ErrSkip) holds, and an
-// UnsupportedError stays reachable with harness.IsUnsupported.
+// UnsupportedError stays reachable with backend.IsUnsupported.
 type skippedStep struct{ error }
 
 func (e skippedStep) Unwrap() []error { return []error{e.error, godog.ErrSkip} }
@@ -87,7 +87,7 @@ func zeroResults(t reflect.Type) []reflect.Value {
 
 // judge records a step's outcome and returns the error godog should see.
 func (s *state) judge(spec checkSpec, err error) error {
-	if u, ok := harness.IsUnsupported(err); ok {
+	if u, ok := backend.IsUnsupported(err); ok {
 		return skippedStep{u}
 	}
 	if err == nil {

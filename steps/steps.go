@@ -11,18 +11,20 @@ import (
 	"github.com/cucumber/godog"
 
 	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/harness/backend"
 	"presetsim.dev/presetsim/harness/manifest"
 	"presetsim.dev/presetsim/harness/profile"
+	"presetsim.dev/presetsim/harness/scenario"
 )
 
 // state is one scenario's state, kept in the context.
 type state struct {
-	scenario *harness.Scenario
+	scenario *scenario.Scenario
 	steps    []*godog.Step
 	locs     []stepLocation
 	current  stepLocation
 	// unsupported is why a step could not run on the backend, if one could not.
-	unsupported *harness.UnsupportedError
+	unsupported *backend.UnsupportedError
 	// notClaimed is the capability the scenario needs and the profile does
 	// not claim; the scenario is then not run.
 	notClaimed string
@@ -101,7 +103,7 @@ func (s *state) source() manifest.Source {
 }
 
 // Initializer returns the scenario initializer for a World: it registers the
-// step language and gives each scenario a fresh harness.Scenario.
+// step language and gives each scenario a fresh scenario.Scenario.
 func Initializer(w *harness.World) func(*godog.ScenarioContext) {
 	loc := newLocator()
 	var serial sync.RWMutex // held shared by every scenario, exclusively by @serial ones
@@ -119,7 +121,7 @@ func Initializer(w *harness.World) func(*godog.ScenarioContext) {
 			for i, t := range p.Tags {
 				tags[i] = t.Name
 			}
-			s := &state{scenario: w.NewScenario(), steps: p.Steps, locs: locs, tags: tags}
+			s := &state{scenario: scenario.New(w), steps: p.Steps, locs: locs, tags: tags}
 			ctx = context.WithValue(ctx, stateKey{}, s)
 			if capability, ok := w.Profile.Unclaimed(tags); ok {
 				s.notClaimed = capability
@@ -149,7 +151,7 @@ func Initializer(w *harness.World) func(*godog.ScenarioContext) {
 			return ctx, nil
 		})
 		sc.StepContext().After(func(ctx context.Context, _ *godog.Step, _ godog.StepResultStatus, err error) (context.Context, error) {
-			if u, ok := harness.IsUnsupported(err); ok {
+			if u, ok := backend.IsUnsupported(err); ok {
 				if s := from(ctx); s != nil && s.unsupported == nil {
 					s.unsupported = u
 				}
@@ -240,7 +242,7 @@ func register(sc registrar) {
 			return err
 		}
 		for _, r := range rows {
-			want := harness.EventSpec{Type: r["type"], Reason: r["reason"], Message: r["message"]}
+			want := scenario.EventSpec{Type: r["type"], Reason: r["reason"], Message: r["message"]}
 			if err := from(ctx).scenario.HasEvent(ctx, kind, name, want); err != nil {
 				return err
 			}
@@ -339,7 +341,7 @@ func requestShouldBeRejected(ctx context.Context, text string) error {
 	}
 	if a.Err == nil {
 		if a.Unvalidated {
-			return &harness.UnsupportedError{Backend: a.Backend, Reason: "the request succeeded, but this backend does not run the API server's validation (CRD schemas, pod validation), so it cannot tell whether an API server would reject it"}
+			return &backend.UnsupportedError{Backend: a.Backend, Reason: "the request succeeded, but this backend does not run the API server's validation (CRD schemas, pod validation), so it cannot tell whether an API server would reject it"}
 		}
 		return errAccepted
 	}
@@ -409,9 +411,9 @@ func registerEnvironment(sc registrar) {
 			if err != nil {
 				return err
 			}
-			want := make([]harness.EnvVar, len(rows))
+			want := make([]scenario.EnvVar, len(rows))
 			for i, r := range rows {
-				want[i] = harness.EnvVar{Name: r["name"], Value: r["value"]}
+				want[i] = scenario.EnvVar{Name: r["name"], Value: r["value"]}
 			}
 			return from(ctx).scenario.SeesEnvironment(ctx, pod, container, want, exact)
 		}

@@ -65,7 +65,7 @@ type Timing struct {
 	// rules; a failed scenario's failing check is among them.
 	Checks []Check
 	// Notes are what the scenario's steps want the reader to know though
-	// no step failed (harness.Scenario.Notes).
+	// no step failed (scenario.Scenario.Notes).
 	Notes []string
 	// Pods are the pods the scenario left behind, with logical namespace
 	// names (only with SuiteOptions.KeepPods).

@@ -13,6 +13,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/harness/backend/existing"
+	"presetsim.dev/presetsim/harness/implementation/installed"
 	"presetsim.dev/presetsim/steps"
 )
 
@@ -46,7 +48,7 @@ func TestSuiteOnExistingCluster(t *testing.T) {
 	}
 
 	ctx := context.Background()
-	w, err := harness.Start(ctx, harness.Options{Backend: harness.Cluster, Kubeconfig: kubeconfig, Progress: os.Stderr})
+	w, err := harness.Start(ctx, harness.Options{Backend: existing.New(existing.Options{Kubeconfig: kubeconfig}), Implementation: installed.New(), Progress: os.Stderr})
 	if err != nil {
 		t.Fatalf("unable to start on the existing cluster: %v", err)
 	}

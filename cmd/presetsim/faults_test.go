@@ -16,6 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"presetsim.dev/presetsim/harness"
+	externalimpl "presetsim.dev/presetsim/harness/implementation/external"
+	"presetsim.dev/presetsim/harness/scenario"
 	"presetsim.dev/presetsim/harness/webhook"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
 	"presetsim.dev/presetsim/presets/merge"
@@ -66,15 +68,15 @@ func TestWebhookFaults(t *testing.T) {
 			addr := freeAddr(t)
 			t.Setenv(childEnv, "1")
 			ctx := context.Background()
-			w, err := harness.Start(ctx, harness.Options{External: &harness.ExternalModule{
+			w, err := harness.Start(ctx, harness.Options{Implementation: externalimpl.New(externalimpl.Options{
 				URL: "https://" + addr + "/mutate-pods", CABundle: certs.CABundle, FailurePolicy: policy, TimeoutSeconds: 2,
-				Command: []string{os.Args[0], "serve", "--kubeconfig", harness.KubeconfigPlaceholder, "--addr", addr, "--cert", certFile, "--key", keyFile},
-			}})
+				Command: []string{os.Args[0], "serve", "--kubeconfig", externalimpl.KubeconfigPlaceholder, "--addr", addr, "--cert", certFile, "--key", keyFile},
+			})})
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer w.Stop()
-			ns, err := w.NewScenario().Namespace(ctx, "faults")
+			ns, err := scenario.New(w).Namespace(ctx, "faults")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -31,11 +31,13 @@ func TestProfileAttributesEveryDifference(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	modules := harness.NewModules()
-	mutants.RegisterExample(modules)
+	example, err := mutants.Implementation(mutants.ExampleModule)
+	if err != nil {
+		t.Fatal(err)
+	}
 	interrupts := interrupt.Catch(context.Background())
 	defer interrupts.Release()
-	w, err := harness.Start(interrupts.Context(), harness.Options{Module: mutants.ExampleModule, Modules: modules, Profile: prof, Progress: os.Stderr})
+	w, err := harness.Start(interrupts.Context(), harness.Options{Implementation: example, Profile: prof, Progress: os.Stderr})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,9 +87,11 @@ func TestShippedCRDs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			modules := harness.NewModules()
-			mutants.Register(modules)
-			w, err := harness.Start(context.Background(), harness.Options{Module: mutants.NoopModule, Modules: modules, Profile: prof, AcceptUnmutatedProbe: true})
+			noop, err := mutants.Implementation(mutants.NoopModule)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w, err := harness.Start(context.Background(), harness.Options{Implementation: noop, Profile: prof, AcceptUnmutatedProbe: true})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"presetsim.dev/presetsim/harness"
+	externalimpl "presetsim.dev/presetsim/harness/implementation/external"
 	"presetsim.dev/presetsim/harness/webhook"
 	"presetsim.dev/presetsim/internal/interrupt"
 	"presetsim.dev/presetsim/steps"
@@ -57,12 +58,12 @@ func TestSuiteAgainstExternalServe(t *testing.T) {
 	defer interrupts.Release()
 	w, err := harness.Start(interrupts.Context(), harness.Options{
 		Progress: os.Stderr,
-		External: &harness.ExternalModule{
+		Implementation: externalimpl.New(externalimpl.Options{
 			URL:      "https://" + addr + "/mutate-pods",
 			CABundle: certs.CABundle,
-			Command: []string{os.Args[0], "serve", "--kubeconfig", harness.KubeconfigPlaceholder,
+			Command: []string{os.Args[0], "serve", "--kubeconfig", externalimpl.KubeconfigPlaceholder,
 				"--addr", addr, "--cert", certFile, "--key", keyFile},
-		},
+		}),
 	})
 	if err != nil {
 		t.Fatalf("unable to start with the external module: %v", err)
@@ -91,9 +92,9 @@ func TestExternalRefusedIsASetupError(t *testing.T) {
 		t.Fatal(err)
 	}
 	began := time.Now()
-	w, err := harness.Start(context.Background(), harness.Options{External: &harness.ExternalModule{
+	w, err := harness.Start(context.Background(), harness.Options{Implementation: externalimpl.New(externalimpl.Options{
 		URL: "https://" + freeAddr(t) + "/mutate-pods", CABundle: certs.CABundle, RefusedGrace: time.Second,
-	}})
+	})})
 	if err == nil {
 		_ = w.Stop()
 		t.Fatal("the start succeeded with a webhook that refuses connections")
@@ -117,10 +118,10 @@ func TestExternalOutputKept(t *testing.T) {
 	}
 	logFile := filepath.Join(t.TempDir(), "webhook.log")
 	script := `for i in $(seq 1 30); do echo "starting $i"; done; echo "panic: no certificate at /tls.crt" >&2; exit 2`
-	w, err := harness.Start(context.Background(), harness.Options{External: &harness.ExternalModule{
+	w, err := harness.Start(context.Background(), harness.Options{Implementation: externalimpl.New(externalimpl.Options{
 		URL: "https://" + freeAddr(t) + "/mutate-pods", CABundle: certs.CABundle,
 		Command: []string{"sh", "-c", script}, LogFile: logFile,
-	}})
+	})})
 	if err == nil {
 		_ = w.Stop()
 		t.Fatal("the start succeeded with a webhook whose process exits")

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/harness/backend/envtest"
 )
 
 // TestUpWithKubectl drives `presetsim up` as a person would: start it, use
@@ -19,7 +19,7 @@ func TestUpWithKubectl(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a control plane; skipped with -short")
 	}
-	bin, err := harness.FindBinaries()
+	bin, err := envtest.FindBinaries()
 	if err != nil {
 		t.Fatal(err)
 	}

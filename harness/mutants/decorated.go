@@ -10,7 +10,7 @@ import (
 	"k8s.io/apiserver/pkg/admission"
 	"k8s.io/client-go/tools/record"
 
-	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/harness/implementation/module"
 	podpreset "presetsim.dev/presetsim/presets/admission"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
 	"presetsim.dev/presetsim/presets/merge"
@@ -50,7 +50,7 @@ type call struct {
 // decorated is the reference plug-in with one fault.
 type decorated struct {
 	*admission.Handler
-	parts harness.ModuleParts
+	parts module.Parts
 	fault fault
 }
 

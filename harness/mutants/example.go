@@ -17,7 +17,7 @@ import (
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/tools/cache"
 
-	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/harness/implementation/module"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
 	"presetsim.dev/presetsim/presets/merge"
 )
@@ -41,8 +41,8 @@ const (
 // refuses the pod, with no event and no warning. Run it with its profile,
 // profiles/example/profile.yaml, and the only failures left are the
 // refused pods, attributed to R4.2.
-func RegisterExample(m *harness.Modules) {
-	m.Register(ExampleModule, func(ctx context.Context, deps harness.ModuleDeps) (*harness.InProcess, error) {
+func RegisterExample(m *module.Registry) {
+	m.Register(ExampleModule, func(ctx context.Context, deps module.Deps) (*module.Running, error) {
 		ctx, cancel := context.WithCancel(ctx)
 		informer := dynamicinformer.NewFilteredDynamicInformer(deps.Dynamic, exampleGVR, metav1.NamespaceAll, 0, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, nil)
 		go informer.Informer().RunWithContext(ctx)
@@ -51,7 +51,7 @@ func RegisterExample(m *harness.Modules) {
 			return nil, fmt.Errorf("PodInjection cache did not sync")
 		}
 		p := &examplePlugin{Handler: admission.NewHandler(admission.Create), store: informer.Informer().GetIndexer()}
-		return &harness.InProcess{Plugin: p, WaitForPreset: p.waitFor, Stop: cancel}, nil
+		return &module.Running{Plugin: p, WaitForPreset: p.waitFor, Stop: cancel}, nil
 	})
 }
 

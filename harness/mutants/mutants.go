@@ -6,7 +6,7 @@ import (
 
 	"k8s.io/apiserver/pkg/admission"
 
-	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/harness/implementation/module"
 )
 
 // Mutant is one faulty module: the rule it breaks and how.
@@ -33,19 +33,34 @@ const Prefix = "mutant/"
 const NoopModule = "noop"
 
 // Register adds every mutant to the registry as Prefix+Name, and NoopModule.
-func Register(m *harness.Modules) {
+func Register(m *module.Registry) {
 	for _, mu := range slices.Concat(classicMutants, decoratedMutants) {
-		m.Register(Prefix+mu.Name, harness.NewModule(func(parts harness.ModuleParts) (admission.MutationInterface, error) {
+		m.Register(Prefix+mu.Name, module.New(func(parts module.Parts) (admission.MutationInterface, error) {
 			return &decorated{Handler: admission.NewHandler(admission.Create), parts: parts, fault: mu.fault}, nil
 		}))
 	}
-	m.Register(Kubernetes119Module, harness.NewModule(func(parts harness.ModuleParts) (admission.MutationInterface, error) {
+	m.Register(Kubernetes119Module, module.New(func(parts module.Parts) (admission.MutationInterface, error) {
 		return &decorated{Handler: admission.NewHandler(admission.Create), parts: parts, fault: kubernetes119()}, nil
 	}))
 	// The no-op module reads no presets, so it runs whatever CRD is served.
-	m.Register(NoopModule, func(context.Context, harness.ModuleDeps) (*harness.InProcess, error) {
-		return &harness.InProcess{Plugin: noop{Handler: admission.NewHandler(admission.Create)}}, nil
+	m.Register(NoopModule, func(context.Context, module.Deps) (*module.Running, error) {
+		return &module.Running{Plugin: noop{Handler: admission.NewHandler(admission.Create)}}, nil
 	})
+}
+
+// Registry returns a registry of every in-process module: the reference,
+// the mutants, NoopModule and ExampleModule.
+func Registry() *module.Registry {
+	m := module.NewRegistry()
+	Register(m)
+	RegisterExample(m)
+	return m
+}
+
+// Implementation returns the named module of Registry as the implementation
+// under test.
+func Implementation(name string) (*module.Module, error) {
+	return module.Implementation(Registry(), name)
 }
 
 // decoratedMutant is a mutant and its fault.

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/harness/backend/offline"
+	"presetsim.dev/presetsim/harness/implementation/module"
 	"presetsim.dev/presetsim/harness/mutants"
 	"presetsim.dev/presetsim/steps"
 )
@@ -20,12 +22,12 @@ import (
 func TestSuiteCatchesEveryMutant(t *testing.T) {
 	run := func(t *testing.T, module string) []steps.Timing {
 		t.Helper()
-		return runOffline(t, harness.Options{Module: module})
+		return runOffline(t, module, harness.Options{})
 	}
 
 	t.Run("reference", func(t *testing.T) {
 		seen := map[string]bool{}
-		for _, s := range run(t, harness.ReferenceModule) {
+		for _, s := range run(t, module.Reference) {
 			if s.Failed {
 				t.Errorf("the reference fails %s: %v", s.Scenario, s.Err)
 			}
@@ -70,9 +72,11 @@ var negativeRules = []string{"R3.8", "R4.4"}
 // happen must have a failing check credited to it, so that no such rule is
 // "passed" by doing nothing.
 func TestNoopFailsEveryPositiveRule(t *testing.T) {
-	modules := harness.NewModules()
-	mutants.Register(modules)
-	w, err := harness.Start(context.Background(), harness.Options{Backend: harness.Offline, Module: mutants.NoopModule, Modules: modules})
+	noop, err := mutants.Implementation(mutants.NoopModule)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := harness.Start(context.Background(), harness.Options{Backend: offline.New(), Implementation: noop})
 	if err == nil {
 		defer w.Stop()
 		t.Fatalf("the no-op module passed the readiness probe, which needs a mutated probe pod")
@@ -82,7 +86,7 @@ func TestNoopFailsEveryPositiveRule(t *testing.T) {
 	if !strings.Contains(err.Error(), "mutated neither the dry-run probe pod nor a real one") {
 		t.Fatalf("the readiness probe's message does not say what it saw: %v", err)
 	}
-	timings := runOffline(t, harness.Options{Module: mutants.NoopModule, AcceptUnmutatedProbe: true})
+	timings := runOffline(t, mutants.NoopModule, harness.Options{AcceptUnmutatedProbe: true})
 	failed := map[string]bool{}
 	for _, s := range timings {
 		for _, r := range s.FailedRules() {
@@ -101,16 +105,19 @@ func TestNoopFailsEveryPositiveRule(t *testing.T) {
 	}
 }
 
-// runOffline runs the features offline against the module opts names (from
-// a registry with every module of this package) and returns how each
+// runOffline runs the features offline against the named module (of the
+// registry with every module of this package) and returns how each
 // scenario went.
-func runOffline(t *testing.T, opts harness.Options) []steps.Timing {
+func runOffline(t *testing.T, name string, opts harness.Options) []steps.Timing {
 	t.Helper()
-	opts.Backend, opts.Modules = harness.Offline, harness.NewModules()
-	mutants.Register(opts.Modules)
+	impl, err := mutants.Implementation(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Backend, opts.Implementation = offline.New(), impl
 	w, err := harness.Start(context.Background(), opts)
 	if err != nil {
-		t.Fatalf("unable to start %s offline: %v", opts.Module, err)
+		t.Fatalf("unable to start %s offline: %v", name, err)
 	}
 	defer w.Stop()
 	_, timings := steps.Run(w, steps.SuiteOptions{Paths: []string{"../../features"}, Format: "progress", Output: io.Discard})

@@ -26,7 +26,7 @@ func parseProfile(t *testing.T, yaml string) *profile.Profile {
 func TestDeclaredDifferences(t *testing.T) {
 	const module = mutants.Prefix + "conflict-rejects"
 	var failedRules []string
-	for _, s := range runOffline(t, harness.Options{Module: module}) {
+	for _, s := range runOffline(t, module, harness.Options{}) {
 		failedRules = append(failedRules, s.FailedRules()...)
 	}
 	if !slices.Contains(failedRules, "R4.2") {
@@ -40,7 +40,7 @@ spec:
   behaviour: {conflicts: reject}
 `)
 	var declared int
-	for _, s := range runOffline(t, harness.Options{Module: module, Profile: declaring}) {
+	for _, s := range runOffline(t, module, harness.Options{Profile: declaring}) {
 		if s.Failed {
 			t.Errorf("%s fails under a profile declaring conflicts: reject: %v → %v", s.Scenario, s.Err, s.FailedRules())
 		}
@@ -66,7 +66,7 @@ func TestKubernetes119Profile(t *testing.T) {
 		t.Fatal(err)
 	}
 	var notClaimedChecks int
-	for _, s := range runOffline(t, harness.Options{Module: mutants.Kubernetes119Module, Profile: p}) {
+	for _, s := range runOffline(t, mutants.Kubernetes119Module, harness.Options{Profile: p}) {
 		if s.Failed {
 			t.Errorf("%s fails: %v → %v", s.Scenario, s.Err, s.FailedRules())
 		}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/harness/backend/offline"
 	"presetsim.dev/presetsim/steps"
 )
 
@@ -16,7 +17,7 @@ import (
 // check. A scenario the offline backend cannot run is logged, not failed.
 func Offline(t testing.TB, dir string) {
 	t.Helper()
-	w, err := harness.Start(context.Background(), harness.Options{Backend: harness.Offline})
+	w, err := harness.Start(context.Background(), harness.Options{Backend: offline.New()})
 	if err != nil {
 		t.Fatalf("unable to start the offline backend: %v", err)
 	}

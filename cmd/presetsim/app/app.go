@@ -18,8 +18,16 @@ import (
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/harness/backend"
+	"presetsim.dev/presetsim/harness/backend/envtest"
+	"presetsim.dev/presetsim/harness/backend/existing"
+	"presetsim.dev/presetsim/harness/implementation"
+	externalimpl "presetsim.dev/presetsim/harness/implementation/external"
+	"presetsim.dev/presetsim/harness/implementation/installed"
+	"presetsim.dev/presetsim/harness/implementation/module"
 	"presetsim.dev/presetsim/harness/mutants"
 	"presetsim.dev/presetsim/harness/profile"
+	"presetsim.dev/presetsim/harness/scenario"
 	"presetsim.dev/presetsim/internal/interrupt"
 	"presetsim.dev/presetsim/steps"
 )
@@ -80,7 +88,7 @@ one installed on a cluster; and previews offline what presets do to pods.`,
 		Use:   "modules",
 		Short: "list the in-process admission modules (the reference and mutant/*)",
 		Args:  noArgs,
-		Run:   func(*cobra.Command, []string) { fmt.Fprintln(stdout, strings.Join(modules().Names(), "\n")) },
+		Run:   func(*cobra.Command, []string) { fmt.Fprintln(stdout, strings.Join(mutants.Registry().Names(), "\n")) },
 	}
 	root.AddCommand(
 		newRunCommand(stdout, stderr),
@@ -117,15 +125,6 @@ func usageError(cmd *cobra.Command, msg string) error {
 	return ExitError{Code: 2}
 }
 
-// modules is the registry of in-process modules: the reference and the
-// deliberately faulty mutants.
-func modules() *harness.Modules {
-	m := harness.NewModules()
-	mutants.Register(m)
-	mutants.RegisterExample(m)
-	return m
-}
-
 func newRunCommand(stdout, stderr io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run [flags] [feature files or folders]",
@@ -149,17 +148,19 @@ usage error, 130 or 143 when interrupted.`,
   presetsim run --kubeconfig ~/.kube/config --report-dir reports/prod`,
 	}
 	fs := cmd.Flags()
-	module := fs.String("module", harness.ReferenceModule, "in-process admission module to test")
+	moduleName := fs.String("module", module.Reference, "in-process admission module to test")
 	format := fs.String("format", "pretty", "output format: pretty, progress, cucumber, junit")
 	tags := fs.String("tags", "", "run only scenarios matching this tag expression, e.g. @R4.2")
 	concurrency := fs.Int("concurrency", steps.DefaultConcurrency, "scenarios to run at once (@serial ones run alone)")
-	backend := fs.String("backend", string(harness.Envtest), "where objects live: envtest (a real control plane), offline (in memory, no API server), cluster (an existing cluster, --kubeconfig) or kind (a kind cluster from make kind-image's node image)")
-	var kind harness.KindOptions
-	fs.StringVar(&kind.Name, "kind-name", "presetsim", "kind backend: the cluster's name; an existing cluster of that name is reused and left in place")
-	fs.StringVar(&kind.Image, "kind-image", "", "kind backend: the node image; the newest presetsim.dev/kind-node image when empty")
-	fs.BoolVar(&kind.Keep, "keep-cluster", false, "kind backend: leave the cluster in place at the end")
-	kubeconfig := fs.String("kubeconfig", "", "the existing cluster's kubeconfig, where the implementation is installed (implies --backend cluster)")
-	showSecrets := fs.Bool("show-secrets", false, "show values that come from Secrets in messages, instead of "+harness.Mask)
+	registry := harness.Backends()
+	var summaries []string
+	constructors := map[string]func() (backend.Backend, error){}
+	for _, reg := range registry {
+		summaries = append(summaries, fmt.Sprintf("%s (%s)", reg.Name, reg.Summary))
+		constructors[reg.Name] = reg.Flags(fs)
+	}
+	backendName := fs.String("backend", registry.Names()[0], "where objects live: "+strings.Join(summaries, ", "))
+	showSecrets := fs.Bool("show-secrets", false, "show values that come from Secrets in messages, instead of "+scenario.Mask)
 	ext := externalFlags(fs)
 	profilePath := fs.String("profile", "", "profile (YAML) of the implementation under test; the canonical PodPreset when empty")
 	reportDir := fs.String("report-dir", "", "write summary.json, summary.yaml, junit.xml, cucumber.json and report.html here")
@@ -170,8 +171,13 @@ usage error, 130 or 143 when interrupted.`,
 			fmt.Fprintf(stderr, "presetsim run: %v\n", err)
 			return ExitError{Code: 2}
 		}
-		if *kubeconfig != "" {
-			*backend = string(harness.Cluster)
+		if fs.Changed("kubeconfig") {
+			*backendName = existing.Name
+		}
+		newBackend, ok := constructors[*backendName]
+		if !ok {
+			fmt.Fprintf(stderr, "presetsim run: unknown backend %q (known: %s)\n", *backendName, strings.Join(registry.Names(), ", "))
+			return ExitError{Code: 2}
 		}
 		var prof *profile.Profile
 		if *profilePath != "" {
@@ -193,14 +199,30 @@ usage error, 130 or 143 when interrupted.`,
 		start := time.Now()
 		interrupts := interrupt.Catch(ctx)
 		defer interrupts.Release()
-		var bin string
-		if harness.Backend(*backend) == harness.Envtest || *backend == "" {
-			if bin, err = binaries(interrupts.Context(), stderr); err != nil {
+		be, err := newBackend()
+		if err != nil {
+			return err
+		}
+		if *backendName == envtest.Name {
+			bin, err := binaries(interrupts.Context(), stderr)
+			if err != nil {
 				return err
 			}
+			be = envtest.New(envtest.Options{BinDir: bin})
 		}
-		w, err := harness.Start(interrupts.Context(), harness.Options{BinDir: bin, Module: *module, Modules: modules(), External: external, Backend: harness.Backend(*backend),
-			Kubeconfig: *kubeconfig, Kind: kind, Profile: prof, ShowSecrets: *showSecrets, Progress: stderr})
+		var impl implementation.Implementation
+		switch {
+		case external != nil:
+			impl = externalimpl.New(*external)
+		case *backendName == existing.Name:
+			impl = installed.New()
+		default:
+			if impl, err = module.Implementation(mutants.Registry(), *moduleName); err != nil {
+				fmt.Fprintf(stderr, "presetsim run: %v\n", err)
+				return ExitError{Code: 2}
+			}
+		}
+		w, err := harness.Start(interrupts.Context(), harness.Options{Backend: be, Implementation: impl, Profile: prof, ShowSecrets: *showSecrets, Progress: stderr})
 		if err != nil {
 			if code := interrupts.Code(); code != 0 {
 				return ExitError{Code: code}
@@ -224,13 +246,7 @@ usage error, 130 or 143 when interrupted.`,
 		})
 		suiteTime := time.Since(suiteStart)
 		if *reportDir != "" {
-			implementation := *module
-			switch {
-			case external != nil:
-				implementation = external.URL
-			case w.Backend == harness.Cluster:
-				implementation = "installed in " + w.Config.Host
-			}
+			implementation := impl.Name()
 			if prof != nil && prof.Spec.Implementation != "" {
 				implementation = fmt.Sprintf("%s %s (%s)", prof.Spec.Implementation, prof.Spec.Version, implementation)
 			}

@@ -25,6 +25,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/harness/backend/envtest"
 	"presetsim.dev/presetsim/harness/webhook"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
 	"presetsim.dev/presetsim/presets/merge"
@@ -75,7 +76,7 @@ pod-create latency through the API server with and without webhooks, and the mer
 			return err
 		}
 		defer interrupts.Release()
-		w, err := harness.Start(interrupts.Context(), harness.Options{BinDir: bin, Progress: stderr})
+		w, err := harness.Start(interrupts.Context(), harness.Options{Backend: envtest.New(envtest.Options{BinDir: bin}), Progress: stderr})
 		if err != nil {
 			return err
 		}
@@ -112,7 +113,7 @@ pod-create latency through the API server with and without webhooks, and the mer
 		for _, c := range []int{1, steps.DefaultConcurrency} {
 			// A fresh control plane per run: features pin Service cluster IPs,
 			// which can be allocated once per API server.
-			sw, err := harness.Start(interrupts.Context(), harness.Options{BinDir: bin})
+			sw, err := harness.Start(interrupts.Context(), harness.Options{Backend: envtest.New(envtest.Options{BinDir: bin})})
 			if err != nil {
 				return err
 			}
@@ -133,7 +134,7 @@ pod-create latency through the API server with and without webhooks, and the mer
 		fmt.Fprintf(stdout, "  parallel speed-up: %.2fx\n", wall[0].Seconds()/wall[1].Seconds())
 
 		began := time.Now()
-		sw, err := harness.Start(interrupts.Context(), harness.Options{BinDir: bin})
+		sw, err := harness.Start(interrupts.Context(), harness.Options{Backend: envtest.New(envtest.Options{BinDir: bin})})
 		if err != nil {
 			return err
 		}

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/harness/backend/envtest"
 	"presetsim.dev/presetsim/internal/interrupt"
 )
 
@@ -14,12 +14,12 @@ import (
 // are not built yet, the command builds them, as an explicit step that says
 // what it does and how long it takes; the harness itself never builds.
 func binaries(ctx context.Context, stderr io.Writer) (string, error) {
-	dir, err := harness.FindBinaries()
-	if !errors.Is(err, harness.ErrBinariesNotBuilt) {
+	dir, err := envtest.FindBinaries()
+	if !errors.Is(err, envtest.ErrBinariesNotBuilt) {
 		return dir, err
 	}
 	fmt.Fprintln(stderr, "The control-plane binaries are not built yet; building them now, as `make tools` does (about 7 minutes, once) ...")
-	return harness.BuildBinaries(ctx, stderr)
+	return envtest.BuildBinaries(ctx, stderr)
 }
 
 // prepare is the start of every command that starts a control plane: it

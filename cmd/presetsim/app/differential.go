@@ -8,6 +8,8 @@ import (
 
 	"presetsim.dev/presetsim/differential"
 	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/harness/implementation/module"
+	"presetsim.dev/presetsim/harness/mutants"
 )
 
 // runDifferential runs the features on the offline and the envtest backends
@@ -23,7 +25,7 @@ prints every scenario whose outcome or pods differ. Exit status 1 when any diffe
   presetsim differential --tags @R3.4 features/keys.feature`,
 	}
 	fs := cmd.Flags()
-	module := fs.String("module", harness.ReferenceModule, "in-process admission module to test")
+	name := fs.String("module", module.Reference, "in-process admission module to test")
 	tags := fs.String("tags", "", "run only scenarios matching this tag expression")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		interrupts, bin, err := prepare(cmd.Context(), stderr)
@@ -32,7 +34,7 @@ prints every scenario whose outcome or pods differ. Exit status 1 when any diffe
 		}
 		defer interrupts.Release()
 		report, err := differential.Run(interrupts.Context(), differential.Options{
-			Paths: args, Tags: *tags, Module: *module, Modules: modules(), BinDir: bin, Progress: stderr,
+			Paths: args, Tags: *tags, Module: *name, Modules: mutants.Registry(), BinDir: bin, Progress: stderr,
 			Started: func(w *harness.World) { interrupts.OnSignal(w.Stop) },
 		})
 		if err != nil {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"presetsim.dev/presetsim/harness"
+	externalimpl "presetsim.dev/presetsim/harness/implementation/external"
 )
 
 // external are the flags that describe an external webhook.
@@ -26,12 +26,12 @@ func externalFlags(fs *pflag.FlagSet) *external {
 	fs.DurationVar(&e.timeout, "webhook-timeout", 10*time.Second, "how long the API server waits for the external webhook (1s to 30s)")
 	fs.StringVar(&e.failurePolicy, "webhook-failure-policy", "Fail", "Fail or Ignore")
 	fs.StringVar(&e.command, "webhook-command", "", "command that starts the external webhook once the API server is up; "+
-		harness.KubeconfigPlaceholder+" is replaced by a kubeconfig for it; shell-style quoting, and NAME=value words first set its environment (LOG=debug ./hook --port 9443)")
+		externalimpl.KubeconfigPlaceholder+" is replaced by a kubeconfig for it; shell-style quoting, and NAME=value words first set its environment (LOG=debug ./hook --port 9443)")
 	return e
 }
 
 // module returns the external module the flags describe, nil when none.
-func (e *external) module() (*harness.ExternalModule, error) {
+func (e *external) module() (*externalimpl.Options, error) {
 	if e.url == "" {
 		if e.caFile != "" || e.command != "" {
 			return nil, errors.New("--webhook-ca and --webhook-command need --webhook-url")
@@ -51,12 +51,12 @@ func (e *external) module() (*harness.ExternalModule, error) {
 	if e.timeout < time.Second || e.timeout > 30*time.Second {
 		return nil, fmt.Errorf("--webhook-timeout must be between 1s and 30s, not %s", e.timeout)
 	}
-	m := &harness.ExternalModule{
+	m := &externalimpl.Options{
 		URL: e.url, CABundle: ca, FailurePolicy: e.failurePolicy,
 		TimeoutSeconds: int32(e.timeout / time.Second), AdmissionReviewVersions: strings.Split(e.versions, ","),
 	}
 	if e.command != "" {
-		if m.Env, m.Command, err = harness.ParseCommand(e.command); err != nil {
+		if m.Env, m.Command, err = externalimpl.ParseCommand(e.command); err != nil {
 			return nil, fmt.Errorf("--webhook-command: %w", err)
 		}
 	}

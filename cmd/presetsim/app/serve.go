@@ -19,8 +19,9 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/harness/implementation/module"
 	"presetsim.dev/presetsim/harness/manifest"
+	"presetsim.dev/presetsim/harness/mutants"
 	"presetsim.dev/presetsim/harness/webhook"
 )
 
@@ -44,7 +45,7 @@ serves until Ctrl-C, and ends with an error if its listener fails.`,
 	certFile := fs.String("cert", "", "serving certificate (PEM); with --key")
 	keyFile := fs.String("key", "", "serving key (PEM); with --cert")
 	caOut := fs.String("ca-out", "", "without --cert/--key: make a CA and a certificate for the --addr host, and write the CA bundle here")
-	module := fs.String("module", harness.ReferenceModule, "in-process admission module to serve")
+	name := fs.String("module", module.Reference, "in-process admission module to serve")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		ctx := cmd.Context()
 		if *kubeconfig == "" || len(args) > 0 || (*certFile == "") != (*keyFile == "") || (*certFile == "" && *caOut == "") {
@@ -67,16 +68,16 @@ serves until Ctrl-C, and ends with an error if its listener fails.`,
 		if err != nil {
 			return err
 		}
-		factory, err := modules().Get(*module)
+		factory, err := mutants.Registry().Get(*name)
 		if err != nil {
 			return err
 		}
 
 		ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 		defer stop()
-		mod, err := factory(ctx, harness.ModuleDeps{Client: client, Dynamic: dyn})
+		mod, err := factory(ctx, module.Deps{Client: client, Dynamic: dyn})
 		if err != nil {
-			return fmt.Errorf("unable to start module %q: %w", *module, err)
+			return fmt.Errorf("unable to start module %q: %w", *name, err)
 		}
 		defer mod.Stop()
 		mux := http.NewServeMux()
@@ -86,7 +87,7 @@ serves until Ctrl-C, and ends with an error if its listener fails.`,
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stderr, "serving module %q on %s/mutate-pods (health: %s/healthz) until Ctrl-C\n", *module, srv.URL, srv.URL)
+		fmt.Fprintf(stderr, "serving module %q on %s/mutate-pods (health: %s/healthz) until Ctrl-C\n", *name, srv.URL, srv.URL)
 		select {
 		case <-ctx.Done():
 		case <-srv.Done():

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/harness/backend/envtest"
 )
 
 // up runs the envtest control plane with simulated nodes, the PodPreset CRD
@@ -34,7 +35,7 @@ until Ctrl-C, then stops everything.`,
 			return err
 		}
 		defer interrupts.Release()
-		w, err := harness.Start(interrupts.Context(), harness.Options{BinDir: bin, Progress: stderr, AllNamespaces: true, Nodes: *nodes})
+		w, err := harness.Start(interrupts.Context(), harness.Options{Backend: envtest.New(envtest.Options{BinDir: bin}), Progress: stderr, AllNamespaces: true, Nodes: *nodes})
 		if err != nil {
 			if interrupts.Code() != 0 {
 				return nil // interrupted while starting; Start cleaned up
@@ -57,7 +58,7 @@ until Ctrl-C, then stops everything.`,
 			return fmt.Errorf("unable to write the kubeconfig: %w", err)
 		}
 		defer os.Remove(path)
-		kubectl := filepath.Join(w.BinDir, "kubectl")
+		kubectl := filepath.Join(bin, "kubectl")
 		fmt.Fprintf(stdout, `The cluster is up: kube-apiserver, kube-controller-manager, kube-scheduler, %d simulated nodes,
 	the PodPreset CRD and the reference PodPreset webhook for every namespace.
 

@@ -1,0 +1,184 @@
+package backend
+
+import (
+	"context"
+	"io"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/apiserver/pkg/admission"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"presetsim.dev/presetsim/harness/nodes"
+	"presetsim.dev/presetsim/harness/profile"
+)
+
+// Backend starts the cluster a run's objects live in.
+type Backend interface {
+	// Name is the backend's registered name ("envtest", "offline", ...),
+	// used in reports and in UnsupportedError.
+	Name() string
+	// Start starts (or connects to) the cluster. On error, everything it
+	// started is stopped again.
+	Start(ctx context.Context, run Run) (Cluster, error)
+}
+
+// Run is what a backend learns about the run that starts it.
+type Run struct {
+	// ID names the run; the harness labels the run's namespaces with it.
+	ID string
+	// Scheme knows every kind a feature file may write.
+	Scheme *runtime.Scheme
+	// Profile describes the implementation under test (its preset kind).
+	Profile *profile.Profile
+	// Progress receives one line per start-up phase.
+	Progress io.Writer
+	// Wait bounds the backend's own waits (a namespace's default
+	// ServiceAccount).
+	Wait time.Duration
+	// Nodes is the number of simulated nodes, for backends that simulate
+	// them.
+	Nodes int
+}
+
+// Cluster is a started backend.
+type Cluster interface {
+	Objects
+	// Stop stops what Start started and removes what the run left on a
+	// cluster that stays. It is called once.
+	Stop() error
+}
+
+// Objects is what scenarios do to a cluster. Objects are unstructured, as
+// written in the feature file; resources are resolved by Mapper.
+type Objects interface {
+	Mapper() meta.RESTMapper
+	// CreateNamespace creates a namespace and, on an API server, waits
+	// until it has its default ServiceAccount, without which pods are
+	// refused.
+	CreateNamespace(ctx context.Context, name string, labels map[string]string) error
+	LabelNamespace(ctx context.Context, name, key, value string) error
+	Create(ctx context.Context, gvr schema.GroupVersionResource, u *unstructured.Unstructured, opts CreateOptions) (*unstructured.Unstructured, error)
+	Get(ctx context.Context, gvr schema.GroupVersionResource, namespace, name string) (*unstructured.Unstructured, error)
+	List(ctx context.Context, gvr schema.GroupVersionResource, namespace string) ([]unstructured.Unstructured, error)
+	Update(ctx context.Context, gvr schema.GroupVersionResource, u *unstructured.Unstructured, warnings *Warnings) (*unstructured.Unstructured, error)
+	MergePatch(ctx context.Context, gvr schema.GroupVersionResource, namespace, name string, patch []byte) error
+	Delete(ctx context.Context, gvr schema.GroupVersionResource, namespace, name string) error
+	// Watch reports changes to the resource in namespace (every namespace
+	// when "") until ctx ends or the watch is stopped.
+	Watch(ctx context.Context, gvr schema.GroupVersionResource, namespace string) (watch.Interface, error)
+	// Validates reports whether Create and Update run the API server's
+	// validation (schemas, pod validation); when not, a request that
+	// succeeded might have been rejected by a real API server.
+	Validates() bool
+	// Clients are client-go clients of the cluster, for the typed reads of
+	// package containerenv and for an in-process module's informers.
+	Clients() Clients
+}
+
+// Clients are client-go clients of a cluster.
+type Clients struct {
+	Typed   kubernetes.Interface
+	Dynamic dynamic.Interface
+}
+
+// CreateOptions change how Create creates an object.
+type CreateOptions struct {
+	// Warnings collects the API server's warnings, when not nil.
+	Warnings *Warnings
+	// DryRun is a server-side dry run: nothing is stored or recorded.
+	DryRun bool
+}
+
+// APIServer is the ability of a cluster that is a real API server.
+type APIServer interface {
+	API() *API
+}
+
+// API gives admin access to a real API server.
+type API struct {
+	Config     *rest.Config
+	KubeConfig []byte
+	Client     kubernetes.Interface
+	Dynamic    dynamic.Interface
+	Mapper     meta.RESTMapper
+	// Version is the API server's version (GitVersion).
+	Version string
+}
+
+// WebhookHost is the ability of an API server that can call a webhook
+// served on this host: Host is the address it reaches this host at.
+type WebhookHost interface {
+	WebhookHost() string
+}
+
+// InProcessAdmission is the ability of a cluster that calls an admission
+// plug-in in-process for every pod created in the namespaces the selector
+// matches (every namespace when nil), as an API server calls a webhook.
+type InProcessAdmission interface {
+	Admit(plugin admission.MutationInterface, namespaces *metav1.LabelSelector) error
+}
+
+// NodeSimulator is the ability of a cluster whose nodes are simulated.
+type NodeSimulator interface {
+	SimulatedNodes() *nodes.Simulator
+}
+
+// Kubelet is the ability of a cluster whose pods run on a real kubelet:
+// containers print what they see (the printenv image) and can run commands.
+type Kubelet interface {
+	Logs(ctx context.Context, namespace, pod, container string) ([]byte, error)
+	Exec(ctx context.Context, namespace, pod, container string, command []string) error
+}
+
+// Waits is the ability of a backend whose changes take effect faster than
+// an API server's: the waits it suggests when the run sets none.
+type Waits interface {
+	Waits() (wait, settle time.Duration)
+}
+
+// Processes is the ability of a backend that starts child processes: the
+// harness records them so that the next run stops what a killed one left.
+type Processes interface {
+	StartsProcesses() bool
+}
+
+// RunsPods reports whether the cluster schedules and starts pods, on
+// simulated nodes or real ones.
+func RunsPods(c Objects) bool {
+	if sim, ok := c.(NodeSimulator); ok && sim.SimulatedNodes() != nil {
+		return true
+	}
+	_, ok := c.(Kubelet)
+	return ok
+}
+
+// Nodes returns the cluster's node simulator, nil when it has none.
+func Nodes(c Objects) *nodes.Simulator {
+	if sim, ok := c.(NodeSimulator); ok {
+		return sim.SimulatedNodes()
+	}
+	return nil
+}
+
+// APIOf returns the API server of a cluster, nil when it is none.
+func APIOf(c Objects) *API {
+	if a, ok := c.(APIServer); ok {
+		return a.API()
+	}
+	return nil
+}
+
+// LoopbackWebhooks is the ability of a backend whose API server runs on
+// this host and so can call a webhook served on 127.0.0.1, as an external
+// webhook under test usually is.
+type LoopbackWebhooks interface {
+	CallsLoopbackWebhooks() bool
+}

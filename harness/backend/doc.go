@@ -1,0 +1,20 @@
+// Package backend is the seam between the harness and the places a run's
+// objects live: a backend starts a Cluster, and a Cluster is the small set
+// of object operations scenarios use (create, get, list, update, patch,
+// delete, watch) plus Stop.
+//
+// What only some clusters can do is a separate small interface, asked for
+// with a type assertion (the e2e-framework lesson): APIServer (a real API
+// server, with its clients and kubeconfig), WebhookHost (an API server that
+// can call a webhook served on this host), InProcessAdmission (a cluster
+// that calls an admission plug-in in-process, as the offline one does),
+// NodeSimulator, Kubelet (real containers whose logs can be read and which
+// can exec), Waits (shorter waits than an API server needs) and Processes
+// (the backend starts child processes a killed run would leave behind).
+//
+// Each backend is a package under this one, with its own options and a
+// Registration; package harness lists the registrations (one line each) and
+// runs the one start sequence every backend shares. Package apiserver holds
+// the Cluster of a real API server that the envtest, kind and existing-
+// cluster backends build on.
+package backend

@@ -1,0 +1,247 @@
+package offline_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/harness/backend"
+	"presetsim.dev/presetsim/harness/backend/offline"
+	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
+	"presetsim.dev/presetsim/presets/merge"
+)
+
+func startOfflineWorld(t *testing.T) *harness.World {
+	t.Helper()
+	w, err := harness.Start(context.Background(), harness.Options{Backend: offline.New()})
+	if err != nil {
+		t.Fatalf("unable to start the offline backend: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := w.Stop(); err != nil {
+			t.Errorf("stop: %v", err)
+		}
+	})
+	return w
+}
+
+func toUnstructured(t *testing.T, obj runtime.Object) *unstructured.Unstructured {
+	t.Helper()
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &unstructured.Unstructured{Object: m}
+}
+
+func testPod(ns, name, generateName string) *corev1.Pod {
+	return &corev1.Pod{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, GenerateName: generateName, Labels: map[string]string{"app": "web"}},
+		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "web", Image: "nginx"}}},
+	}
+}
+
+// TestOfflineBackend covers what the offline backend does, and what it
+// reports as unsupported instead of pretending.
+func TestOfflineBackend(t *testing.T) {
+	ctx := context.Background()
+	w := startOfflineWorld(t)
+	c := w.Objects()
+	if err := c.CreateNamespace(ctx, "admitted", map[string]string{backend.AdmissionLabel: w.RunID}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.CreateNamespace(ctx, "other", nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, ns := range []string{"admitted", "other"} {
+		pp := &v1alpha1.PodPreset{
+			TypeMeta:   metav1.TypeMeta{APIVersion: v1alpha1.SchemeGroupVersion.String(), Kind: "PodPreset"},
+			ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: ns},
+			Spec: v1alpha1.PodPresetSpec{
+				Selector: metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
+				Env:      []corev1.EnvVar{{Name: "DB_PORT", Value: "6379"}},
+			},
+		}
+		created, err := c.Create(ctx, v1alpha1.GroupVersionResource(), toUnstructured(t, pp), backend.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.WaitForPreset(ctx, ns, "db", created.GetResourceVersion()); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	t.Run("a pod in a namespace the module is registered for is admitted", func(t *testing.T) {
+		got, err := c.Create(ctx, backend.Pods, toUnstructured(t, testPod("admitted", "a", "")), backend.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pod := toPod(t, got)
+		if len(pod.Spec.Containers[0].Env) != 1 || pod.Annotations[merge.AnnotationKey("db")] == "" {
+			t.Errorf("pod not mutated: env %v, annotations %v", pod.Spec.Containers[0].Env, pod.Annotations)
+		}
+		if pod.UID == "" || pod.ResourceVersion == "" || pod.CreationTimestamp.IsZero() {
+			t.Errorf("system fields not set: uid %q rv %q created %v", pod.UID, pod.ResourceVersion, pod.CreationTimestamp)
+		}
+	})
+	t.Run("a pod elsewhere is not", func(t *testing.T) {
+		got, err := c.Create(ctx, backend.Pods, toUnstructured(t, testPod("other", "a", "")), backend.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pod := toPod(t, got); len(pod.Spec.Containers[0].Env) != 0 {
+			t.Errorf("pod mutated in a namespace without the admission label: %v", pod.Spec.Containers[0].Env)
+		}
+	})
+	t.Run("a dry run stores nothing", func(t *testing.T) {
+		if _, err := c.Create(ctx, backend.Pods, toUnstructured(t, testPod("admitted", "dry", "")), backend.CreateOptions{DryRun: true}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Get(ctx, backend.Pods, "admitted", "dry"); !apierrors.IsNotFound(err) {
+			t.Errorf("get after dry run: %v, want NotFound", err)
+		}
+	})
+	t.Run("a name is generated after admission", func(t *testing.T) {
+		got, err := c.Create(ctx, backend.Pods, toUnstructured(t, testPod("admitted", "", "gen-")), backend.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(got.GetName(), "gen-") || len(got.GetName()) != len("gen-")+5 {
+			t.Errorf("name %q, want gen- and 5 characters", got.GetName())
+		}
+	})
+	t.Run("a duplicate name is refused", func(t *testing.T) {
+		_, err := c.Create(ctx, backend.Pods, toUnstructured(t, testPod("admitted", "a", "")), backend.CreateOptions{})
+		if !apierrors.IsAlreadyExists(err) {
+			t.Errorf("got %v, want AlreadyExists", err)
+		}
+	})
+	t.Run("a pod in a missing namespace is refused", func(t *testing.T) {
+		_, err := c.Create(ctx, backend.Pods, toUnstructured(t, testPod("missing", "a", "")), backend.CreateOptions{})
+		if !apierrors.IsNotFound(err) {
+			t.Errorf("got %v, want NotFound", err)
+		}
+	})
+	t.Run("other workloads are unsupported, with the reason", func(t *testing.T) {
+		d := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "apps/v1", "kind": "Deployment",
+			"metadata": map[string]any{"name": "web", "namespace": "admitted"}}}
+		_, err := c.Create(ctx, backend.ReplicaSets.GroupVersion().WithResource("deployments"), d, backend.CreateOptions{})
+		u, ok := backend.IsUnsupported(err)
+		if !ok || !strings.Contains(u.Reason, "Deployment controller") {
+			t.Errorf("got %v, want an UnsupportedError naming the Deployment controller", err)
+		}
+	})
+	t.Run("requests are not validated", func(t *testing.T) {
+		if c.Validates() {
+			t.Error("the offline backend claims to validate")
+		}
+	})
+	t.Run("a stale update is a conflict", func(t *testing.T) {
+		gvr := v1alpha1.GroupVersionResource()
+		cur, err := c.Get(ctx, gvr, "admitted", "db")
+		if err != nil {
+			t.Fatal(err)
+		}
+		stale := cur.DeepCopy()
+		if _, err := c.Update(ctx, gvr, cur, nil); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Update(ctx, gvr, stale, nil); !apierrors.IsConflict(err) {
+			t.Errorf("got %v, want Conflict", err)
+		}
+	})
+}
+
+// TestOfflineReplicaSet covers the offline ReplicaSet controller: create,
+// scale up and down, and a deleted pod replaced.
+func TestOfflineReplicaSet(t *testing.T) {
+	ctx := context.Background()
+	w := startOfflineWorld(t)
+	c := w.Objects()
+	if err := c.CreateNamespace(ctx, "ns", map[string]string{backend.AdmissionLabel: w.RunID}); err != nil {
+		t.Fatal(err)
+	}
+	rs := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "apps/v1", "kind": "ReplicaSet",
+		"metadata": map[string]any{"name": "web", "namespace": "ns"},
+		"spec": map[string]any{
+			"replicas": int64(2),
+			"selector": map[string]any{"matchLabels": map[string]any{"app": "web"}},
+			"template": map[string]any{
+				"metadata": map[string]any{"labels": map[string]any{"app": "web"}},
+				"spec":     map[string]any{"containers": []any{map[string]any{"name": "web", "image": "nginx"}}},
+			},
+		},
+	}}
+	created, err := c.Create(ctx, backend.ReplicaSets, rs, backend.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := func() int {
+		t.Helper()
+		pods, err := c.List(ctx, backend.Pods, "ns")
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for i := range pods {
+			if o := metav1.GetControllerOf(&pods[i]); o != nil && o.UID == created.GetUID() {
+				n++
+			}
+		}
+		return n
+	}
+	if n := count(); n != 2 {
+		t.Fatalf("%d pods after create, want 2", n)
+	}
+	if ok, why := ready(created); !ok {
+		t.Errorf("ReplicaSet not settled after create: %s", why)
+	}
+	for _, replicas := range []int{4, 1} {
+		if err := c.MergePatch(ctx, backend.ReplicaSets, "ns", "web", []byte(fmt.Sprintf(`{"spec":{"replicas":%d}}`, replicas))); err != nil {
+			t.Fatal(err)
+		}
+		if n := count(); n != replicas {
+			t.Errorf("%d pods after scaling to %d", n, replicas)
+		}
+		got, _ := c.Get(ctx, backend.ReplicaSets, "ns", "web")
+		if ok, why := ready(got); !ok {
+			t.Errorf("ReplicaSet not settled after scaling to %d: %s", replicas, why)
+		}
+	}
+	pods, _ := c.List(ctx, backend.Pods, "ns")
+	if err := c.Delete(ctx, backend.Pods, "ns", pods[0].GetName()); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(); n != 1 {
+		t.Errorf("%d pods after deleting one, want it replaced", n)
+	}
+	if _, err := c.Get(ctx, backend.Pods, "ns", pods[0].GetName()); !apierrors.IsNotFound(err) {
+		t.Errorf("deleted pod still there: %v", err)
+	}
+}
+
+func toPod(t *testing.T, u *unstructured.Unstructured) *corev1.Pod {
+	t.Helper()
+	pod := &corev1.Pod{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, pod); err != nil {
+		t.Fatal(err)
+	}
+	return pod
+}
+
+// ready reports whether a ReplicaSet's status says every replica is ready.
+func ready(rs *unstructured.Unstructured) (bool, string) {
+	want, _, _ := unstructured.NestedInt64(rs.Object, "spec", "replicas")
+	got, _, _ := unstructured.NestedInt64(rs.Object, "status", "readyReplicas")
+	return got == want, fmt.Sprintf("readyReplicas %d/%d", got, want)
+}

@@ -1,0 +1,41 @@
+package backend
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/spf13/pflag"
+)
+
+// Registration makes a backend known by name: to the CLI (its flags, its
+// one-line description) and to the harness.
+type Registration struct {
+	// Name selects the backend (--backend NAME).
+	Name string
+	// Summary says in a few words where objects live, for --help.
+	Summary string
+	// Flags adds the backend's own flags to fs, if it has any, and returns
+	// the function that makes the backend from them once they are parsed.
+	Flags func(fs *pflag.FlagSet) func() (Backend, error)
+}
+
+// Registry is a list of registrations, looked up by name.
+type Registry []Registration
+
+// Names lists the registered backends, in registration order.
+func (r Registry) Names() []string {
+	names := make([]string, len(r))
+	for i, reg := range r {
+		names[i] = reg.Name
+	}
+	return names
+}
+
+// Lookup returns the registration of a name.
+func (r Registry) Lookup(name string) (Registration, error) {
+	i := slices.IndexFunc(r, func(reg Registration) bool { return reg.Name == name })
+	if i < 0 {
+		return Registration{}, fmt.Errorf("unknown backend %q (known: %v)", name, r.Names())
+	}
+	return r[i], nil
+}

@@ -1,0 +1,26 @@
+package backend
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// Resources the harness reads by name.
+var (
+	Pods        = corev1.SchemeGroupVersion.WithResource("pods")
+	Events      = corev1.SchemeGroupVersion.WithResource("events")
+	Namespaces  = corev1.SchemeGroupVersion.WithResource("namespaces")
+	ReplicaSets = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "replicasets"}
+)
+
+// Labels the harness puts on the namespaces it creates.
+const (
+	// RunLabel carries the run id on every namespace of a run.
+	RunLabel = "presetsim.dev/run"
+	// AdmissionLabel carries the run id on the namespaces the
+	// implementation under test is registered for (not on the defaulting
+	// namespace).
+	AdmissionLabel = "presetsim.dev/admission"
+	// LogicalLabel carries the logical name of a scenario namespace.
+	LogicalLabel = "presetsim.dev/logical"
+)

@@ -1,0 +1,21 @@
+// Package implementation is the seam between the harness and the
+// implementation of PodPreset under test. An Implementation installs
+// itself on a started cluster (Install), says when a preset it was given
+// is in effect (WaitForPreset) and stops (Stop); the harness and the steps
+// never ask which kind it is. The kinds, one package each:
+//
+//   - module: an in-process admission module (the reference, a mutant),
+//     served to an API server as a webhook or called in-process offline;
+//   - external: someone else's webhook, registered by URL, optionally
+//     started as a process;
+//   - installed: an implementation already installed on the cluster.
+//
+// An in-cluster policy (a MutatingAdmissionPolicy) is one more package with
+// the same interface. What only some implementations have is a separate
+// small interface: Process (a process whose output and state explain a
+// failure) and Preflight (refusing a backend before it starts).
+//
+// This package also holds what the kinds share: installing the preset CRD,
+// registering a webhook for the run's namespaces, and the probe that tells
+// when a webhook that cannot say so itself has seen a preset.
+package implementation

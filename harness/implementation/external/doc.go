@@ -1,0 +1,7 @@
+// Package external tests someone else's admission webhook: it installs the
+// preset CRD, optionally starts the webhook's process (Options.Command,
+// with a kubeconfig for it; stopped, with its process group, at Stop),
+// registers the webhook by URL, and keeps the process's output for failure
+// messages (implementation.Process). ParseCommand splits a command line as
+// a shell would, for the CLI's --webhook-command.
+package external

@@ -1,0 +1,90 @@
+package implementation
+
+import (
+	"context"
+	"io"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"presetsim.dev/presetsim/harness/backend"
+	"presetsim.dev/presetsim/harness/profile"
+)
+
+// Implementation is the implementation of PodPreset under test.
+type Implementation interface {
+	// Name names it in reports: a module's name, a webhook's URL, ...
+	Name() string
+	// Install makes it admit the pods created in the target's namespaces.
+	// On error, what it installed is undone by Stop.
+	Install(ctx context.Context, t Target) error
+	// WaitForPreset returns once a pod created next in namespace would be
+	// admitted with the preset at resourceVersion (or later), as far as
+	// the implementation can tell.
+	WaitForPreset(ctx context.Context, namespace, name, resourceVersion string) error
+	// CRD says whose CRD serves its presets.
+	CRD() CRDSource
+	// Stop undoes Install and stops what it started; it is called once,
+	// before the cluster stops.
+	Stop() error
+}
+
+// CRDSource says whose CRD serves an implementation's presets.
+type CRDSource int
+
+const (
+	// HarnessCRD: the harness installed it (the profile's spec.crd, or the
+	// reference CRD when the profile names none).
+	HarnessCRD CRDSource = iota
+	// ReferenceCRD: the harness installed the reference CRD, and it is the
+	// implementation's own API (an in-process module reads it).
+	ReferenceCRD
+	// OwnCRD: the implementation brought its own.
+	OwnCRD
+)
+
+// Target is where an implementation installs itself.
+type Target struct {
+	// Cluster is the started backend; its abilities (backend.APIServer,
+	// backend.WebhookHost, backend.InProcessAdmission) say how to reach it.
+	Cluster backend.Cluster
+	// Backend is the backend's name, for messages.
+	Backend string
+	// RunID names the run (the webhook registration is named after it).
+	RunID string
+	// Namespaces selects the namespaces to admit pods in; every namespace
+	// when nil.
+	Namespaces *metav1.LabelSelector
+	// Profile describes the implementation (its preset kind and CRD).
+	Profile *profile.Profile
+	// Progress receives one line per phase.
+	Progress io.Writer
+	// Wait bounds the implementation's own waits.
+	Wait time.Duration
+}
+
+// Process is the ability of an implementation that runs as a process the
+// harness started: its state and output explain a failure.
+type Process interface {
+	// ProcessState says that the process has exited and how, as a
+	// message suffix ("; its process exited (...)"); "" while it runs.
+	ProcessState() string
+	// LastOutput is the process's last lines and where all of it is kept.
+	LastOutput() string
+	// RefusedGrace is how long it may refuse connections at start-up.
+	RefusedGrace() time.Duration
+}
+
+// Preflight is the ability of an implementation that cannot run on some
+// backends: it says so before the backend starts.
+type Preflight interface {
+	Preflight(b backend.Backend) error
+}
+
+// ProcessOf returns the implementation's process ability, or nil.
+func ProcessOf(impl Implementation) Process {
+	if p, ok := impl.(Process); ok {
+		return p
+	}
+	return nil
+}

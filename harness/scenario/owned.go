@@ -1,0 +1,84 @@
+package scenario
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+
+	"presetsim.dev/presetsim/harness/backend"
+	"presetsim.dev/presetsim/harness/manifest"
+)
+
+// WaitForPods waits until exactly n pods are controlled by the object (for a
+// Deployment, by its ReplicaSets) and, for workloads, until the controller
+// has settled: every replica updated and ready, nothing left of an old
+// rollout. Pods being deleted do not count.
+func (s *Scenario) WaitForPods(ctx context.Context, n int, kind, name string) ([]corev1.Pod, error) {
+	var (
+		pods   []corev1.Pod
+		status string
+		gvk    string
+	)
+	_, ownerGVR, ns, err := s.object(ctx, kind, name)
+	if err != nil {
+		return nil, err
+	}
+	err = s.waitUntil(ctx, ns, s.w.Timeouts.Wait, func(ctx context.Context) (bool, error) {
+		owner, _, _, err := s.object(ctx, kind, name)
+		if err != nil {
+			return false, err
+		}
+		gvk = owner.GetKind()
+		if pods, err = s.ownedPods(ctx, owner); err != nil {
+			return false, err
+		}
+		var ok bool
+		ok, status = settled(owner)
+		return ok && len(pods) == n, nil
+	}, backend.Pods, ownerGVR, backend.ReplicaSets)
+	if err != nil {
+		if status != "" {
+			status = fmt.Sprintf(" (%s %q not settled: %s)", gvk, name, status)
+		}
+		if ctx.Err() == nil && (wait.Interrupted(err) || errors.Is(err, context.DeadlineExceeded)) {
+			err = nil // just the timeout, said already
+		}
+		msg := fmt.Sprintf("want %d pods owned by %s %q, have %d after %s%s", n, kind, name, len(pods), s.w.Timeouts.Wait, status)
+		if err != nil {
+			msg += ": " + err.Error()
+		}
+		return nil, errors.New(msg)
+	}
+	return pods, nil
+}
+
+// OwnedPodsShouldBe waits as WaitForPods, then compares each pod with the
+// expected one.
+func (s *Scenario) OwnedPodsShouldBe(ctx context.Context, n int, kind, name string, src manifest.Source, content string) error {
+	gvk, _, err := s.kindOf(kind)
+	if err != nil {
+		return err
+	}
+	want, err := s.expectedPod(src, content, s.namespaceOf(gvk.Kind, name))
+	if err != nil {
+		return err
+	}
+	pods, err := s.WaitForPods(ctx, n, kind, name)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for i := range pods {
+		if err := s.comparePod(ctx, want, &pods[i]); err != nil {
+			errs = append(errs, fmt.Errorf("pod %s:\n%w\n", pods[i].Name, err))
+		}
+	}
+	if len(errs) > 0 {
+		// Wrapped, so that callers can read each pod's differences.
+		return fmt.Errorf("%d of %d pods differ:\n%w", len(errs), n, errors.Join(errs...))
+	}
+	return nil
+}

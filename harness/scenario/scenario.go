@@ -1,0 +1,330 @@
+package scenario
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilrand "k8s.io/apimachinery/pkg/util/rand"
+
+	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/harness/backend"
+	"presetsim.dev/presetsim/harness/manifest"
+	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
+)
+
+// Scenario is one scenario's view of the World: its own namespaces, what it
+// submitted, and the outcome of its last request. It is not safe for
+// concurrent use; each scenario has its own.
+type Scenario struct {
+	w       *harness.World
+	cluster backend.Objects
+	id      string
+
+	physical  map[string]string // logical → physical namespace
+	submitted map[objectKey]*unstructured.Unstructured
+	versions  map[objectKey]string // PodPreset resourceVersions, for ${rv:name}
+	last      *Attempt
+
+	nodesChanged bool     // the scenario changed the node count
+	created      podOrder // pods in creation order, on real nodes
+
+	notesMu sync.Mutex
+	notes   []string // what the run should tell the reader, though no step failed
+}
+
+// Notes are what the scenario's steps want the reader to know although no
+// step failed: a comparison that could not be made on this backend, say.
+func (s *Scenario) Notes() []string {
+	s.notesMu.Lock()
+	defer s.notesMu.Unlock()
+	return slices.Clone(s.notes)
+}
+
+func (s *Scenario) note(format string, args ...any) {
+	s.notesMu.Lock()
+	defer s.notesMu.Unlock()
+	s.notes = append(s.notes, fmt.Sprintf(format, args...))
+}
+
+// objectKey names an object by kind, logical namespace and name.
+type objectKey struct{ kind, namespace, name string }
+
+// Attempt is the outcome of a "try" step.
+type Attempt struct {
+	Err      error
+	Warnings []string
+	// Object is what the API server returned for the last object created.
+	Object *unstructured.Unstructured
+	// Unvalidated is set when the backend did not run the API server's
+	// validation: a request that succeeded might have been rejected.
+	Unvalidated bool
+	// Backend is the backend the request went to.
+	Backend string
+}
+
+// World returns the World the scenario runs in.
+func (s *Scenario) World() *harness.World { return s.w }
+
+// New returns a scenario of the World with no namespaces yet.
+func New(w *harness.World) *Scenario {
+	return &Scenario{
+		w:         w,
+		cluster:   w.Objects(),
+		id:        utilrand.String(5),
+		physical:  map[string]string{},
+		submitted: map[objectKey]*unstructured.Unstructured{},
+		versions:  map[objectKey]string{},
+	}
+}
+
+// Namespace returns the physical namespace for a logical one, creating it on
+// first use.
+func (s *Scenario) Namespace(ctx context.Context, logical string) (string, error) {
+	if logical == "" {
+		logical = metav1.NamespaceDefault
+	}
+	if p, ok := s.physical[logical]; ok {
+		return p, nil
+	}
+	base := logical
+	if len(base) > 50 {
+		base = base[:50]
+	}
+	p := base + "-" + s.id
+	labels := map[string]string{backend.RunLabel: s.w.RunID, backend.AdmissionLabel: s.w.RunID, backend.LogicalLabel: base}
+	if err := s.cluster.CreateNamespace(ctx, p, labels); err != nil {
+		return "", err
+	}
+	if s.kubelet() != nil {
+		if err := s.created.watchNamespace(s.cluster, p); err != nil {
+			return "", fmt.Errorf("unable to watch the pods of namespace %s: %w", p, err)
+		}
+	}
+	s.physical[logical] = p
+	return p, nil
+}
+
+// Logical replaces physical namespace names in a message by logical ones, so
+// reports read like the feature file.
+func (s *Scenario) Logical(msg string) string {
+	for l, p := range s.physical {
+		msg = strings.ReplaceAll(msg, p, l)
+	}
+	return msg
+}
+
+// failed describes a backend error in the feature file's terms: with
+// logical namespace names, after what the step was doing. An
+// UnsupportedError is returned as it is, so the step is reported as
+// unsupported.
+func (s *Scenario) failed(err error, format string, args ...any) error {
+	if u, ok := backend.IsUnsupported(err); ok {
+		return u
+	}
+	return fmt.Errorf("%s: %s", fmt.Sprintf(format, args...), s.Logical(err.Error()))
+}
+
+// LastAttempt returns the outcome of the last try step.
+func (s *Scenario) LastAttempt() (*Attempt, error) {
+	if s.last == nil {
+		return nil, errors.New("no request was tried yet (use a \"When I try to ...\" step first)")
+	}
+	return s.last, nil
+}
+
+func (s *Scenario) decode(src manifest.Source, content, kind string) ([]manifest.Object, error) {
+	objs, err := manifest.Decode(src, content, s.w.Scheme)
+	if err != nil {
+		return nil, err
+	}
+	if len(objs) == 0 {
+		return nil, fmt.Errorf("%s:%d: the DocString holds no object", src.File, src.Line)
+	}
+	if kind != "" {
+		if len(objs) != 1 {
+			return nil, fmt.Errorf("%s:%d: expected one %s, got %d objects", src.File, src.Line, kind, len(objs))
+		}
+		if objs[0].GVK.Kind != kind {
+			return nil, fmt.Errorf("%s:%d: expected a %s, got a %s", src.File, objs[0].Line, kind, objs[0].GVK.Kind)
+		}
+	}
+	return objs, nil
+}
+
+// create creates one object, as written, in its scenario namespace and
+// records it.
+func (s *Scenario) create(ctx context.Context, o manifest.Object, opts *backend.CreateOptions) (*unstructured.Unstructured, error) {
+	if opts == nil {
+		opts = &backend.CreateOptions{}
+	}
+	u := o.Raw.DeepCopy()
+	gvk := o.GVK
+	switch {
+	case isPreset(gvk):
+		// Written in canonical terms; created in the implementation's.
+		impl, err := s.w.Profile.Preset(u)
+		if err != nil {
+			return nil, err
+		}
+		u, gvk = impl, s.w.Profile.PresetGVK()
+	case gvk.Group == "" && gvk.Kind == "Pod":
+		s.translatePodAnnotations(u)
+	}
+	mapping, err := s.cluster.Mapper().RESTMapping(gvk.GroupKind(), gvk.Version)
+	if err != nil {
+		return nil, fmt.Errorf("unknown kind %s: %w", gvk, err)
+	}
+	logical := ""
+	if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
+		logical = namespaceOr(u.GetNamespace())
+		ns, err := s.Namespace(ctx, logical)
+		if err != nil {
+			return nil, err
+		}
+		u.SetNamespace(ns)
+	}
+	key := objectKey{o.GVK.Kind, logical, u.GetName()}
+	submitted := u.DeepCopy()
+	created, err := s.cluster.Create(ctx, mapping.Resource, u, *opts)
+	if err != nil {
+		return nil, s.failed(err, "unable to create %s %q", o.GVK.Kind, u.GetName())
+	}
+	if opts.DryRun {
+		return created, nil
+	}
+	s.submitted[key] = submitted
+	if isPreset(o.GVK) {
+		s.versions[key] = created.GetResourceVersion()
+		if err := s.w.WaitForPreset(ctx, created.GetNamespace(), created.GetName(), created.GetResourceVersion()); err != nil {
+			return nil, err
+		}
+	}
+	return created, nil
+}
+
+func namespaceOr(ns string) string {
+	if ns == "" {
+		return metav1.NamespaceDefault
+	}
+	return ns
+}
+
+var rvPattern = regexp.MustCompile(`\$\{rv:([^}]*)\}`)
+
+// Expand replaces ${rv:<preset>} by the resourceVersion of the scenario's
+// preset of that name (in the logical namespace ns).
+func (s *Scenario) Expand(text, ns string) (string, error) {
+	var missing []string
+	out := rvPattern.ReplaceAllStringFunc(text, func(m string) string {
+		name := rvPattern.FindStringSubmatch(m)[1]
+		v, ok := s.versions[objectKey{"PodPreset", namespaceOr(ns), name}]
+		if !ok {
+			missing = append(missing, name)
+			return m
+		}
+		return v
+	})
+	if len(missing) > 0 {
+		return "", fmt.Errorf("${rv:...} names %ss this scenario did not create in namespace %s: %s", s.w.PresetKind(), namespaceOr(ns), strings.Join(missing, ", "))
+	}
+	return out, nil
+}
+
+// podNamespace is the logical namespace of a pod the scenario created.
+func (s *Scenario) podNamespace(name string) string {
+	return s.namespaceOf("Pod", name)
+}
+
+func (s *Scenario) namespaceOf(kind, name string) string {
+	var found []string
+	for k := range s.submitted {
+		if k.kind == kind && k.name == name {
+			found = append(found, k.namespace)
+		}
+	}
+	if len(found) == 0 {
+		return metav1.NamespaceDefault
+	}
+	sort.Strings(found)
+	return found[0]
+}
+
+// expandValues expands ${rv:…} in every string value of a decoded object,
+// in place.
+func (s *Scenario) expandValues(obj map[string]any, ns string) error {
+	var walk func(v any) (any, error)
+	walk = func(v any) (any, error) {
+		switch v := v.(type) {
+		case string:
+			return s.Expand(v, ns)
+		case map[string]any:
+			for k, item := range v {
+				e, err := walk(item)
+				if err != nil {
+					return nil, err
+				}
+				v[k] = e
+			}
+		case []any:
+			for i, item := range v {
+				e, err := walk(item)
+				if err != nil {
+					return nil, err
+				}
+				v[i] = e
+			}
+		}
+		return v, nil
+	}
+	_, err := walk(obj)
+	return err
+}
+
+// logicalOf returns the logical name of a physical namespace.
+func (s *Scenario) logicalOf(physical string) string {
+	for l, p := range s.physical {
+		if p == physical {
+			return l
+		}
+	}
+	return physical
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// kubelet returns the cluster's real kubelet, nil when pods do not run on
+// one.
+func (s *Scenario) kubelet() backend.Kubelet {
+	k, _ := s.cluster.(backend.Kubelet)
+	return k
+}
+
+// translatePodAnnotations rewrites a pod's canonical annotation keys (the
+// exclude annotation, podpreset-<name>) into the implementation's.
+func (s *Scenario) translatePodAnnotations(u *unstructured.Unstructured) {
+	if a := u.GetAnnotations(); len(a) > 0 {
+		u.SetAnnotations(s.w.Profile.Annotations(a))
+	}
+}
+
+// isPreset reports whether a kind is the canonical PodPreset.
+func isPreset(gvk schema.GroupVersionKind) bool {
+	return gvk.GroupKind() == v1alpha1.SchemeGroupVersion.WithKind("PodPreset").GroupKind()
+}

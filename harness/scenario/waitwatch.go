@@ -1,0 +1,85 @@
+package scenario
+
+import (
+	"context"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"presetsim.dev/presetsim/harness/backend"
+)
+
+// recheck is how often waitUntil evaluates its condition when no watched
+// change arrives: a safety net for conditions that also read other
+// resources (a workload's pods and its status), never the normal path.
+const recheck = time.Second
+
+// waitUntil evaluates cond at once and then after every change to the
+// resources of gvrs in namespace, as a watch reports it, until cond returns
+// true or an error, or timeout passes (wait's interrupted error). Waiting
+// for a change instead of polling on a timer ends a wait within a watch
+// event's latency of the change, and asks the API server nothing in between.
+// A backend or resource that cannot be watched falls back to polling every
+// 50ms.
+func (s *Scenario) waitUntil(ctx context.Context, namespace string, timeout time.Duration, cond wait.ConditionWithContextFunc, gvrs ...schema.GroupVersionResource) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	changes := make(chan struct{}, 1)
+	for _, gvr := range gvrs {
+		w, err := s.cluster.Watch(ctx, gvr, namespace)
+		if err != nil {
+			return wait.PollUntilContextCancel(ctx, 50*time.Millisecond, true, cond)
+		}
+		defer w.Stop()
+		go forward(ctx, w, changes)
+	}
+	ticker := time.NewTicker(recheck)
+	defer ticker.Stop()
+	for {
+		done, err := cond(ctx)
+		if err != nil || done {
+			if err != nil && ctx.Err() != nil {
+				return wait.ErrorInterrupted(err)
+			}
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return wait.ErrorInterrupted(ctx.Err())
+		case <-changes:
+		case <-ticker.C:
+		}
+	}
+}
+
+// waitForPods waits, as waitUntil, for a condition on the pods (and the
+// other resources, if any) of a logical namespace.
+func (s *Scenario) waitForPods(ctx context.Context, logicalNS string, cond wait.ConditionWithContextFunc, other ...schema.GroupVersionResource) error {
+	ns, err := s.Namespace(ctx, logicalNS)
+	if err != nil {
+		return err
+	}
+	return s.waitUntil(ctx, ns, s.w.Timeouts.Wait, cond, append([]schema.GroupVersionResource{backend.Pods}, other...)...)
+}
+
+// forward signals changes (without blocking: one pending signal is enough)
+// for every event of w, until w ends or ctx is done. A watch the server
+// closes leaves the safety-net recheck of waitUntil to notice later changes.
+func forward(ctx context.Context, w watch.Interface, changes chan<- struct{}) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case _, ok := <-w.ResultChan():
+			if !ok {
+				return
+			}
+			select {
+			case changes <- struct{}{}:
+			default:
+			}
+		}
+	}
+}
