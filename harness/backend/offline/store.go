@@ -18,8 +18,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -59,10 +59,10 @@ import (
 // kubernetes (cluster IP MasterServiceIP, port https 443), so that
 // containers see the same service variables on both backends.
 type Cluster struct {
-	rest          meta.RESTMapper
-	scheme        *runtime.Scheme
-	typed         *fake.Clientset                // every kind but PodPresets, and events
-	dynamic       *dynamicfake.FakeDynamicClient // PodPresets, watched by the module
+	rest    meta.RESTMapper
+	scheme  *runtime.Scheme
+	typed   *fake.Clientset                // every kind but PodPresets, and events
+	dynamic *dynamicfake.FakeDynamicClient // PodPresets, watched by the module
 	// plugin is called for the pods of the namespaces selects (every
 	// namespace when selects is nil), as a webhook would be; nil until Admit.
 	plugin  admission.MutationInterface
@@ -91,10 +91,10 @@ var rootScoped = map[string]bool{
 func newCluster(scheme *runtime.Scheme) *Cluster {
 	presetGVR := v1alpha1.GroupVersionResource()
 	return &Cluster{
-		rest:          offlineMapper(scheme),
-		scheme:        scheme,
-		typed:         fake.NewClientset(),
-		dynamic:       dynamicfake.NewSimpleDynamicClientWithCustomListKinds(scheme, map[schema.GroupVersionResource]string{presetGVR: "PodPresetList"}),
+		rest:    offlineMapper(scheme),
+		scheme:  scheme,
+		typed:   fake.NewClientset(),
+		dynamic: dynamicfake.NewSimpleDynamicClientWithCustomListKinds(scheme, map[schema.GroupVersionResource]string{presetGVR: "PodPresetList"}),
 	}
 }
 

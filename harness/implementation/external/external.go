@@ -64,10 +64,10 @@ type Webhook struct {
 	cluster backend.Objects
 	profile *profile.Profile
 	dir     string
-	cmd    *exec.Cmd
-	output *lockedBuffer
-	log    *os.File
-	exited chan struct{}
+	cmd     *exec.Cmd
+	output  *lockedBuffer
+	log     *os.File
+	exited  chan struct{}
 }
 
 type lockedBuffer struct {
