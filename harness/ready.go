@@ -143,7 +143,7 @@ const probeVar = "PRESETSIM_PROBE"
 
 // hasProbeVar reports whether a probe pod got the probe preset's env var.
 func hasProbeVar(u *unstructured.Unstructured) (bool, error) {
-	probe, err := toPod(u)
+	probe, err := backend.ToPod(u)
 	if err != nil {
 		return false, err
 	}
@@ -209,13 +209,4 @@ func (w *World) refusedGrace() time.Duration {
 // isRefused reports whether the API server could not connect to the webhook.
 func isRefused(err error) bool {
 	return err != nil && strings.Contains(err.Error(), "connection refused")
-}
-
-// toPod converts an object the backend returned to a Pod.
-func toPod(u *unstructured.Unstructured) (*corev1.Pod, error) {
-	pod := &corev1.Pod{}
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, pod); err != nil {
-		return nil, fmt.Errorf("unable to read pod %s: %w", u.GetName(), err)
-	}
-	return pod, nil
 }

@@ -1,7 +1,11 @@
 package backend
 
 import (
+	"fmt"
+
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
@@ -24,3 +28,12 @@ const (
 	// LogicalLabel carries the logical name of a scenario namespace.
 	LogicalLabel = "presetsim.dev/logical"
 )
+
+// ToPod converts an object a cluster returned to a Pod.
+func ToPod(u *unstructured.Unstructured) (*corev1.Pod, error) {
+	pod := &corev1.Pod{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, pod); err != nil {
+		return nil, fmt.Errorf("unable to read pod %s: %w", u.GetName(), err)
+	}
+	return pod, nil
+}

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"presetsim.dev/presetsim/harness/backend/offline/offlinetest"
+
 	"presetsim.dev/presetsim/harness/backend"
 	"presetsim.dev/presetsim/harness/manifest"
 )
@@ -48,7 +50,7 @@ spec:
 // missing ConfigMap is the step's outcome when there are no nodes.
 func TestEnvironmentSteps(t *testing.T) {
 	ctx := context.Background()
-	w := startOfflineWorld(t)
+	w := offlinetest.Start(t)
 	s := New(w)
 	if err := s.Create(ctx, manifest.Source{File: "env.feature", Line: 1}, envObjects, ""); err != nil {
 		t.Fatal(err)

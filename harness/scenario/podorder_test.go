@@ -6,13 +6,15 @@ import (
 	"testing"
 	"time"
 
+	"presetsim.dev/presetsim/harness/backend/offline/offlinetest"
+
 	"presetsim.dev/presetsim/harness/backend"
 )
 
 // podOrder records pods in the order they were created, per namespace, and
 // nothing after stop (checked on the offline backend's watchable store).
 func TestPodOrder(t *testing.T) {
-	w := startOfflineWorld(t)
+	w := offlinetest.Start(t)
 	ctx := context.Background()
 	var order podOrder
 	for _, ns := range []string{"order-a", "order-b"} {
@@ -24,7 +26,7 @@ func TestPodOrder(t *testing.T) {
 		}
 	}
 	for _, p := range []struct{ ns, name string }{{"order-a", "web-1"}, {"order-b", "x"}, {"order-a", "web-0"}, {"order-a", "web-2"}} {
-		if _, err := w.Objects().Create(ctx, backend.Pods, toUnstructured(t, testPod(p.ns, p.name, "")), backend.CreateOptions{}); err != nil {
+		if _, err := w.Objects().Create(ctx, backend.Pods, offlinetest.Unstructured(t, offlinetest.Pod(p.ns, p.name, "")), backend.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -40,7 +42,7 @@ func TestPodOrder(t *testing.T) {
 		t.Errorf("order-b: got %v, want [x]", got)
 	}
 	order.stop()
-	if _, err := w.Objects().Create(ctx, backend.Pods, toUnstructured(t, testPod("order-a", "late", "")), backend.CreateOptions{}); err != nil {
+	if _, err := w.Objects().Create(ctx, backend.Pods, offlinetest.Unstructured(t, offlinetest.Pod("order-a", "late", "")), backend.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(100 * time.Millisecond)

@@ -32,7 +32,7 @@ func (s *Scenario) GetPod(ctx context.Context, logicalNS, name string) (*corev1.
 	if err != nil {
 		return nil, s.failed(err, "unable to get pod %q", name)
 	}
-	return toPod(u)
+	return backend.ToPod(u)
 }
 
 // PodShouldBe compares the stored pod with the expected one in the
@@ -119,7 +119,7 @@ func (s *Scenario) defaultPod(ctx context.Context, want *corev1.Pod) (*corev1.Po
 	if err != nil {
 		return nil, fmt.Errorf("the expected pod is not valid (dry-run create: %v)", err)
 	}
-	got, err := toPod(created)
+	got, err := backend.ToPod(created)
 	if err != nil {
 		return nil, err
 	}
@@ -240,15 +240,6 @@ func (s *Scenario) PodHasNoPresetAnnotations(ctx context.Context, name string) e
 		return fmt.Errorf("pod %q has %s annotations:\n  %s", name, s.w.PresetKind(), strings.Join(found, "\n  "))
 	}
 	return nil
-}
-
-// toPod converts an object the backend returned to a Pod.
-func toPod(u *unstructured.Unstructured) (*corev1.Pod, error) {
-	pod := &corev1.Pod{}
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, pod); err != nil {
-		return nil, fmt.Errorf("unable to read pod %s: %w", u.GetName(), err)
-	}
-	return pod, nil
 }
 
 // Pods returns every pod in the scenario's namespaces, with logical

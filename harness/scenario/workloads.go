@@ -386,7 +386,7 @@ func (s *Scenario) pods(ctx context.Context, ns string) ([]corev1.Pod, error) {
 	}
 	pods := make([]corev1.Pod, 0, len(list))
 	for i := range list {
-		p, err := toPod(&list[i])
+		p, err := backend.ToPod(&list[i])
 		if err != nil {
 			return nil, err
 		}

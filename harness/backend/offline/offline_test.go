@@ -6,55 +6,24 @@ import (
 	"strings"
 	"testing"
 
+	"presetsim.dev/presetsim/harness/backend/offline/offlinetest"
+
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/harness/backend"
-	"presetsim.dev/presetsim/harness/backend/offline"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
 	"presetsim.dev/presetsim/presets/merge"
 )
-
-func startOfflineWorld(t *testing.T) *harness.World {
-	t.Helper()
-	w, err := harness.Start(context.Background(), harness.Options{Backend: offline.New()})
-	if err != nil {
-		t.Fatalf("unable to start the offline backend: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := w.Stop(); err != nil {
-			t.Errorf("stop: %v", err)
-		}
-	})
-	return w
-}
-
-func toUnstructured(t *testing.T, obj runtime.Object) *unstructured.Unstructured {
-	t.Helper()
-	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &unstructured.Unstructured{Object: m}
-}
-
-func testPod(ns, name, generateName string) *corev1.Pod {
-	return &corev1.Pod{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, GenerateName: generateName, Labels: map[string]string{"app": "web"}},
-		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "web", Image: "nginx"}}},
-	}
-}
 
 // TestOfflineBackend covers what the offline backend does, and what it
 // reports as unsupported instead of pretending.
 func TestOfflineBackend(t *testing.T) {
 	ctx := context.Background()
-	w := startOfflineWorld(t)
+	w := offlinetest.Start(t)
 	c := w.Objects()
 	if err := c.CreateNamespace(ctx, "admitted", map[string]string{backend.AdmissionLabel: w.RunID}); err != nil {
 		t.Fatal(err)
@@ -71,7 +40,7 @@ func TestOfflineBackend(t *testing.T) {
 				Env:      []corev1.EnvVar{{Name: "DB_PORT", Value: "6379"}},
 			},
 		}
-		created, err := c.Create(ctx, v1alpha1.GroupVersionResource(), toUnstructured(t, pp), backend.CreateOptions{})
+		created, err := c.Create(ctx, v1alpha1.GroupVersionResource(), offlinetest.Unstructured(t, pp), backend.CreateOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -81,7 +50,7 @@ func TestOfflineBackend(t *testing.T) {
 	}
 
 	t.Run("a pod in a namespace the module is registered for is admitted", func(t *testing.T) {
-		got, err := c.Create(ctx, backend.Pods, toUnstructured(t, testPod("admitted", "a", "")), backend.CreateOptions{})
+		got, err := c.Create(ctx, backend.Pods, offlinetest.Unstructured(t, offlinetest.Pod("admitted", "a", "")), backend.CreateOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -94,7 +63,7 @@ func TestOfflineBackend(t *testing.T) {
 		}
 	})
 	t.Run("a pod elsewhere is not", func(t *testing.T) {
-		got, err := c.Create(ctx, backend.Pods, toUnstructured(t, testPod("other", "a", "")), backend.CreateOptions{})
+		got, err := c.Create(ctx, backend.Pods, offlinetest.Unstructured(t, offlinetest.Pod("other", "a", "")), backend.CreateOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -103,7 +72,7 @@ func TestOfflineBackend(t *testing.T) {
 		}
 	})
 	t.Run("a dry run stores nothing", func(t *testing.T) {
-		if _, err := c.Create(ctx, backend.Pods, toUnstructured(t, testPod("admitted", "dry", "")), backend.CreateOptions{DryRun: true}); err != nil {
+		if _, err := c.Create(ctx, backend.Pods, offlinetest.Unstructured(t, offlinetest.Pod("admitted", "dry", "")), backend.CreateOptions{DryRun: true}); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := c.Get(ctx, backend.Pods, "admitted", "dry"); !apierrors.IsNotFound(err) {
@@ -111,7 +80,7 @@ func TestOfflineBackend(t *testing.T) {
 		}
 	})
 	t.Run("a name is generated after admission", func(t *testing.T) {
-		got, err := c.Create(ctx, backend.Pods, toUnstructured(t, testPod("admitted", "", "gen-")), backend.CreateOptions{})
+		got, err := c.Create(ctx, backend.Pods, offlinetest.Unstructured(t, offlinetest.Pod("admitted", "", "gen-")), backend.CreateOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -120,13 +89,13 @@ func TestOfflineBackend(t *testing.T) {
 		}
 	})
 	t.Run("a duplicate name is refused", func(t *testing.T) {
-		_, err := c.Create(ctx, backend.Pods, toUnstructured(t, testPod("admitted", "a", "")), backend.CreateOptions{})
+		_, err := c.Create(ctx, backend.Pods, offlinetest.Unstructured(t, offlinetest.Pod("admitted", "a", "")), backend.CreateOptions{})
 		if !apierrors.IsAlreadyExists(err) {
 			t.Errorf("got %v, want AlreadyExists", err)
 		}
 	})
 	t.Run("a pod in a missing namespace is refused", func(t *testing.T) {
-		_, err := c.Create(ctx, backend.Pods, toUnstructured(t, testPod("missing", "a", "")), backend.CreateOptions{})
+		_, err := c.Create(ctx, backend.Pods, offlinetest.Unstructured(t, offlinetest.Pod("missing", "a", "")), backend.CreateOptions{})
 		if !apierrors.IsNotFound(err) {
 			t.Errorf("got %v, want NotFound", err)
 		}
@@ -165,7 +134,7 @@ func TestOfflineBackend(t *testing.T) {
 // scale up and down, and a deleted pod replaced.
 func TestOfflineReplicaSet(t *testing.T) {
 	ctx := context.Background()
-	w := startOfflineWorld(t)
+	w := offlinetest.Start(t)
 	c := w.Objects()
 	if err := c.CreateNamespace(ctx, "ns", map[string]string{backend.AdmissionLabel: w.RunID}); err != nil {
 		t.Fatal(err)

@@ -250,7 +250,7 @@ func (c *Cluster) createLocked(ctx context.Context, gvr schema.GroupVersionResou
 // admitPod gives a pod the merge engine's defaults and, in a namespace the
 // module is registered for, passes it to the module.
 func (c *Cluster) admitPod(ctx context.Context, u *unstructured.Unstructured, opts backend.CreateOptions) (*unstructured.Unstructured, error) {
-	pod, err := toPod(u)
+	pod, err := backend.ToPod(u)
 	if err != nil {
 		return nil, err
 	}
@@ -584,15 +584,6 @@ func (c *Cluster) addMasterService(ctx context.Context) error {
 		return fmt.Errorf("unable to create the kubernetes Service: %w", err)
 	}
 	return nil
-}
-
-// toPod converts a stored object to a Pod.
-func toPod(u *unstructured.Unstructured) (*corev1.Pod, error) {
-	pod := &corev1.Pod{}
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, pod); err != nil {
-		return nil, fmt.Errorf("unable to read pod %s: %w", u.GetName(), err)
-	}
-	return pod, nil
 }
 
 // webhookName is the name an API server would give the module's webhook in

@@ -1,4 +1,7 @@
-package scenario
+// Package offlinetest holds what tests of the offline backend and of the
+// scenario API share: a World on the offline backend with the reference
+// module, and objects to create in it.
+package offlinetest
 
 import (
 	"context"
@@ -13,7 +16,9 @@ import (
 	"presetsim.dev/presetsim/harness/backend/offline"
 )
 
-func startOfflineWorld(t *testing.T) *harness.World {
+// Start starts a World on the offline backend with the reference module,
+// stopped when the test ends.
+func Start(t *testing.T) *harness.World {
 	t.Helper()
 	w, err := harness.Start(context.Background(), harness.Options{Backend: offline.New()})
 	if err != nil {
@@ -27,7 +32,8 @@ func startOfflineWorld(t *testing.T) *harness.World {
 	return w
 }
 
-func toUnstructured(t *testing.T, obj runtime.Object) *unstructured.Unstructured {
+// Unstructured converts obj for the backend's Create.
+func Unstructured(t *testing.T, obj runtime.Object) *unstructured.Unstructured {
 	t.Helper()
 	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 	if err != nil {
@@ -36,7 +42,8 @@ func toUnstructured(t *testing.T, obj runtime.Object) *unstructured.Unstructured
 	return &unstructured.Unstructured{Object: m}
 }
 
-func testPod(ns, name, generateName string) *corev1.Pod {
+// Pod is a pod labelled app=web with one container.
+func Pod(ns, name, generateName string) *corev1.Pod {
 	return &corev1.Pod{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, GenerateName: generateName, Labels: map[string]string{"app": "web"}},
