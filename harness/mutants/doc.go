@@ -13,7 +13,7 @@
 //   - 26 mutants written from the specification rule by rule (faults.go);
 //   - noop, which mutates nothing, and kubernetes-1.19, the reference with
 //     the 1.19 plug-in's differences, for profiles/kubernetes-1.19.yaml;
-//   - example/podinjection, an implementation with its own API and keys,
+//   - example/podinjection (package example), an implementation with its own API and keys,
 //     for profiles/example.
 //
 // Every mutant and kubernetes-1.19 is a decorator of the reference plug-in

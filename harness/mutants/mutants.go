@@ -7,6 +7,7 @@ import (
 	"k8s.io/apiserver/pkg/admission"
 
 	"presetsim.dev/presetsim/harness/implementation/module"
+	"presetsim.dev/presetsim/harness/mutants/example"
 )
 
 // Mutant is one faulty module: the rule it breaks and how.
@@ -26,6 +27,10 @@ var All = slices.Concat(mutantsOf(classicMutants), mutantsOf(decoratedMutants))
 
 // Prefix is the prefix of the mutants' module names.
 const Prefix = "mutant/"
+
+// ExampleModule is the name of the example out-of-tree implementation
+// (package example).
+const ExampleModule = example.Name
 
 // NoopModule is the name of a module that admits every pod unchanged: an
 // implementation that does nothing, which every rule of R2–R4 that asks for
@@ -53,7 +58,7 @@ func Register(m *module.Registry) {
 func Registry() *module.Registry {
 	m := module.NewRegistry()
 	Register(m)
-	RegisterExample(m)
+	example.Register(m)
 	return m
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -193,7 +194,7 @@ func (s *Scenario) PodHasAnnotations(ctx context.Context, name string, want map[
 	}
 	var diffs []string
 	want = s.w.Profile.Annotations(want)
-	keys := sortedKeys(want)
+	keys := slices.Sorted(maps.Keys(want))
 	for _, k := range keys {
 		v, err := s.Expand(want[k], ns)
 		if err != nil {
@@ -228,7 +229,7 @@ func (s *Scenario) PodHasNoPresetAnnotations(ctx context.Context, name string) e
 		own = submitted.GetAnnotations()
 	}
 	var found []string
-	for _, k := range sortedKeys(got.Annotations) {
+	for _, k := range slices.Sorted(maps.Keys(got.Annotations)) {
 		if _, mine := own[k]; mine {
 			continue
 		}

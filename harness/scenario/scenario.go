@@ -300,15 +300,6 @@ func (s *Scenario) logicalOf(physical string) string {
 	return physical
 }
 
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
 // kubelet returns the cluster's real kubelet, nil when pods do not run on
 // one.
 func (s *Scenario) kubelet() backend.Kubelet {

@@ -1,10 +1,16 @@
-package mutants
+// Package example is an example out-of-tree implementation: a PodPreset
+// look-alike that differs from the canonical one the way out-of-tree
+// replacements do, with its own API (PodInjection) and annotations, as
+// profiles/example/profile.yaml describes. It shows what a profile
+// declares, and that the verdict then blames only what is really wrong.
+package example
 
 import (
 	"context"
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -22,8 +28,8 @@ import (
 	"presetsim.dev/presetsim/presets/merge"
 )
 
-// ExampleModule is the name of the example implementation.
-const ExampleModule = "example/podinjection"
+// Name is the example implementation's module name.
+const Name = "example/podinjection"
 
 // Its API and annotations, as profiles/example/profile.yaml describes them.
 var exampleGVR = schema.GroupVersionResource{Group: "presets.example.com", Version: "v1alpha1", Resource: "podinjections"}
@@ -33,7 +39,7 @@ const (
 	exampleSkip    = "presets.example.com/skip"
 )
 
-// RegisterExample adds the example implementation: a PodPreset look-alike
+// Register adds the example implementation: a PodPreset look-alike
 // that differs from the canonical one the way out-of-tree replacements do.
 // Its presets are PodInjections (presets.example.com/v1alpha1) whose
 // selector is spec.podSelector; it annotates pods presets.example.com/
@@ -41,17 +47,22 @@ const (
 // refuses the pod, with no event and no warning. Run it with its profile,
 // profiles/example/profile.yaml, and the only failures left are the
 // refused pods, attributed to R4.2.
-func RegisterExample(m *module.Registry) {
-	m.Register(ExampleModule, func(ctx context.Context, deps module.Deps) (*module.Running, error) {
+func Register(m *module.Registry) {
+	m.Register(Name, func(ctx context.Context, deps module.Deps) (*module.Running, error) {
 		ctx, cancel := context.WithCancel(ctx)
 		informer := dynamicinformer.NewFilteredDynamicInformer(deps.Dynamic, exampleGVR, metav1.NamespaceAll, 0, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, nil)
-		go informer.Informer().RunWithContext(ctx)
-		if !cache.WaitForCacheSync(ctx.Done(), informer.Informer().HasSynced) {
+		var running sync.WaitGroup
+		running.Go(func() { informer.Informer().RunWithContext(ctx) })
+		stop := func() {
 			cancel()
+			running.Wait()
+		}
+		if !cache.WaitForCacheSync(ctx.Done(), informer.Informer().HasSynced) {
+			stop()
 			return nil, fmt.Errorf("PodInjection cache did not sync")
 		}
 		p := &examplePlugin{Handler: admission.NewHandler(admission.Create), store: informer.Informer().GetIndexer()}
-		return &module.Running{Plugin: p, WaitForPreset: p.waitFor, Stop: cancel}, nil
+		return &module.Running{Plugin: p, WaitForPreset: p.waitFor, Stop: stop}, nil
 	})
 }
 
