@@ -1,11 +1,6 @@
 package backend
 
-import (
-	"fmt"
-	"slices"
-
-	"github.com/spf13/pflag"
-)
+import "github.com/spf13/pflag"
 
 // Registration makes a backend known by name: to the CLI (its flags, its
 // one-line description) and to the harness.
@@ -19,7 +14,7 @@ type Registration struct {
 	Flags func(fs *pflag.FlagSet) func() (Backend, error)
 }
 
-// Registry is a list of registrations, looked up by name.
+// Registry is a list of registrations.
 type Registry []Registration
 
 // Names lists the registered backends, in registration order.
@@ -29,13 +24,4 @@ func (r Registry) Names() []string {
 		names[i] = reg.Name
 	}
 	return names
-}
-
-// Lookup returns the registration of a name.
-func (r Registry) Lookup(name string) (Registration, error) {
-	i := slices.IndexFunc(r, func(reg Registration) bool { return reg.Name == name })
-	if i < 0 {
-		return Registration{}, fmt.Errorf("unknown backend %q (known: %v)", name, r.Names())
-	}
-	return r[i], nil
 }

@@ -199,16 +199,17 @@ usage error, 130 or 143 when interrupted.`,
 		start := time.Now()
 		interrupts := interrupt.Catch(ctx)
 		defer interrupts.Release()
-		be, err := newBackend()
-		if err != nil {
-			return err
-		}
+		// The envtest backend gets the binaries the command found or built;
+		// the others are made from their own flags.
+		var be backend.Backend
 		if *backendName == envtest.Name {
 			bin, err := binaries(interrupts.Context(), stderr)
 			if err != nil {
 				return err
 			}
 			be = envtest.New(envtest.Options{BinDir: bin})
+		} else if be, err = newBackend(); err != nil {
+			return err
 		}
 		var impl implementation.Implementation
 		switch {

@@ -52,9 +52,6 @@ type Cluster struct {
 	*apiserver.Cluster
 	cp    *controlplane.ControlPlane
 	nodes *nodes.Simulator
-	// BinDir holds the control-plane binaries, and kubectl of the same
-	// version.
-	BinDir string
 }
 
 // Start starts etcd, the control plane and the simulated nodes.
@@ -66,7 +63,7 @@ func (b *Backend) Start(ctx context.Context, run backend.Run) (_ backend.Cluster
 		}
 	}
 	began := time.Now()
-	c := &Cluster{BinDir: bin}
+	c := &Cluster{}
 	defer func() {
 		if err != nil {
 			err = errors.Join(err, c.Stop())
