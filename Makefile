@@ -30,7 +30,7 @@ bench: ## start-up, per-scenario overhead, parallel speed-up, pod-create latency
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./presets/merge/ ./steps/
 	PRESETSIM_BIN_DIR=$(BIN_DIR) $(GO) run ./cmd/presetsim bench
 
-# The five seed features; cmd/presetsim/app/bench.go's seedFeatures lists them too.
+# The five seed features; cmd/presetsim/app/bench/bench.go's seedFeatures lists them too.
 SEED_FEATURES = features/simple.feature features/configmap.feature features/replicaset.feature features/multiple.feature features/conflict.feature
 .PHONY: kind-image
 kind-image: ## build the kind node image from Debian packages and source (cached; needs root and Docker)

@@ -17,9 +17,10 @@ import (
 	envtestbackend "presetsim.dev/presetsim/harness/backend/envtest"
 	offlinebackend "presetsim.dev/presetsim/harness/backend/offline"
 	"presetsim.dev/presetsim/harness/implementation/module"
-	"presetsim.dev/presetsim/harness/scenario"
+	"presetsim.dev/presetsim/harness/scenario/podcheck"
 	"presetsim.dev/presetsim/presets/merge"
 	"presetsim.dev/presetsim/steps"
+	"presetsim.dev/presetsim/steps/result"
 )
 
 // Options configure a differential run.
@@ -138,8 +139,8 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 // Compare pairs the scenarios of an offline and an envtest run by name and
 // compares them; ref is the envtest World, which gives offline pods their
 // API-server defaults.
-func Compare(ctx context.Context, ref *harness.World, offline, envtest []steps.Timing) (*Report, error) {
-	byName := map[string]steps.Timing{}
+func Compare(ctx context.Context, ref *harness.World, offline, envtest []result.Scenario) (*Report, error) {
+	byName := map[string]result.Scenario{}
 	for _, t := range envtest {
 		byName[t.Scenario] = t
 	}
@@ -153,7 +154,7 @@ func Compare(ctx context.Context, ref *harness.World, offline, envtest []steps.T
 		}
 		for _, t := range []struct {
 			backend string
-			run     steps.Timing
+			run     result.Scenario
 		}{{"offline", off}, {"envtest", on}} {
 			if t.run.Failed {
 				s.Failures = append(s.Failures, fmt.Sprintf("%s: %v", t.backend, t.run.Err))
@@ -206,7 +207,7 @@ func comparePods(ctx context.Context, ref *harness.World, offline, envtest []cor
 		case !inOn:
 			diffs = append(diffs, fmt.Sprintf("pod %s exists only offline", k))
 		default:
-			if err := scenario.ComparePod(ctx, ref, comparable(o), comparable(e)); err != nil {
+			if err := podcheck.ComparePod(ctx, ref, comparable(o), comparable(e)); err != nil {
 				diffs = append(diffs, fmt.Sprintf("pod %s (want: offline, got: envtest):\n%v", k, err))
 			}
 		}

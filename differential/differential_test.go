@@ -13,6 +13,7 @@ import (
 	offlinebackend "presetsim.dev/presetsim/harness/backend/offline"
 	"presetsim.dev/presetsim/internal/interrupt"
 	"presetsim.dev/presetsim/steps"
+	"presetsim.dev/presetsim/steps/result"
 )
 
 // seedFeatures are the five features of the seed document; they must run,
@@ -124,8 +125,8 @@ func TestOfflineAgreesWithEnvtest(t *testing.T) {
 
 // withPods returns a copy of the runs in which the first named pod of the
 // first scenario that left one is changed by f.
-func withPods(runs []steps.Timing, f func(*corev1.Pod)) []steps.Timing {
-	out := append([]steps.Timing(nil), runs...)
+func withPods(runs []result.Scenario, f func(*corev1.Pod)) []result.Scenario {
+	out := append([]result.Scenario(nil), runs...)
 	for i := range out {
 		for j := range out[i].Pods {
 			if out[i].Pods[j].GenerateName == "" && len(out[i].Pods[j].Spec.Containers) > 0 {

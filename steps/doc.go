@@ -6,7 +6,8 @@
 // of podpreset.md its check can establish, the capability it needs, and
 // the kind of evidence it is. Its outcome is recorded as a Check credited
 // to those rules, narrowed by the scenario's rule tags and, for a failed
-// pod comparison, by the paths of the differences (checks.go). Reports
+// pod comparison, by the paths of the differences (package attribution);
+// how each scenario went is a result.Scenario. Reports
 // credit rules by checks, so a failure is blamed on the failing check's
 // rules, not on every tag of its scenario.
 //
@@ -21,6 +22,6 @@
 // harness.Timeouts.Step.
 //
 // DocStrings hold YAML. So that bad YAML is reported at its place in the
-// feature file, the package indexes the feature files itself and passes each
-// DocString's file and first line to the decoder.
+// feature file, package featureloc indexes the feature files and each
+// DocString's file and first line are passed to the decoder.
 package steps

@@ -9,6 +9,8 @@ import (
 	"github.com/cucumber/godog"
 
 	"presetsim.dev/presetsim/harness/backend"
+	"presetsim.dev/presetsim/steps/attribution"
+	"presetsim.dev/presetsim/steps/result"
 )
 
 // skippedStep is a step's reason to stop the scenario without failing it,
@@ -56,7 +58,7 @@ func (r registrar) Step(expr string, spec checkSpec, handler any) {
 			return v.Call(args)
 		}
 		if spec.needs != "" && !s.profile().Claims(spec.needs) {
-			s.record(Check{Rules: attribute(nil, spec.rules, s.tags), Outcome: CheckNotClaimed,
+			s.record(result.Check{Rules: attribution.Attribute(nil, spec.rules, s.tags), Outcome: result.CheckNotClaimed,
 				Reason: fmt.Sprintf("needs %s, which profile %s does not claim", spec.needs, s.profile().Metadata.Name)})
 			return zeroResults(v.Type())
 		}
@@ -92,7 +94,7 @@ func (s *state) judge(spec checkSpec, err error) error {
 	}
 	if err == nil {
 		if !spec.setup {
-			s.record(Check{Rules: attribute(nil, spec.rules, s.tags), Outcome: CheckPassed})
+			s.record(result.Check{Rules: attribution.Attribute(nil, spec.rules, s.tags), Outcome: result.CheckPassed})
 		}
 		return nil
 	}
@@ -100,11 +102,11 @@ func (s *state) judge(spec checkSpec, err error) error {
 	if spec.narrow != nil {
 		narrowed = spec.narrow(err, s.profile().AnnotationPrefix())
 	}
-	rules := attribute(narrowed, spec.rules, s.tags)
+	rules := attribution.Attribute(narrowed, spec.rules, s.tags)
 	if reason, ok := s.declared(rules, spec); ok {
-		s.record(Check{Rules: rules, Outcome: CheckDeclared, Err: err, Reason: reason})
+		s.record(result.Check{Rules: rules, Outcome: result.CheckDeclared, Err: err, Reason: reason})
 		return skippedStep{fmt.Errorf("differs as declared: %s: %w", reason, err)}
 	}
-	s.record(Check{Rules: rules, Outcome: CheckFailed, Err: err})
+	s.record(result.Check{Rules: rules, Outcome: result.CheckFailed, Err: err})
 	return err
 }

@@ -15,14 +15,21 @@ import (
 	"presetsim.dev/presetsim/harness/manifest"
 	"presetsim.dev/presetsim/harness/profile"
 	"presetsim.dev/presetsim/harness/scenario"
+	"presetsim.dev/presetsim/harness/scenario/environment"
+	"presetsim.dev/presetsim/harness/scenario/eventcheck"
+	"presetsim.dev/presetsim/harness/scenario/podcheck"
+	"presetsim.dev/presetsim/harness/scenario/workload"
+	"presetsim.dev/presetsim/steps/attribution"
+	"presetsim.dev/presetsim/steps/featureloc"
+	"presetsim.dev/presetsim/steps/result"
 )
 
 // state is one scenario's state, kept in the context.
 type state struct {
 	scenario *scenario.Scenario
 	steps    []*godog.Step
-	locs     []stepLocation
-	current  stepLocation
+	locs     []featureloc.Step
+	current  featureloc.Step
 	// unsupported is why a step could not run on the backend, if one could not.
 	unsupported *backend.UnsupportedError
 	// notClaimed is the capability the scenario needs and the profile does
@@ -38,11 +45,11 @@ type state struct {
 	// step is the text of the step running now.
 	step string
 	// checks are the outcomes of the steps so far (see Check).
-	checks []Check
+	checks []result.Check
 }
 
 // record adds a check's outcome for the current step.
-func (s *state) record(c Check) {
+func (s *state) record(c result.Check) {
 	c.Step, c.Line = s.step, s.current.Line
 	s.checks = append(s.checks, c)
 }
@@ -73,7 +80,7 @@ func (s *state) declared(rules []string, spec checkSpec) (string, bool) {
 // onlyAPIRules reports whether every rule a scenario is tagged with is one
 // of R1, the API object's.
 func onlyAPIRules(tags []string) bool {
-	rules := ruleTags(tags)
+	rules := attribution.RuleTags(tags)
 	for _, r := range rules {
 		if !strings.HasPrefix(r, "R1.") {
 			return false
@@ -105,16 +112,16 @@ func (s *state) source() manifest.Source {
 // Initializer returns the scenario initializer for a World: it registers the
 // step language and gives each scenario a fresh scenario.Scenario.
 func Initializer(w *harness.World) func(*godog.ScenarioContext) {
-	loc := newLocator()
+	loc := featureloc.New()
 	var serial sync.RWMutex // held shared by every scenario, exclusively by @serial ones
 	return func(sc *godog.ScenarioContext) {
 		sc.Before(func(ctx context.Context, p *godog.Scenario) (context.Context, error) {
-			locs, err := loc.locate(p)
+			locs, err := loc.Locate(p)
 			if err != nil {
 				// Locations only improve messages; never fail a scenario for them.
-				locs = make([]stepLocation, len(p.Steps))
+				locs = make([]featureloc.Step, len(p.Steps))
 				for i := range locs {
-					locs[i] = stepLocation{File: p.Uri}
+					locs[i] = featureloc.Step{File: p.Uri}
 				}
 			}
 			tags := make([]string, len(p.Tags))
@@ -194,22 +201,22 @@ func register(sc registrar) {
 	})
 	sc.Step(`^the dry-run pod should be:$`, podCheck("R2.1"), func(ctx context.Context, doc *godog.DocString) error {
 		s := from(ctx)
-		return s.scenario.DryRunPodShouldBe(ctx, s.source(), doc.Content)
+		return podcheck.Of(s.scenario).DryRunPodShouldBe(ctx, s.source(), doc.Content)
 	})
 	sc.Step(`^the pod "([^"]*)" should not exist$`, check(shows.content, "R2.1"), func(ctx context.Context, name string) error {
-		return from(ctx).scenario.PodShouldNotExist(ctx, name)
+		return podcheck.Of(from(ctx).scenario).PodShouldNotExist(ctx, name)
 	})
 	sc.Step(`^I try to update the PodPreset "([^"]*)" to:$`, setup(""), func(ctx context.Context, name string, doc *godog.DocString) error {
 		s := from(ctx)
 		return s.scenario.TryUpdatePreset(ctx, name, s.source(), doc.Content)
 	})
-	sc.Step(`^the request should succeed$`, checkSpec{rules: append(slices.Clone(validationRules), "R2.1", "R4.2"), shows: shows.admitted, narrow: denied}, requestShouldSucceed)
+	sc.Step(`^the request should succeed$`, checkSpec{rules: append(slices.Clone(attribution.Validation), "R2.1", "R4.2"), shows: shows.admitted, narrow: denied}, requestShouldSucceed)
 	sc.Step(`^the request should be rejected with a message containing "(.*)"$`, rejectionCheck(), requestShouldBeRejected)
 	sc.Step(`^the request should have a warning containing "(.*)"$`, needs("warnings", check(shows.warnings, "R4.3")), requestShouldWarn)
 	sc.Step(`^the request should have no warnings$`, needs("warnings", check(shows.warnings, "R4.3")), requestShouldNotWarn)
 	sc.Step(`^the pod "([^"]*)" should be:$`, podCheck(), func(ctx context.Context, name string, doc *godog.DocString) error {
 		s := from(ctx)
-		return s.scenario.PodShouldBe(ctx, name, s.source(), doc.Content)
+		return podcheck.Of(s.scenario).PodShouldBe(ctx, name, s.source(), doc.Content)
 	})
 	sc.Step(`^the pod "([^"]*)" should have the annotations:$`, check(shows.content, "R3.7"), func(ctx context.Context, name string, table *godog.Table) error {
 		rows, err := tableRows(table, "key", "value")
@@ -220,10 +227,10 @@ func register(sc registrar) {
 		for _, r := range rows {
 			want[r["key"]] = r["value"]
 		}
-		return from(ctx).scenario.PodHasAnnotations(ctx, name, want)
+		return podcheck.Of(from(ctx).scenario).PodHasAnnotations(ctx, name, want)
 	})
-	sc.Step(`^the pod "([^"]*)" should have no PodPreset annotations$`, check(shows.content, selectionRules...), func(ctx context.Context, name string) error {
-		return from(ctx).scenario.PodHasNoPresetAnnotations(ctx, name)
+	sc.Step(`^the pod "([^"]*)" should have no PodPreset annotations$`, check(shows.content, attribution.Selection...), func(ctx context.Context, name string) error {
+		return podcheck.Of(from(ctx).scenario).PodHasNoPresetAnnotations(ctx, name)
 	})
 	sc.Step(`^(\d+) pods? owned by the (\w+) "([^"]*)" should be:$`, podCheck(), func(ctx context.Context, n, kind, name string, doc *godog.DocString) error {
 		count, err := strconv.Atoi(n)
@@ -231,10 +238,10 @@ func register(sc registrar) {
 			return err
 		}
 		s := from(ctx)
-		return s.scenario.OwnedPodsShouldBe(ctx, count, kind, name, s.source(), doc.Content)
+		return workload.Of(s.scenario).OwnedPodsShouldBe(ctx, count, kind, name, s.source(), doc.Content)
 	})
 	sc.Step(`^the (\w+) "([^"]*)" should be as submitted$`, podCheck(), func(ctx context.Context, kind, name string) error {
-		return from(ctx).scenario.ObjectAsSubmitted(ctx, kind, name)
+		return podcheck.Of(from(ctx).scenario).ObjectAsSubmitted(ctx, kind, name)
 	})
 	sc.Step(`^the (\w+) "([^"]*)" should have the event:$`, needs("events", check(shows.events, "R4.3", "R4.1")), func(ctx context.Context, kind, name string, table *godog.Table) error {
 		rows, err := tableRows(table, "type", "reason", "message")
@@ -242,15 +249,15 @@ func register(sc registrar) {
 			return err
 		}
 		for _, r := range rows {
-			want := scenario.EventSpec{Type: r["type"], Reason: r["reason"], Message: r["message"]}
-			if err := from(ctx).scenario.HasEvent(ctx, kind, name, want); err != nil {
+			want := eventcheck.EventSpec{Type: r["type"], Reason: r["reason"], Message: r["message"]}
+			if err := eventcheck.Of(from(ctx).scenario).HasEvent(ctx, kind, name, want); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
 	sc.Step(`^the (\w+) "([^"]*)" should have no events with reason "([^"]*)"$`, needs("events", check(shows.events, "R2.1", "R3.4", "R4.1", "R4.3")), func(ctx context.Context, kind, name, reason string) error {
-		return from(ctx).scenario.HasNoEvents(ctx, kind, name, reason)
+		return eventcheck.Of(from(ctx).scenario).HasNoEvents(ctx, kind, name, reason)
 	})
 }
 
@@ -261,49 +268,49 @@ func registerWorkloads(sc registrar) {
 		if err != nil {
 			return err
 		}
-		return from(ctx).scenario.SetNodes(ctx, count)
+		return workload.Of(from(ctx).scenario).SetNodes(ctx, count)
 	})
 	sc.Step(`^I scale the (\w+) "([^"]*)" to (\d+)$`, setup(""), func(ctx context.Context, kind, name, n string) error {
 		count, err := strconv.Atoi(n)
 		if err != nil {
 			return err
 		}
-		return from(ctx).scenario.Scale(ctx, kind, name, count)
+		return workload.Of(from(ctx).scenario).Scale(ctx, kind, name, count)
 	})
 	sc.Step(`^I delete the pod "([^"]*)"$`, setup(""), func(ctx context.Context, name string) error {
-		return from(ctx).scenario.DeletePod(ctx, name)
+		return workload.Of(from(ctx).scenario).DeletePod(ctx, name)
 	})
 	sc.Step(`^I trigger a rollout of the (\w+) "([^"]*)"$`, setup(""), func(ctx context.Context, kind, name string) error {
-		return from(ctx).scenario.Rollout(ctx, kind, name)
+		return workload.Of(from(ctx).scenario).Rollout(ctx, kind, name)
 	})
 	sc.Step(`^the pods of the (\w+) "([^"]*)" should have been created in order$`, check("", "R2.6"), func(ctx context.Context, kind, name string) error {
-		return from(ctx).scenario.PodsCreatedInOrder(ctx, kind, name)
+		return workload.Of(from(ctx).scenario).PodsCreatedInOrder(ctx, kind, name)
 	})
 	sc.Step(`^each simulated node should run one pod of the (\w+) "([^"]*)"$`, check("", "R2.6"), func(ctx context.Context, kind, name string) error {
-		return from(ctx).scenario.OnePodPerNode(ctx, kind, name)
+		return workload.Of(from(ctx).scenario).OnePodPerNode(ctx, kind, name)
 	})
 	sc.Step(`^the (\w+) "([^"]*)" should have (\d+) ready pods?$`, check(shows.admitted, "R2.6"), func(ctx context.Context, kind, name, n string) error {
 		count, err := strconv.Atoi(n)
 		if err != nil {
 			return err
 		}
-		_, err = from(ctx).scenario.WaitForPods(ctx, count, kind, name)
+		_, err = workload.Of(from(ctx).scenario).WaitForPods(ctx, count, kind, name)
 		return err
 	})
 	sc.Step(`^preset changes roll out to running workloads$`, setup(""), func(ctx context.Context) error {
-		return from(ctx).scenario.EnableRollout(ctx, "default")
+		return workload.Of(from(ctx).scenario).EnableRollout(ctx, "default")
 	})
 	sc.Step(`^preset changes roll out to running workloads in the namespace "([^"]*)"$`, setup(""), func(ctx context.Context, ns string) error {
-		return from(ctx).scenario.EnableRollout(ctx, ns)
+		return workload.Of(from(ctx).scenario).EnableRollout(ctx, ns)
 	})
 	sc.Step(`^the (\w+) "([^"]*)" should be restarted for the PodPreset "([^"]*)"$`, check(""), func(ctx context.Context, kind, name, preset string) error {
-		return from(ctx).scenario.RestartedFor(ctx, kind, name, preset)
+		return workload.Of(from(ctx).scenario).RestartedFor(ctx, kind, name, preset)
 	})
 	sc.Step(`^the (\w+) "([^"]*)" should stay as submitted$`, check(""), func(ctx context.Context, kind, name string) error {
-		return from(ctx).scenario.StaysAsSubmitted(ctx, kind, name)
+		return workload.Of(from(ctx).scenario).StaysAsSubmitted(ctx, kind, name)
 	})
 	sc.Step(`^the Job "([^"]*)" should complete$`, check(shows.admitted, "R2.6"), func(ctx context.Context, name string) error {
-		return from(ctx).scenario.JobCompletes(ctx, name)
+		return workload.Of(from(ctx).scenario).JobCompletes(ctx, name)
 	})
 }
 
@@ -411,16 +418,16 @@ func registerEnvironment(sc registrar) {
 			if err != nil {
 				return err
 			}
-			want := make([]scenario.EnvVar, len(rows))
+			want := make([]environment.EnvVar, len(rows))
 			for i, r := range rows {
-				want[i] = scenario.EnvVar{Name: r["name"], Value: r["value"]}
+				want[i] = environment.EnvVar{Name: r["name"], Value: r["value"]}
 			}
-			return from(ctx).scenario.SeesEnvironment(ctx, pod, container, want, exact)
+			return environment.Of(from(ctx).scenario).SeesEnvironment(ctx, pod, container, want, exact)
 		}
 	}
-	sc.Step(`^the container "([^"]*)" of pod "([^"]*)" should see the environment:$`, check(shows.content, injectionRules...), sees(false))
-	sc.Step(`^the container "([^"]*)" of pod "([^"]*)" should see exactly the environment:$`, check(shows.content, injectionRules...), sees(true))
-	sc.Step(`^the container "([^"]*)" of pod "([^"]*)" should not see the variables:$`, check(shows.content, selectionRules...), func(ctx context.Context, container, pod string, table *godog.Table) error {
+	sc.Step(`^the container "([^"]*)" of pod "([^"]*)" should see the environment:$`, check(shows.content, attribution.Injection...), sees(false))
+	sc.Step(`^the container "([^"]*)" of pod "([^"]*)" should see exactly the environment:$`, check(shows.content, attribution.Injection...), sees(true))
+	sc.Step(`^the container "([^"]*)" of pod "([^"]*)" should not see the variables:$`, check(shows.content, attribution.Selection...), func(ctx context.Context, container, pod string, table *godog.Table) error {
 		rows, err := tableRows(table, "name")
 		if err != nil {
 			return err
@@ -429,12 +436,12 @@ func registerEnvironment(sc registrar) {
 		for i, r := range rows {
 			names[i] = r["name"]
 		}
-		return from(ctx).scenario.DoesNotSee(ctx, pod, container, names)
+		return environment.Of(from(ctx).scenario).DoesNotSee(ctx, pod, container, names)
 	})
-	sc.Step(`^the container "([^"]*)" of pod "([^"]*)" should fail to start with "([^"]*)" and a message containing "(.*)"$`, check(shows.content, injectionRules...), func(ctx context.Context, container, pod, reason, message string) error {
-		return from(ctx).scenario.FailsToStart(ctx, pod, container, reason, unquote(message))
+	sc.Step(`^the container "([^"]*)" of pod "([^"]*)" should fail to start with "([^"]*)" and a message containing "(.*)"$`, check(shows.content, attribution.Injection...), func(ctx context.Context, container, pod, reason, message string) error {
+		return environment.Of(from(ctx).scenario).FailsToStart(ctx, pod, container, reason, unquote(message))
 	})
-	sc.Step(`^the pod "([^"]*)" should become ready$`, check(shows.content, injectionRules...), func(ctx context.Context, pod string) error {
-		return from(ctx).scenario.BecomesReady(ctx, pod)
+	sc.Step(`^the pod "([^"]*)" should become ready$`, check(shows.content, attribution.Injection...), func(ctx context.Context, pod string) error {
+		return environment.Of(from(ctx).scenario).BecomesReady(ctx, pod)
 	})
 }

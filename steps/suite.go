@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/cucumber/godog"
-	corev1 "k8s.io/api/core/v1"
 
 	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/steps/result"
 )
 
 // SuiteOptions configure a run of feature files.
@@ -42,94 +42,18 @@ type SuiteOptions struct {
 // a 2-core machine, measured in docs/performance.md.
 const DefaultConcurrency = 4
 
-// Timing is how one scenario went and how long it took.
-type Timing struct {
-	// Scenario is "<feature file>: <scenario name>".
-	Scenario string
-	// Tags are the scenario's tags with its feature's, e.g. "@R2.4".
-	Tags     []string
-	Duration time.Duration
-	// Failed is set when a step failed; Err is the first failure.
-	Failed bool
-	Err    error
-	// Unsupported says why a step could not run on the backend; the
-	// scenario then neither passed nor failed.
-	Unsupported string
-	// NotClaimed is the capability (a tag) the scenario needs and the
-	// profile does not claim; the scenario was not run.
-	NotClaimed string
-	// NotApplicable says why the scenario does not apply to the
-	// implementation under test; it was not run.
-	NotApplicable string
-	// Checks are what its steps established or failed to, each credited to
-	// rules; a failed scenario's failing check is among them.
-	Checks []Check
-	// Notes are what the scenario's steps want the reader to know though
-	// no step failed (scenario.Scenario.Notes).
-	Notes []string
-	// Pods are the pods the scenario left behind, with logical namespace
-	// names (only with SuiteOptions.KeepPods).
-	Pods []corev1.Pod
-}
-
-// Outcome is "passed", "failed", "differs as declared", "unsupported",
-// "not claimed" or "not applicable".
-func (t Timing) Outcome() string {
-	switch {
-	case t.Failed:
-		return "failed"
-	case t.NotApplicable != "":
-		return "not applicable"
-	case t.NotClaimed != "":
-		return "not claimed"
-	case t.Unsupported != "":
-		return "unsupported"
-	case t.Declared() != nil:
-		return CheckDeclared
-	}
-	return "passed"
-}
-
-// Declared returns the check that differed as the profile declares, or nil.
-func (t Timing) Declared() *Check { return t.firstCheck(CheckDeclared) }
-
-// FailedCheck returns the check that failed the scenario, or nil.
-func (t Timing) FailedCheck() *Check { return t.firstCheck(CheckFailed) }
-
-// firstCheck returns the first check with the outcome, or nil.
-func (t Timing) firstCheck(outcome string) *Check {
-	for i := range t.Checks {
-		if t.Checks[i].Outcome == outcome {
-			return &t.Checks[i]
-		}
-	}
-	return nil
-}
-
-// FailedRules are the rules the scenario's failure is credited to: the
-// failing check's.
-func (t Timing) FailedRules() []string {
-	if c := t.FailedCheck(); c != nil {
-		return c.Rules
-	}
-	if t.Failed {
-		return ruleTags(t.Tags) // failed outside a step (a hook)
-	}
-	return nil
-}
-
 // Timings collects scenario durations.
 type Timings struct {
 	mu    sync.Mutex
 	start map[string]time.Time
-	list  []Timing
+	list  []result.Scenario
 }
 
 // List returns the timings, slowest first.
-func (t *Timings) List() []Timing {
+func (t *Timings) List() []result.Scenario {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	out := append([]Timing(nil), t.list...)
+	out := append([]result.Scenario(nil), t.list...)
 	sort.Slice(out, func(i, j int) bool { return out[i].Duration > out[j].Duration })
 	return out
 }
@@ -171,7 +95,7 @@ func Run(w *harness.World, opts SuiteOptions) (int, *Timings) {
 				return ctx, nil
 			})
 			sc.After(func(ctx context.Context, p *godog.Scenario, err error) (context.Context, error) {
-				t := Timing{Scenario: fmt.Sprintf("%s: %s", p.Uri, p.Name)}
+				t := result.Scenario{Scenario: fmt.Sprintf("%s: %s", p.Uri, p.Name)}
 				for _, tag := range p.Tags {
 					t.Tags = append(t.Tags, tag.Name)
 				}

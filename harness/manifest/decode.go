@@ -14,7 +14,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	serializerjson "k8s.io/apimachinery/pkg/runtime/serializer/json"
 	"k8s.io/apimachinery/pkg/version"
-	sigsyaml "sigs.k8s.io/yaml"
+
+	"presetsim.dev/presetsim/harness/manifest/fieldpath"
+	"presetsim.dev/presetsim/harness/manifest/hint"
+	"presetsim.dev/presetsim/harness/manifest/yamldoc"
 )
 
 // decoder decodes documents with one scheme.
@@ -33,29 +36,29 @@ func newDecoder(scheme *runtime.Scheme) *decoder {
 
 // decodeDocument decodes one document, into tgt when it is not nil, and
 // returns every problem found in it.
-func (d *decoder) decodeDocument(doc *document, tgt *target) (Object, []*Error) {
-	root := resolveAlias(doc.root)
+func (d *decoder) decodeDocument(doc *yamldoc.Document, tgt *target) (Object, []*Error) {
+	root := fieldpath.ResolveAlias(doc.Root)
 	if root.Kind != yaml.MappingNode {
-		return Object{}, []*Error{doc.errAt(root.Line, nil,
-			"expected an object (a mapping with apiVersion, kind, metadata...), got "+describeNode(root))}
+		return Object{}, []*Error{errAt(doc, root.Line, nil,
+			"expected an object (a mapping with apiVersion, kind, metadata...), got "+hint.DescribeNode(root))}
 	}
 	var errs []*Error
-	doc.duplicateKeys(root, nil, 0, &errs)
+	errs = append(errs, problems(doc.File, doc.DuplicateKeys())...)
 
 	// The YAML-to-JSON conversion kubectl uses: YAML 1.1 scalars.
-	data, err := sigsyaml.YAMLToJSON([]byte(doc.text))
-	if err != nil {
-		return Object{}, append(errs, doc.syntaxError(err, parseV2))
+	data, p := doc.ToJSON()
+	if p != nil {
+		return Object{}, append(errs, problems(doc.File, []yamldoc.Problem{*p})...)
 	}
 	var tree any
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	if err := dec.Decode(&tree); err != nil {
-		return Object{}, append(errs, doc.errAt(doc.firstLine(), nil, "invalid YAML: "+err.Error()))
+		return Object{}, append(errs, errAt(doc, doc.FirstLine(), nil, "invalid YAML: "+err.Error()))
 	}
 	m, ok := tree.(map[string]any)
 	if !ok {
-		return Object{}, append(errs, doc.errAt(doc.firstLine(), nil, "expected an object, got "+describeValue(tree, root)))
+		return Object{}, append(errs, errAt(doc, doc.FirstLine(), nil, "expected an object, got "+hint.DescribeValue(tree, root)))
 	}
 
 	gvk, typed, ok, kindErrs := d.resolveKind(doc, m, tgt)
@@ -68,14 +71,14 @@ func (d *decoder) decodeDocument(doc *document, tgt *target) (Object, []*Error) 
 	m = copyMap(m)
 	m["apiVersion"], m["kind"] = gvk.GroupVersion().String(), gvk.Kind
 
-	obj := Object{GVK: gvk, Line: doc.absLine(doc.firstLine())}
+	obj := Object{GVK: gvk, Line: doc.AbsLine(doc.FirstLine())}
 	u := &unstructured.Unstructured{}
 	raw, err := json.Marshal(m)
 	if err == nil {
 		err = u.UnmarshalJSON(raw)
 	}
 	if err != nil {
-		return Object{}, append(errs, doc.errAt(doc.firstLine(), nil, "cannot decode "+gvk.Kind+": "+cleanMessage(err)))
+		return Object{}, append(errs, errAt(doc, doc.FirstLine(), nil, "cannot decode "+gvk.Kind+": "+hint.Clean(err)))
 	}
 	obj.Raw = u
 	if !typed {
@@ -98,7 +101,7 @@ func (d *decoder) decodeDocument(doc *document, tgt *target) (Object, []*Error) 
 	if tgt != nil && tgt.obj != nil {
 		dst, src := reflect.ValueOf(tgt.obj), reflect.ValueOf(o)
 		if dst.Kind() != reflect.Pointer || src.Kind() != reflect.Pointer || dst.Type() != src.Type() {
-			return Object{}, []*Error{doc.errAt(doc.firstLine(), nil, fmt.Sprintf("cannot decode %s into %T", gvk.Kind, tgt.obj))}
+			return Object{}, []*Error{errAt(doc, doc.FirstLine(), nil, fmt.Sprintf("cannot decode %s into %T", gvk.Kind, tgt.obj))}
 		}
 		dst.Elem().Set(src.Elem())
 		o = tgt.obj
@@ -118,9 +121,9 @@ func copyMap(m map[string]any) map[string]any {
 // resolveKind decides which kind to decode the document as. typed is false
 // for kinds not in the scheme (decoded unstructured); ok is false when the
 // document cannot be decoded at all.
-func (d *decoder) resolveKind(doc *document, m map[string]any, tgt *target) (gvk schema.GroupVersionKind, typed, ok bool, errs []*Error) {
-	apiVersion, e1 := doc.stringField(m, "apiVersion")
-	kind, e2 := doc.stringField(m, "kind")
+func (d *decoder) resolveKind(doc *yamldoc.Document, m map[string]any, tgt *target) (gvk schema.GroupVersionKind, typed, ok bool, errs []*Error) {
+	apiVersion, e1 := stringField(doc, m, "apiVersion")
+	kind, e2 := stringField(doc, m, "kind")
 	for _, e := range []*Error{e1, e2} {
 		if e != nil {
 			errs = append(errs, e)
@@ -129,39 +132,39 @@ func (d *decoder) resolveKind(doc *document, m map[string]any, tgt *target) (gvk
 	if len(errs) > 0 {
 		return gvk, false, false, errs
 	}
-	avPath, kindPath := fieldPath{{key: "apiVersion"}}, fieldPath{{key: "kind"}}
+	avPath, kindPath := fieldpath.Path{{Key: "apiVersion"}}, fieldpath.Path{{Key: "kind"}}
 
 	// DecodeInto a registered type: the document must be of that kind.
 	if tgt != nil && tgt.unstructured == nil {
 		want := tgt.gvk
 		if kind != "" && kind != want.Kind {
-			return gvk, false, false, []*Error{doc.errAt(doc.keyLine(kindPath), kindPath,
-				fmt.Sprintf("must be %s here, got %s", quote(want.Kind), quote(kind)))}
+			return gvk, false, false, []*Error{errAt(doc, doc.KeyLine(kindPath), kindPath,
+				fmt.Sprintf("must be %s here, got %s", hint.Quote(want.Kind), hint.Quote(kind)))}
 		}
 		if wantAV := want.GroupVersion().String(); apiVersion != "" && apiVersion != wantAV {
-			msg := fmt.Sprintf("%s has no kind %s; did you mean %s?", quote(apiVersion), quote(want.Kind), quote(wantAV))
+			msg := fmt.Sprintf("%s has no kind %s; did you mean %s?", hint.Quote(apiVersion), hint.Quote(want.Kind), hint.Quote(wantAV))
 			if gv, err := schema.ParseGroupVersion(apiVersion); err == nil && d.scheme.Recognizes(gv.WithKind(want.Kind)) {
-				msg = fmt.Sprintf("must be %s here, got %s", quote(wantAV), quote(apiVersion))
+				msg = fmt.Sprintf("must be %s here, got %s", hint.Quote(wantAV), hint.Quote(apiVersion))
 			}
-			errs = append(errs, doc.errAt(doc.keyLine(avPath), avPath, msg))
+			errs = append(errs, errAt(doc, doc.KeyLine(avPath), avPath, msg))
 		}
 		return want, true, true, errs
 	}
 
-	rootLine := doc.firstLine()
+	rootLine := doc.FirstLine()
 	if apiVersion == "" {
-		errs = append(errs, doc.errAt(rootLine, avPath, "required field is missing"))
+		errs = append(errs, errAt(doc, rootLine, avPath, "required field is missing"))
 	}
 	if kind == "" {
-		errs = append(errs, doc.errAt(rootLine, kindPath, "required field is missing"))
+		errs = append(errs, errAt(doc, rootLine, kindPath, "required field is missing"))
 	}
 	if len(errs) > 0 {
 		return gvk, false, false, errs
 	}
 	gv, err := schema.ParseGroupVersion(apiVersion)
 	if err != nil {
-		return gvk, false, false, []*Error{doc.errAt(doc.keyLine(avPath), avPath,
-			fmt.Sprintf("invalid apiVersion %s: want group/version, e.g. \"apps/v1\", or version, e.g. \"v1\"", quote(apiVersion)))}
+		return gvk, false, false, []*Error{errAt(doc, doc.KeyLine(avPath), avPath,
+			fmt.Sprintf("invalid apiVersion %s: want group/version, e.g. \"apps/v1\", or version, e.g. \"v1\"", hint.Quote(apiVersion)))}
 	}
 	gvk = gv.WithKind(kind)
 	if tgt != nil { // into an unstructured object: any kind
@@ -177,8 +180,8 @@ func (d *decoder) resolveKind(doc *document, m map[string]any, tgt *target) (gvk
 		for i, c := range cands {
 			names[i] = c.String()
 		}
-		errs = append(errs, doc.errAt(doc.keyLine(avPath), avPath,
-			fmt.Sprintf("%s has no kind %s; did you mean %s?", quote(apiVersion), quote(kind), orList(names))))
+		errs = append(errs, errAt(doc, doc.KeyLine(avPath), avPath,
+			fmt.Sprintf("%s has no kind %s; did you mean %s?", hint.Quote(apiVersion), hint.Quote(kind), hint.OrList(names))))
 		if len(cands) == 1 {
 			return cands[0].WithKind(kind), true, true, errs
 		}
@@ -186,8 +189,8 @@ func (d *decoder) resolveKind(doc *document, m map[string]any, tgt *target) (gvk
 	}
 	// The apiVersion is known and has the kind, spelt differently.
 	if folded := d.kindsFolded(gv, kind); len(folded) > 0 {
-		errs = append(errs, doc.errAt(doc.keyLine(kindPath), kindPath,
-			fmt.Sprintf("%s has no kind %s; did you mean %s?", quote(apiVersion), quote(kind), orList(folded))))
+		errs = append(errs, errAt(doc, doc.KeyLine(kindPath), kindPath,
+			fmt.Sprintf("%s has no kind %s; did you mean %s?", hint.Quote(apiVersion), hint.Quote(kind), hint.OrList(folded))))
 		if len(folded) == 1 {
 			return gv.WithKind(folded[0]), true, true, errs
 		}
@@ -196,8 +199,8 @@ func (d *decoder) resolveKind(doc *document, m map[string]any, tgt *target) (gvk
 	// Groups without a dot are Kubernetes' own: no custom resource can be
 	// there, so an unknown kind is a mistake.
 	if d.scheme.IsVersionRegistered(gv) && !strings.Contains(gv.Group, ".") {
-		return gvk, false, false, []*Error{doc.errAt(doc.keyLine(kindPath), kindPath,
-			fmt.Sprintf("%s has no kind %s", quote(apiVersion), quote(kind)))}
+		return gvk, false, false, []*Error{errAt(doc, doc.KeyLine(kindPath), kindPath,
+			fmt.Sprintf("%s has no kind %s", hint.Quote(apiVersion), hint.Quote(kind)))}
 	}
 	// Not a kind of the scheme: someone else's custom resource.
 	return gvk, false, true, nil
@@ -205,7 +208,7 @@ func (d *decoder) resolveKind(doc *document, m map[string]any, tgt *target) (gvk
 
 // stringField returns the string at key of the document's top level ("" when
 // absent or null), or an error if it is not a string.
-func (doc *document) stringField(m map[string]any, key string) (string, *Error) {
+func stringField(doc *yamldoc.Document, m map[string]any, key string) (string, *Error) {
 	v := m[key]
 	if v == nil {
 		return "", nil
@@ -213,9 +216,9 @@ func (doc *document) stringField(m map[string]any, key string) (string, *Error) 
 	if s, ok := v.(string); ok {
 		return s, nil
 	}
-	p := fieldPath{{key: key}}
-	_, node := lookupNode(doc.root, p)
-	return "", doc.errAt(doc.valueLine(p), p, "must be a string, got "+describeValue(v, node))
+	p := fieldpath.Path{{Key: key}}
+	_, node := fieldpath.LookupNode(doc.Root, p)
+	return "", errAt(doc, doc.ValueLine(p), p, "must be a string, got "+hint.DescribeValue(v, node))
 }
 
 // groupVersionsOf lists the group/versions to suggest for kind: of the ones
@@ -270,89 +273,4 @@ func (d *decoder) kindsFolded(gv schema.GroupVersion, kind string) []string {
 	}
 	sort.Strings(kinds)
 	return kinds
-}
-
-// orList formats up to four quoted names joined with "or".
-func orList(names []string) string {
-	q := make([]string, 0, len(names))
-	for i, n := range names {
-		if i == 4 {
-			q = append(q, "...")
-			break
-		}
-		q = append(q, quote(n))
-	}
-	return strings.Join(q, " or ")
-}
-
-// duplicateKeys reports keys written twice in one mapping: the JSON
-// conversion would silently keep the last.
-func (doc *document) duplicateKeys(n *yaml.Node, p fieldPath, depth int, errs *[]*Error) {
-	if n == nil || depth > 1000 {
-		return
-	}
-	switch n.Kind {
-	case yaml.MappingNode:
-		seen := map[string]int{}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			kn := n.Content[i]
-			if kn.Kind != yaml.ScalarNode {
-				continue
-			}
-			if first, dup := seen[kn.Value]; dup {
-				*errs = append(*errs, doc.errAt(kn.Line, p.key(kn.Value),
-					fmt.Sprintf("duplicate field (first set at line %d)", doc.absLine(first))))
-			} else {
-				seen[kn.Value] = kn.Line
-			}
-			doc.duplicateKeys(n.Content[i+1], p.key(kn.Value), depth+1, errs)
-		}
-	case yaml.SequenceNode:
-		for i, c := range n.Content {
-			doc.duplicateKeys(c, p.idx(i), depth+1, errs)
-		}
-	}
-}
-
-// describeNode describes a YAML node for a message.
-func describeNode(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.ScalarNode:
-		return "the scalar " + quote(shorten(n.Value))
-	}
-	return "nothing"
-}
-
-// describeValue describes a decoded JSON value, written as node in the YAML.
-func describeValue(v any, node *yaml.Node) string {
-	text := fmt.Sprint(v)
-	if n := resolveAlias(node); n != nil && n.Kind == yaml.ScalarNode {
-		text = n.Value
-	}
-	switch x := v.(type) {
-	case json.Number, float64:
-		return "number " + shorten(text)
-	case bool:
-		return "boolean " + shorten(text)
-	case string:
-		return "string " + quote(shorten(x))
-	case []any:
-		return "a list"
-	case map[string]any:
-		return "a mapping"
-	case nil:
-		return "null"
-	}
-	return shorten(text)
-}
-
-func shorten(s string) string {
-	if r := []rune(s); len(r) > 40 {
-		return string(r[:37]) + "..."
-	}
-	return s
 }

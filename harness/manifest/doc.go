@@ -23,4 +23,10 @@
 //   - values of the wrong type, such as a number where a string is expected.
 //
 // Decoding never panics, whatever the input.
+//
+// Files: manifest.go (the API), decode.go (deciding the kind of a document)
+// and typed.go (strict typed decoding that reports every wrong value, not
+// only the first). Beneath it: yamldoc (documents and their lines),
+// fieldpath (field paths in JSON trees, YAML nodes and Go types) and hint
+// (the words of the messages).
 package manifest

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"reflect"
 	"sort"
-	"strconv"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -14,6 +13,8 @@ import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
+	"presetsim.dev/presetsim/harness/manifest/fieldpath"
+	"presetsim.dev/presetsim/harness/manifest/yamldoc"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
 )
 
@@ -143,7 +144,7 @@ func DecodeInto(src Source, content string, scheme *runtime.Scheme, obj runtime.
 	case len(docs) == 0:
 		return &Error{File: src.File, Line: src.line(), Msg: "expected one object, found no document"}
 	case len(docs) > 1:
-		return &Error{File: src.File, Line: docs[1].absLine(docs[1].firstLine()), Msg: fmt.Sprintf("expected one object, found %d documents", len(docs))}
+		return &Error{File: src.File, Line: docs[1].AbsLine(docs[1].FirstLine()), Msg: fmt.Sprintf("expected one object, found %d documents", len(docs))}
 	}
 	_, docErrs := newDecoder(scheme).decodeDocument(docs[0], tgt)
 	if len(docErrs) > 0 {
@@ -166,6 +167,26 @@ func (s Source) line() int {
 		return 1
 	}
 	return s.Line
+}
+
+// parseDocuments splits a DocString into its YAML documents (yamldoc.Parse).
+func parseDocuments(src Source, content string) ([]*yamldoc.Document, []*Error) {
+	docs, ps := yamldoc.Parse(src.File, src.line(), content)
+	return docs, problems(src.File, ps)
+}
+
+// problems turns a document's problems into errors of the file.
+func problems(file string, ps []yamldoc.Problem) []*Error {
+	errs := make([]*Error, len(ps))
+	for i, p := range ps {
+		errs[i] = &Error{File: file, Line: p.Line, Path: p.Path.String(), Msg: p.Msg}
+	}
+	return errs
+}
+
+// errAt builds an error at line (in doc.Text) and path.
+func errAt(doc *yamldoc.Document, line int, path fieldpath.Path, msg string) *Error {
+	return problems(doc.File, []yamldoc.Problem{doc.At(line, path, msg)})[0]
 }
 
 // recoverInto turns a panic into an *Error, so that no input can crash the
@@ -194,6 +215,3 @@ func joinErrors(errs []*Error) error {
 func setUnstructured(dst runtime.Unstructured, src *unstructured.Unstructured) {
 	dst.SetUnstructuredContent(src.UnstructuredContent())
 }
-
-// quote quotes s for a message.
-func quote(s string) string { return strconv.Quote(s) }

@@ -2,15 +2,20 @@ package manifest
 
 import (
 	"encoding/json"
-	"fmt"
+	"maps"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"presetsim.dev/presetsim/harness/manifest/fieldpath"
+	"presetsim.dev/presetsim/harness/manifest/hint"
+	"presetsim.dev/presetsim/harness/manifest/yamldoc"
 )
 
 // maxAttempts bounds how often a document is decoded again after setting the
@@ -24,7 +29,7 @@ const maxAttempts = 32
 // unknown fields when there is one; so each wrong value is located, reported
 // and set to null, and the document decoded again, until it decodes or only
 // unknown (or duplicate) fields are left.
-func (d *decoder) decodeTyped(doc *document, tree map[string]any, gvk schema.GroupVersionKind) (runtime.Object, []*Error) {
+func (d *decoder) decodeTyped(doc *yamldoc.Document, tree map[string]any, gvk schema.GroupVersionKind) (runtime.Object, []*Error) {
 	rootType := d.scheme.AllKnownTypes()[gvk]
 	var (
 		errs   []*Error
@@ -56,16 +61,16 @@ func (d *decoder) decodeTyped(doc *document, tree map[string]any, gvk schema.Gro
 			}
 			nulled[key] = true
 			progress = true
-			v, _ := valueAt(cur, pr.path)
-			_, node := lookupNode(doc.root, pr.path)
-			errs = append(errs, doc.errAt(doc.valueLine(pr.path), pr.path, pr.message(typeAt(rootType, pr.path), v, node)))
-			cur = withValue(cur, pr.path, nil)
+			v, _ := fieldpath.ValueAt(cur, pr.path)
+			_, node := fieldpath.LookupNode(doc.Root, pr.path)
+			errs = append(errs, errAt(doc, doc.ValueLine(pr.path), pr.path, pr.message(fieldpath.TypeAt(rootType, pr.path), v, node)))
+			cur = fieldpath.WithValue(cur, pr.path, nil)
 		}
 		if !progress {
-			return nil, append(errs, doc.errAt(doc.firstLine(), nil, cleanMessage(err)))
+			return nil, append(errs, errAt(doc, doc.FirstLine(), nil, hint.Clean(err)))
 		}
 	}
-	return nil, append(errs, doc.errAt(doc.firstLine(), nil, "too many errors; fix the ones above first"))
+	return nil, append(errs, errAt(doc, doc.FirstLine(), nil, "too many errors; fix the ones above first"))
 }
 
 // tryDecode strictly decodes tree as a new gvk object.
@@ -87,66 +92,39 @@ var strictErrRE = regexp.MustCompile(`^(unknown|duplicate) field ("(?:[^"\\]|\\.
 // strictError turns one of the strict decoder's errors, such as
 // `unknown field "spec.volumes[1].secretName"`, into an *Error at the line of
 // that field.
-func strictError(doc *document, tree any, rootType reflect.Type, e error) *Error {
+func strictError(doc *yamldoc.Document, tree any, rootType reflect.Type, e error) *Error {
 	m := strictErrRE.FindStringSubmatch(e.Error())
 	if m == nil {
-		return doc.errAt(doc.firstLine(), nil, cleanMessage(e))
+		return errAt(doc, doc.FirstLine(), nil, hint.Clean(e))
 	}
 	raw, err := strconv.Unquote(m[2])
 	if err != nil {
 		raw = m[2]
 	}
-	p := resolvePath(tree, splitRawPath(raw))
+	p := fieldpath.Resolve(tree, fieldpath.SplitRaw(raw))
 	if m[1] == "duplicate" {
-		return doc.errAt(doc.keyLine(p), p, "duplicate field")
+		return errAt(doc, doc.KeyLine(p), p, "duplicate field")
 	}
-	return doc.errAt(doc.keyLine(p), p, "unknown field"+unknownFieldHint(rootType, p, tree))
+	return errAt(doc, doc.KeyLine(p), p, "unknown field"+hint.UnknownField(rootType, p, tree))
 }
 
-// unknownFieldHint suggests where an unknown field may belong: a field that
-// differs only in case, or a field of the same name one level down (e.g.
-// "name" next to an empty "configMapRef:" that it should be indented under).
-func unknownFieldHint(rootType reflect.Type, p fieldPath, tree any) string {
-	if len(p) == 0 || p[len(p)-1].isIndex {
-		return ""
-	}
-	name, parent := p[len(p)-1].key, p[:len(p)-1]
-	fields := jsonFields(typeAt(rootType, parent))
-	for _, f := range fields {
-		if strings.EqualFold(f.name, name) {
-			return fmt.Sprintf("; did you mean %s?", quote(f.name))
+// message describes the problem: what the value must be, what it is, and how
+// to fix it. t is the Go type at the path, if known.
+func (pr typeProblem) message(t reflect.Type, v any, node *yaml.Node) string {
+	goType := pr.goType
+	if pr.err != nil {
+		m := valueErrRE.FindStringSubmatch(pr.err.Error())
+		if m == nil {
+			return hint.Clean(pr.err)
 		}
+		goType = m[2]
 	}
-	var under []string
-	for _, f := range fields {
-		for _, g := range jsonFields(f.typ) {
-			if g.name == name {
-				under = append(under, f.name)
-				break
-			}
-		}
-	}
-	siblings, _ := valueAt(tree, parent)
-	if sm, ok := siblings.(map[string]any); ok {
-		for _, u := range under {
-			if _, ok := sm[u]; ok {
-				return fmt.Sprintf("; did you mean to indent it under %s?", quote(u))
-			}
-		}
-	}
-	if len(under) == 0 {
-		return ""
-	}
-	names := make([]string, len(under))
-	for i, u := range under {
-		names[i] = u + "." + name
-	}
-	return "; did you mean " + orList(names) + "?"
+	return hint.WrongType(t, goType, v, node)
 }
 
 // typeProblem is a value of the wrong type at path.
 type typeProblem struct {
-	path   fieldPath
+	path   fieldpath.Path
 	goType string // the Go type named by the decoder, if any
 	err    error  // the decoder's error, when the value was found by isolate
 }
@@ -192,15 +170,15 @@ type collector struct {
 	root   reflect.Type
 	want   string // JSON type: "number", "string", "bool", "array", "object"
 	budget int
-	out    []fieldPath
+	out    []fieldpath.Path
 }
 
-func (c *collector) collect(v any, segs []string, p fieldPath) {
+func (c *collector) collect(v any, segs []string, p fieldpath.Path) {
 	if c.budget <= 0 {
 		return
 	}
 	c.budget--
-	t := deref(typeAt(c.root, p))
+	t := fieldpath.Deref(fieldpath.TypeAt(c.root, p))
 	isKind := func(kinds ...reflect.Kind) bool {
 		for _, k := range kinds {
 			if t != nil && t.Kind() == k {
@@ -214,23 +192,23 @@ func (c *collector) collect(v any, segs []string, p fieldPath) {
 	switch {
 	case isArr && isKind(reflect.Slice, reflect.Array):
 		for i, e := range arr {
-			c.collect(e, segs, p.idx(i))
+			c.collect(e, segs, p.Index(i))
 		}
 	case isObj && isKind(reflect.Map):
-		for _, k := range sortedKeys(obj) {
-			c.collect(obj[k], segs, p.key(k))
+		for _, k := range slices.Sorted(maps.Keys(obj)) {
+			c.collect(obj[k], segs, p.Key(k))
 		}
 	case len(segs) == 0:
-		if jsonKind(v) == c.want {
+		if fieldpath.JSONKind(v) == c.want {
 			c.out = append(c.out, p)
 		}
 	case isArr:
 		for i, e := range arr {
-			c.collect(e, segs, p.idx(i))
+			c.collect(e, segs, p.Index(i))
 		}
 	case isObj:
 		if child, ok := obj[segs[0]]; ok {
-			c.collect(child, segs[1:], p.key(segs[0]))
+			c.collect(child, segs[1:], p.Key(segs[0]))
 		} else if segs[0] != "" && segs[0][0] >= 'A' && segs[0][0] <= 'Z' {
 			c.collect(v, segs[1:], p) // an embedded Go struct, e.g. VolumeSource
 		}
@@ -242,20 +220,20 @@ func (c *collector) collect(v any, segs []string, p fieldPath) {
 // resource.Quantity's): it keeps narrowing tree down to one field or list
 // item, as long as that alone still fails to decode. It returns nil if it
 // cannot narrow the error down.
-func (d *decoder) isolate(tree any, gvk schema.GroupVersionKind) fieldPath {
+func (d *decoder) isolate(tree any, gvk schema.GroupVersionKind) fieldpath.Path {
 	fails := func(t any) bool {
 		_, err := d.tryDecode(t, gvk)
 		_, strict := runtime.AsStrictDecodingError(err)
 		return err != nil && !strict
 	}
-	var p fieldPath
+	var p fieldpath.Path
 	work := tree
 	for depth := 0; depth < 100; depth++ {
-		v, _ := valueAt(work, p)
+		v, _ := fieldpath.ValueAt(work, p)
 		narrowed := false
 		switch x := v.(type) {
 		case map[string]any:
-			for _, k := range sortedKeys(x) {
+			for _, k := range slices.Sorted(maps.Keys(x)) {
 				if len(p) == 0 && (k == "apiVersion" || k == "kind") {
 					continue
 				}
@@ -263,8 +241,8 @@ func (d *decoder) isolate(tree any, gvk schema.GroupVersionKind) fieldPath {
 				if len(p) == 0 {
 					only["apiVersion"], only["kind"] = x["apiVersion"], x["kind"]
 				}
-				if cand := withValue(work, p, only); fails(cand) {
-					work, p, narrowed = cand, p.key(k), true
+				if cand := fieldpath.WithValue(work, p, only); fails(cand) {
+					work, p, narrowed = cand, p.Key(k), true
 					break
 				}
 			}
@@ -272,8 +250,8 @@ func (d *decoder) isolate(tree any, gvk schema.GroupVersionKind) fieldPath {
 			for i := range x {
 				only := make([]any, len(x))
 				only[i] = x[i]
-				if cand := withValue(work, p, only); fails(cand) {
-					work, p, narrowed = cand, p.idx(i), true
+				if cand := fieldpath.WithValue(work, p, only); fails(cand) {
+					work, p, narrowed = cand, p.Index(i), true
 					break
 				}
 			}
@@ -283,187 +261,4 @@ func (d *decoder) isolate(tree any, gvk schema.GroupVersionKind) fieldPath {
 		}
 	}
 	return p
-}
-
-// message describes the problem: what the value must be, what it is, and how
-// to fix it. t is the Go type at the path, if known.
-func (pr typeProblem) message(t reflect.Type, v any, node *yaml.Node) string {
-	goType := pr.goType
-	if pr.err != nil {
-		m := valueErrRE.FindStringSubmatch(pr.err.Error())
-		if m == nil {
-			return cleanMessage(pr.err)
-		}
-		goType = m[2]
-	}
-	class := typeClass(t, goType)
-	var want string
-	switch class {
-	case "":
-		want = "a value of type " + goType
-	case "integer", "intOrString":
-		want = map[string]string{"integer": "an integer", "intOrString": "an integer or a string"}[class]
-	default:
-		want = "a " + class
-	}
-	msg := "must be " + want + ", got " + describeValue(v, node)
-	text := fmt.Sprint(v)
-	if n := resolveAlias(node); n != nil && n.Kind == yaml.ScalarNode {
-		text = n.Value
-	}
-	switch x := v.(type) {
-	case json.Number, bool:
-		if class == "string" {
-			msg += fmt.Sprintf(" (quote it: %s)", quote(text))
-		}
-	case string:
-		_, errInt := strconv.ParseInt(x, 10, 64)
-		_, errFloat := strconv.ParseFloat(x, 64)
-		_, errBool := strconv.ParseBool(x)
-		if (class == "integer" && errInt == nil) || (class == "number" && errFloat == nil) || (class == "boolean" && errBool == nil && (x == "true" || x == "false")) {
-			msg += fmt.Sprintf(" (remove the quotes: %s)", x)
-		}
-	case map[string]any:
-		if class == "list" {
-			msg += ` (start each item of the list with "- ")`
-		}
-	case []any:
-		if class == "mapping" {
-			msg += ` (remove the "- ": this is not a list)`
-		}
-	}
-	return msg
-}
-
-// typeClass names the kind of value Go type t (or, if t is nil, the type
-// named goType) takes: "string", "integer", "number", "boolean", "list",
-// "mapping", "intOrString", or "" if unknown.
-func typeClass(t reflect.Type, goType string) string {
-	if t = deref(t); t != nil {
-		switch {
-		case t.PkgPath() == "k8s.io/apimachinery/pkg/util/intstr" && t.Name() == "IntOrString":
-			return "intOrString"
-		case t.PkgPath() == "k8s.io/apimachinery/pkg/api/resource" && t.Name() == "Quantity":
-			return "" // has its own messages
-		}
-		switch t.Kind() {
-		case reflect.String:
-			return "string"
-		case reflect.Bool:
-			return "boolean"
-		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-			return "integer"
-		case reflect.Float32, reflect.Float64:
-			return "number"
-		case reflect.Slice, reflect.Array:
-			if t.Elem().Kind() == reflect.Uint8 {
-				return "string" // []byte: base64
-			}
-			return "list"
-		case reflect.Map, reflect.Struct:
-			return "mapping"
-		}
-	}
-	switch {
-	case goType == "string":
-		return "string"
-	case goType == "bool":
-		return "boolean"
-	case strings.HasPrefix(goType, "int"), strings.HasPrefix(goType, "uint"):
-		return "integer"
-	case strings.HasPrefix(goType, "float"):
-		return "number"
-	case strings.HasPrefix(goType, "[]"):
-		return "list"
-	case strings.HasPrefix(goType, "map["):
-		return "mapping"
-	}
-	return ""
-}
-
-// jsonField is a field of a Go struct as JSON sees it.
-type jsonField struct {
-	name string
-	typ  reflect.Type
-}
-
-// jsonFields lists the JSON fields of struct type t (after pointers), with
-// the fields of embedded and inline structs in place.
-func jsonFields(t reflect.Type) []jsonField {
-	return appendJSONFields(nil, deref(t), 0)
-}
-
-func appendJSONFields(out []jsonField, t reflect.Type, depth int) []jsonField {
-	if t == nil || t.Kind() != reflect.Struct || depth > 8 {
-		return out
-	}
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "-" && opts == "" {
-			continue
-		}
-		if name == "" && (f.Anonymous || strings.Contains(opts, "inline")) {
-			if ft := deref(f.Type); ft.Kind() == reflect.Struct {
-				out = appendJSONFields(out, ft, depth+1)
-				continue
-			}
-		}
-		if !f.IsExported() {
-			continue
-		}
-		if name == "" {
-			name = f.Name
-		}
-		out = append(out, jsonField{name: name, typ: f.Type})
-	}
-	return out
-}
-
-// typeAt returns the Go type at path p of a value of type t, or nil.
-func typeAt(t reflect.Type, p fieldPath) reflect.Type {
-	for _, s := range p {
-		t = deref(t)
-		if t == nil {
-			return nil
-		}
-		switch {
-		case s.isIndex && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array):
-			t = t.Elem()
-		case !s.isIndex && t.Kind() == reflect.Map:
-			t = t.Elem()
-		case !s.isIndex && t.Kind() == reflect.Struct:
-			var ft reflect.Type
-			for _, f := range jsonFields(t) {
-				if f.name == s.key {
-					ft = f.typ
-					break
-				}
-			}
-			t = ft
-		default:
-			return nil
-		}
-	}
-	return t
-}
-
-func deref(t reflect.Type) reflect.Type {
-	for t != nil && t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	return t
-}
-
-// cleanMessage is an error's first line without the decoders' prefixes.
-func cleanMessage(err error) string {
-	s := err.Error()
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	for _, p := range []string{"strict decoding error: ", "json: ", "yaml: "} {
-		s = strings.TrimPrefix(s, p)
-	}
-	return s
 }

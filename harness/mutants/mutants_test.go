@@ -13,6 +13,7 @@ import (
 	"presetsim.dev/presetsim/harness/implementation/module"
 	"presetsim.dev/presetsim/harness/mutants"
 	"presetsim.dev/presetsim/steps"
+	"presetsim.dev/presetsim/steps/result"
 )
 
 // TestSuiteCatchesEveryMutant runs the feature suite, offline, against the
@@ -20,7 +21,7 @@ import (
 // it runs; each mutant must fail at least one scenario, and at least one
 // failing check must be credited to the rule the mutant breaks.
 func TestSuiteCatchesEveryMutant(t *testing.T) {
-	run := func(t *testing.T, module string) []steps.Timing {
+	run := func(t *testing.T, module string) []result.Scenario {
 		t.Helper()
 		return runOffline(t, module, harness.Options{})
 	}
@@ -108,7 +109,7 @@ func TestNoopFailsEveryPositiveRule(t *testing.T) {
 // runOffline runs the features offline against the named module (of the
 // registry with every module of this package) and returns how each
 // scenario went.
-func runOffline(t *testing.T, name string, opts harness.Options) []steps.Timing {
+func runOffline(t *testing.T, name string, opts harness.Options) []result.Scenario {
 	t.Helper()
 	impl, err := mutants.Implementation(name)
 	if err != nil {

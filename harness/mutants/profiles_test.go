@@ -8,7 +8,7 @@ import (
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/harness/mutants"
 	"presetsim.dev/presetsim/harness/profile"
-	"presetsim.dev/presetsim/steps"
+	"presetsim.dev/presetsim/steps/result"
 )
 
 func parseProfile(t *testing.T, yaml string) *profile.Profile {
@@ -74,7 +74,7 @@ func TestKubernetes119Profile(t *testing.T) {
 			t.Errorf("%s is not applicable for an unexpected reason: %s", s.Scenario, s.NotApplicable)
 		}
 		for _, c := range s.Checks {
-			if c.Outcome == steps.CheckNotClaimed {
+			if c.Outcome == result.CheckNotClaimed {
 				notClaimedChecks++
 			}
 		}

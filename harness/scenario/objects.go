@@ -9,7 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"presetsim.dev/presetsim/harness/backend"
-	"presetsim.dev/presetsim/harness/compare"
 	"presetsim.dev/presetsim/harness/manifest"
 )
 
@@ -89,8 +88,8 @@ func (s *Scenario) TryUpdatePreset(ctx context.Context, name string, src manifes
 	return nil
 }
 
-// kindOf resolves a kind written in a step ("pod", "ReplicaSet").
-func (s *Scenario) kindOf(kind string) (schema.GroupVersionKind, *meta.RESTMapping, error) {
+// KindOf resolves a kind written in a step ("pod", "ReplicaSet").
+func (s *Scenario) KindOf(kind string) (schema.GroupVersionKind, *meta.RESTMapping, error) {
 	mapper := s.cluster.Mapper()
 	gvk, err := mapper.KindFor(schema.GroupVersionResource{Resource: strings.ToLower(kind)})
 	if err != nil {
@@ -100,46 +99,13 @@ func (s *Scenario) kindOf(kind string) (schema.GroupVersionKind, *meta.RESTMappi
 	return gvk, mapping, err
 }
 
-// ObjectAsSubmitted checks that an object the scenario created was not
-// changed: for a pod its spec, labels and annotations; for other kinds its
-// spec and labels, and no annotation under the module's prefix.
-func (s *Scenario) ObjectAsSubmitted(ctx context.Context, kind, name string) error {
-	gvk, mapping, err := s.kindOf(kind)
+// ObjectNamespace resolves a kind written in a step, as KindOf, and returns
+// the physical namespace of the scenario's object of that kind and name.
+func (s *Scenario) ObjectNamespace(ctx context.Context, kind, name string) (schema.GroupVersionKind, *meta.RESTMapping, string, error) {
+	gvk, mapping, err := s.KindOf(kind)
 	if err != nil {
-		return err
+		return gvk, nil, "", err
 	}
-	if gvk.Kind == "Pod" && gvk.Group == "" {
-		return s.PodAsSubmitted(ctx, name)
-	}
-	logical := s.namespaceOf(gvk.Kind, name)
-	submitted, ok := s.submitted[objectKey{gvk.Kind, logical, name}]
-	if !ok {
-		return fmt.Errorf("this scenario created no %s %q", gvk.Kind, name)
-	}
-	got, err := s.cluster.Get(ctx, mapping.Resource, submitted.GetNamespace(), name)
-	if err != nil {
-		return s.failed(err, "unable to get %s %q", gvk.Kind, name)
-	}
-	dry := submitted.DeepCopy()
-	dry.SetNamespace(s.w.DefaultingNamespace)
-	defaulted, err := s.cluster.Create(ctx, mapping.Resource, dry, backend.CreateOptions{DryRun: true})
-	if err != nil {
-		return fmt.Errorf("unable to default the submitted %s (dry-run create: %s)", gvk.Kind, s.Logical(err.Error()))
-	}
-	var diffs []compare.Difference
-	diffs = append(diffs, compare.Values("metadata.labels", submitted.GetLabels(), got.GetLabels())...)
-	for k, v := range got.GetAnnotations() {
-		if _, ok := submitted.GetAnnotations()[k]; !ok && strings.HasPrefix(k, s.w.AnnotationPrefix) {
-			diffs = append(diffs, compare.Difference{Path: "metadata.annotations[" + k + "]", Want: "<absent>", Got: fmt.Sprintf("%q", v)})
-		}
-	}
-	diffs = append(diffs, compare.Values("spec", defaulted.Object["spec"], got.Object["spec"])...)
-	if len(diffs) > 0 {
-		lines := make([]string, len(diffs))
-		for i, d := range diffs {
-			lines[i] = d.String()
-		}
-		return fmt.Errorf("%s %q is not as submitted:\n%s", gvk.Kind, name, strings.Join(lines, "\n"))
-	}
-	return nil
+	ns, err := s.Namespace(ctx, s.NamespaceOf(gvk.Kind, name))
+	return gvk, mapping, ns, err
 }

@@ -35,8 +35,8 @@ type Scenario struct {
 	versions  map[objectKey]string // PodPreset resourceVersions, for ${rv:name}
 	last      *Attempt
 
-	nodesChanged bool     // the scenario changed the node count
-	created      podOrder // pods in creation order, on real nodes
+	created  podOrder                          // pods in creation order, on real nodes
+	cleanups []func(ctx context.Context) error // what Cleanup undoes, in order
 
 	notesMu sync.Mutex
 	notes   []string // what the run should tell the reader, though no step failed
@@ -50,7 +50,8 @@ func (s *Scenario) Notes() []string {
 	return slices.Clone(s.notes)
 }
 
-func (s *Scenario) note(format string, args ...any) {
+// Note adds a line to Notes.
+func (s *Scenario) Note(format string, args ...any) {
 	s.notesMu.Lock()
 	defer s.notesMu.Unlock()
 	s.notes = append(s.notes, fmt.Sprintf(format, args...))
@@ -74,6 +75,40 @@ type Attempt struct {
 
 // World returns the World the scenario runs in.
 func (s *Scenario) World() *harness.World { return s.w }
+
+// Objects returns the cluster's objects, in physical namespaces.
+func (s *Scenario) Objects() backend.Objects { return s.cluster }
+
+// Submitted returns an object as the scenario submitted it (in the
+// implementation's terms, namespace physical), by kind, logical namespace
+// and name.
+func (s *Scenario) Submitted(kind, logicalNS, name string) (*unstructured.Unstructured, bool) {
+	u, ok := s.submitted[objectKey{kind, logicalNS, name}]
+	return u, ok
+}
+
+// CreationOrder returns the names of the pods created in a physical
+// namespace, in the order the API server created them (recorded only where
+// pods run on a real kubelet).
+func (s *Scenario) CreationOrder(ns string) []string { return s.created.order(ns) }
+
+// OnCleanup adds what Cleanup must undo of a change a step made outside the
+// scenario's namespaces (the node count, say).
+func (s *Scenario) OnCleanup(undo func(ctx context.Context) error) {
+	s.cleanups = append(s.cleanups, undo)
+}
+
+// Cleanup undoes what the scenario changed outside its namespaces, and
+// stops what it watches. It is called once, after the scenario's last step.
+func (s *Scenario) Cleanup(ctx context.Context) error {
+	s.created.stop()
+	var errs []error
+	for _, undo := range s.cleanups {
+		errs = append(errs, undo(ctx))
+	}
+	s.cleanups = nil
+	return errors.Join(errs...)
+}
 
 // New returns a scenario of the World with no namespaces yet.
 func New(w *harness.World) *Scenario {
@@ -105,7 +140,7 @@ func (s *Scenario) Namespace(ctx context.Context, logical string) (string, error
 	if err := s.cluster.CreateNamespace(ctx, p, labels); err != nil {
 		return "", err
 	}
-	if s.kubelet() != nil {
+	if s.Kubelet() != nil {
 		if err := s.created.watchNamespace(s.cluster, p); err != nil {
 			return "", fmt.Errorf("unable to watch the pods of namespace %s: %w", p, err)
 		}
@@ -123,11 +158,11 @@ func (s *Scenario) Logical(msg string) string {
 	return msg
 }
 
-// failed describes a backend error in the feature file's terms: with
+// Failed describes a backend error in the feature file's terms: with
 // logical namespace names, after what the step was doing. An
 // UnsupportedError is returned as it is, so the step is reported as
 // unsupported.
-func (s *Scenario) failed(err error, format string, args ...any) error {
+func (s *Scenario) Failed(err error, format string, args ...any) error {
 	if u, ok := backend.IsUnsupported(err); ok {
 		return u
 	}
@@ -197,7 +232,7 @@ func (s *Scenario) create(ctx context.Context, o manifest.Object, opts *backend.
 	submitted := u.DeepCopy()
 	created, err := s.cluster.Create(ctx, mapping.Resource, u, *opts)
 	if err != nil {
-		return nil, s.failed(err, "unable to create %s %q", o.GVK.Kind, u.GetName())
+		return nil, s.Failed(err, "unable to create %s %q", o.GVK.Kind, u.GetName())
 	}
 	if opts.DryRun {
 		return created, nil
@@ -240,12 +275,15 @@ func (s *Scenario) Expand(text, ns string) (string, error) {
 	return out, nil
 }
 
-// podNamespace is the logical namespace of a pod the scenario created.
-func (s *Scenario) podNamespace(name string) string {
-	return s.namespaceOf("Pod", name)
+// PodNamespace is the logical namespace of a pod the scenario created.
+func (s *Scenario) PodNamespace(name string) string {
+	return s.NamespaceOf("Pod", name)
 }
 
-func (s *Scenario) namespaceOf(kind, name string) string {
+// NamespaceOf is the logical namespace of an object the scenario created,
+// by kind and name ("default" if it created none; the first, by name, if
+// it created several).
+func (s *Scenario) NamespaceOf(kind, name string) string {
 	var found []string
 	for k := range s.submitted {
 		if k.kind == kind && k.name == name {
@@ -259,9 +297,9 @@ func (s *Scenario) namespaceOf(kind, name string) string {
 	return found[0]
 }
 
-// expandValues expands ${rv:…} in every string value of a decoded object,
+// ExpandValues expands ${rv:…} in every string value of a decoded object,
 // in place.
-func (s *Scenario) expandValues(obj map[string]any, ns string) error {
+func (s *Scenario) ExpandValues(obj map[string]any, ns string) error {
 	var walk func(v any) (any, error)
 	walk = func(v any) (any, error) {
 		switch v := v.(type) {
@@ -290,8 +328,8 @@ func (s *Scenario) expandValues(obj map[string]any, ns string) error {
 	return err
 }
 
-// logicalOf returns the logical name of a physical namespace.
-func (s *Scenario) logicalOf(physical string) string {
+// LogicalOf returns the logical name of a physical namespace.
+func (s *Scenario) LogicalOf(physical string) string {
 	for l, p := range s.physical {
 		if p == physical {
 			return l
@@ -300,9 +338,9 @@ func (s *Scenario) logicalOf(physical string) string {
 	return physical
 }
 
-// kubelet returns the cluster's real kubelet, nil when pods do not run on
+// Kubelet returns the cluster's real kubelet, nil when pods do not run on
 // one.
-func (s *Scenario) kubelet() backend.Kubelet {
+func (s *Scenario) Kubelet() backend.Kubelet {
 	k, _ := s.cluster.(backend.Kubelet)
 	return k
 }

@@ -47,7 +47,7 @@ func TestLogicalNames(t *testing.T) {
 	if got != want {
 		t.Errorf("Logical = %q, want %q", got, want)
 	}
-	if l := s.logicalOf("myns-abcde"); l != "myns" {
+	if l := s.LogicalOf("myns-abcde"); l != "myns" {
 		t.Errorf("logicalOf = %q, want myns", l)
 	}
 }
@@ -62,7 +62,7 @@ func TestNamespaceOf(t *testing.T) {
 		{"Pod", "unknown", "default"},
 	}
 	for _, tt := range tests {
-		if got := s.namespaceOf(tt.kind, tt.name); got != tt.want {
+		if got := s.NamespaceOf(tt.kind, tt.name); got != tt.want {
 			t.Errorf("namespaceOf(%s, %s) = %q, want %q", tt.kind, tt.name, got, tt.want)
 		}
 	}

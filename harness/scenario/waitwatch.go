@@ -11,19 +11,19 @@ import (
 	"presetsim.dev/presetsim/harness/backend"
 )
 
-// recheck is how often waitUntil evaluates its condition when no watched
+// recheck is how often WaitUntil evaluates its condition when no watched
 // change arrives: a safety net for conditions that also read other
 // resources (a workload's pods and its status), never the normal path.
 const recheck = time.Second
 
-// waitUntil evaluates cond at once and then after every change to the
+// WaitUntil evaluates cond at once and then after every change to the
 // resources of gvrs in namespace, as a watch reports it, until cond returns
 // true or an error, or timeout passes (wait's interrupted error). Waiting
 // for a change instead of polling on a timer ends a wait within a watch
 // event's latency of the change, and asks the API server nothing in between.
 // A backend or resource that cannot be watched falls back to polling every
 // 50ms.
-func (s *Scenario) waitUntil(ctx context.Context, namespace string, timeout time.Duration, cond wait.ConditionWithContextFunc, gvrs ...schema.GroupVersionResource) error {
+func (s *Scenario) WaitUntil(ctx context.Context, namespace string, timeout time.Duration, cond wait.ConditionWithContextFunc, gvrs ...schema.GroupVersionResource) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	changes := make(chan struct{}, 1)
@@ -54,19 +54,19 @@ func (s *Scenario) waitUntil(ctx context.Context, namespace string, timeout time
 	}
 }
 
-// waitForPods waits, as waitUntil, for a condition on the pods (and the
+// WaitOnPods waits, as WaitUntil, for a condition on the pods (and the
 // other resources, if any) of a logical namespace.
-func (s *Scenario) waitForPods(ctx context.Context, logicalNS string, cond wait.ConditionWithContextFunc, other ...schema.GroupVersionResource) error {
+func (s *Scenario) WaitOnPods(ctx context.Context, logicalNS string, cond wait.ConditionWithContextFunc, other ...schema.GroupVersionResource) error {
 	ns, err := s.Namespace(ctx, logicalNS)
 	if err != nil {
 		return err
 	}
-	return s.waitUntil(ctx, ns, s.w.Timeouts.Wait, cond, append([]schema.GroupVersionResource{backend.Pods}, other...)...)
+	return s.WaitUntil(ctx, ns, s.w.Timeouts.Wait, cond, append([]schema.GroupVersionResource{backend.Pods}, other...)...)
 }
 
 // forward signals changes (without blocking: one pending signal is enough)
 // for every event of w, until w ends or ctx is done. A watch the server
-// closes leaves the safety-net recheck of waitUntil to notice later changes.
+// closes leaves the safety-net recheck of WaitUntil to notice later changes.
 func forward(ctx context.Context, w watch.Interface, changes chan<- struct{}) {
 	for {
 		select {
@@ -80,6 +80,25 @@ func forward(ctx context.Context, w watch.Interface, changes chan<- struct{}) {
 			case changes <- struct{}{}:
 			default:
 			}
+		}
+	}
+}
+
+// Holds runs check every 100ms for the settle window: something that must
+// not happen is watched for a while, not looked for once.
+func (s *Scenario) Holds(ctx context.Context, check func() error) error {
+	deadline := time.Now().Add(s.w.Timeouts.Settle)
+	for {
+		if err := check(); err != nil {
+			return err
+		}
+		if time.Now().After(deadline) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/harness/backend/offline"
 	"presetsim.dev/presetsim/steps"
+	"presetsim.dev/presetsim/steps/result"
 )
 
 // Offline runs the features under dir on the offline backend against the
@@ -43,7 +44,7 @@ func Offline(t testing.TB, dir string) {
 	}
 }
 
-func failure(tm steps.Timing) string {
+func failure(tm result.Scenario) string {
 	if c := tm.FailedCheck(); c != nil {
 		return fmt.Sprintf("%s (line %d) → %s: %v", c.Step, c.Line, strings.Join(c.Rules, ","), c.Err)
 	}

@@ -17,6 +17,9 @@ import (
 	"github.com/go-logr/logr"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
+	"presetsim.dev/presetsim/cmd/presetsim/app/bench"
+	"presetsim.dev/presetsim/cmd/presetsim/app/cli"
+	"presetsim.dev/presetsim/cmd/presetsim/app/serve"
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/harness/backend"
 	"presetsim.dev/presetsim/harness/backend/envtest"
@@ -27,15 +30,11 @@ import (
 	"presetsim.dev/presetsim/harness/implementation/module"
 	"presetsim.dev/presetsim/harness/mutants"
 	"presetsim.dev/presetsim/harness/profile"
-	"presetsim.dev/presetsim/harness/scenario"
+	"presetsim.dev/presetsim/harness/scenario/environment"
 	"presetsim.dev/presetsim/internal/interrupt"
 	"presetsim.dev/presetsim/steps"
+	"presetsim.dev/presetsim/steps/result"
 )
-
-// ExitError carries a process exit status.
-type ExitError struct{ Code int }
-
-func (e ExitError) Error() string { return fmt.Sprintf("exit status %d", e.Code) }
 
 // Main runs the command and is the one place that exits the process.
 func Main() {
@@ -46,7 +45,7 @@ func Main() {
 	// says itself, so the program (never the library) discards those.
 	ctrllog.SetLogger(logr.Discard())
 	err := Run(context.Background(), os.Stdout, os.Stderr, os.Args[1:])
-	var exit ExitError
+	var exit cli.ExitError
 	switch {
 	case err == nil:
 	case errors.As(err, &exit):
@@ -79,15 +78,15 @@ one installed on a cluster; and previews offline what presets do to pods.`,
   presetsim completion bash > /etc/bash_completion.d/presetsim`,
 		SilenceErrors: true, // Main prints them
 		SilenceUsage:  true,
-		RunE:          func(cmd *cobra.Command, _ []string) error { return usageError(cmd, "a command is needed") },
+		RunE:          func(cmd *cobra.Command, _ []string) error { return cli.UsageError(cmd, "a command is needed") },
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return usageError(cmd, err.Error()) })
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return cli.UsageError(cmd, err.Error()) })
 	modulesCmd := &cobra.Command{
 		Use:   "modules",
 		Short: "list the in-process admission modules (the reference and mutant/*)",
-		Args:  noArgs,
+		Args:  cli.NoArgs,
 		Run:   func(*cobra.Command, []string) { fmt.Fprintln(stdout, strings.Join(mutants.Registry().Names(), "\n")) },
 	}
 	root.AddCommand(
@@ -95,34 +94,12 @@ one installed on a cluster; and previews offline what presets do to pods.`,
 		newDifferentialCommand(stdout, stderr),
 		newApplyCommand(stdin, stdout, stderr),
 		newUpCommand(stdout, stderr),
-		newBenchCommand(stdout, stderr),
-		newServeCommand(stdout, stderr),
+		bench.NewCommand(stdout, stderr),
+		serve.NewCommand(stdout, stderr),
 		newReportCommand(stdout, stderr),
 		modulesCmd,
 	)
 	return root
-}
-
-// noArgs refuses arguments, as a usage error.
-func noArgs(cmd *cobra.Command, args []string) error {
-	if len(args) > 0 {
-		return usageError(cmd, fmt.Sprintf("unexpected argument %q", args[0]))
-	}
-	return nil
-}
-
-// atLeastOneArg asks for one argument or more, as a usage error.
-func atLeastOneArg(cmd *cobra.Command, args []string) error {
-	if len(args) == 0 {
-		return usageError(cmd, "at least one argument is needed")
-	}
-	return nil
-}
-
-// usageError says what is wrong and where the help is, and is exit status 2.
-func usageError(cmd *cobra.Command, msg string) error {
-	fmt.Fprintf(cmd.ErrOrStderr(), "%s: %s\nRun '%s --help' for usage.\n", cmd.CommandPath(), msg, cmd.CommandPath())
-	return ExitError{Code: 2}
 }
 
 func newRunCommand(stdout, stderr io.Writer) *cobra.Command {
@@ -160,7 +137,7 @@ usage error, 130 or 143 when interrupted.`,
 		constructors[reg.Name] = reg.Flags(fs)
 	}
 	backendName := fs.String("backend", registry.Names()[0], "where objects live: "+strings.Join(summaries, ", "))
-	showSecrets := fs.Bool("show-secrets", false, "show values that come from Secrets in messages, instead of "+scenario.Mask)
+	showSecrets := fs.Bool("show-secrets", false, "show values that come from Secrets in messages, instead of "+environment.Mask)
 	ext := externalFlags(fs)
 	profilePath := fs.String("profile", "", "profile (YAML) of the implementation under test; the canonical PodPreset when empty")
 	reportDir := fs.String("report-dir", "", "write summary.json, summary.yaml, junit.xml, cucumber.json and report.html here")
@@ -169,7 +146,7 @@ usage error, 130 or 143 when interrupted.`,
 		external, err := ext.module()
 		if err != nil {
 			fmt.Fprintf(stderr, "presetsim run: %v\n", err)
-			return ExitError{Code: 2}
+			return cli.ExitError{Code: 2}
 		}
 		if fs.Changed("kubeconfig") {
 			*backendName = existing.Name
@@ -177,13 +154,13 @@ usage error, 130 or 143 when interrupted.`,
 		newBackend, ok := constructors[*backendName]
 		if !ok {
 			fmt.Fprintf(stderr, "presetsim run: unknown backend %q (known: %s)\n", *backendName, strings.Join(registry.Names(), ", "))
-			return ExitError{Code: 2}
+			return cli.ExitError{Code: 2}
 		}
 		var prof *profile.Profile
 		if *profilePath != "" {
 			if prof, err = profile.Load(*profilePath); err != nil {
 				fmt.Fprintf(stderr, "presetsim run: %v\n", err)
-				return ExitError{Code: 2}
+				return cli.ExitError{Code: 2}
 			}
 		}
 
@@ -203,7 +180,7 @@ usage error, 130 or 143 when interrupted.`,
 		// the others are made from their own flags.
 		var be backend.Backend
 		if *backendName == envtest.Name {
-			bin, err := binaries(interrupts.Context(), stderr)
+			bin, err := cli.Binaries(interrupts.Context(), stderr)
 			if err != nil {
 				return err
 			}
@@ -220,13 +197,13 @@ usage error, 130 or 143 when interrupted.`,
 		default:
 			if impl, err = module.Implementation(mutants.Registry(), *moduleName); err != nil {
 				fmt.Fprintf(stderr, "presetsim run: %v\n", err)
-				return ExitError{Code: 2}
+				return cli.ExitError{Code: 2}
 			}
 		}
 		w, err := harness.Start(interrupts.Context(), harness.Options{Backend: be, Implementation: impl, Profile: prof, ShowSecrets: *showSecrets, Progress: stderr})
 		if err != nil {
 			if code := interrupts.Code(); code != 0 {
-				return ExitError{Code: code}
+				return cli.ExitError{Code: code}
 			}
 			return err
 		}
@@ -266,7 +243,7 @@ usage error, 130 or 143 when interrupted.`,
 			suiteTime.Round(time.Millisecond), len(timings.List()), timings.Median().Round(time.Millisecond))
 		for _, t := range timings.List() {
 			mark := map[string]string{"passed": "ok  ", "failed": "FAIL", "unsupported": "n/a ", "not claimed": "n/c ",
-				"not applicable": "n/a ", steps.CheckDeclared: "diff"}[t.Outcome()]
+				"not applicable": "n/a ", result.CheckDeclared: "diff"}[t.Outcome()]
 			fmt.Fprintf(stderr, "  %s %8s  %s\n", mark, t.Duration.Round(time.Millisecond), t.Scenario)
 			if t.Unsupported != "" {
 				fmt.Fprintf(stderr, "                 not run on the %s backend: %s\n", w.Backend, t.Unsupported)
@@ -281,7 +258,7 @@ usage error, 130 or 143 when interrupted.`,
 				fmt.Fprintf(stderr, "                 differs as declared (line %d): %s → %s: %s\n", c.Line, c.Step, strings.Join(c.Rules, ", "), c.Reason)
 			}
 			for _, c := range t.Checks {
-				if c.Outcome == steps.CheckNotClaimed {
+				if c.Outcome == result.CheckNotClaimed {
 					fmt.Fprintf(stderr, "                 not claimed (line %d): %s: %s\n", c.Line, c.Step, c.Reason)
 				}
 			}
@@ -294,7 +271,7 @@ usage error, 130 or 143 when interrupted.`,
 			counts[t.Outcome()]++
 		}
 		fmt.Fprintf(stderr, "outcomes:            %d passed, %d failed, %d differ as declared, %d unsupported on the %s backend, %d not claimed, %d not applicable\n",
-			counts["passed"], counts["failed"], counts[steps.CheckDeclared], counts["unsupported"], w.Backend, counts["not claimed"], counts["not applicable"])
+			counts["passed"], counts["failed"], counts[result.CheckDeclared], counts["unsupported"], w.Backend, counts["not claimed"], counts["not applicable"])
 		if rules := failedRules(timings.List()); len(rules) > 0 {
 			fmt.Fprintf(stderr, "failed rules:        %s\n", strings.Join(rules, ", "))
 		}
@@ -303,7 +280,7 @@ usage error, 130 or 143 when interrupted.`,
 			fmt.Fprintf(stderr, "\n%s\n", output)
 		}
 		if status != 0 {
-			return ExitError{Code: status}
+			return cli.ExitError{Code: status}
 		}
 		return nil
 	}
@@ -312,7 +289,7 @@ usage error, 130 or 143 when interrupted.`,
 
 // failedRules lists the rules the failed scenarios' failing checks are
 // credited to, with how many scenarios failed each: "R2.4 (1 scenario)".
-func failedRules(timings []steps.Timing) []string {
+func failedRules(timings []result.Scenario) []string {
 	count := map[string]int{}
 	for _, t := range timings {
 		for _, rule := range t.FailedRules() {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"presetsim.dev/presetsim/cmd/presetsim/app/cli"
 	"presetsim.dev/presetsim/harness/manifest"
 	"presetsim.dev/presetsim/harness/preview"
 )
@@ -32,7 +33,7 @@ a pod has a conflict.`,
 		Example: `  presetsim apply -f presets.yaml -f deployment.yaml
   presetsim apply -f manifests.yaml -o diff
   kubectl get podpresets,deployments -o yaml | presetsim apply -f - --fail-on-conflict`,
-		Args: noArgs,
+		Args: cli.NoArgs,
 	}
 	fs := cmd.Flags()
 	var files []string
@@ -44,7 +45,7 @@ a pod has a conflict.`,
 		ctx := cmd.Context()
 		if len(files) == 0 || len(args) > 0 {
 			fmt.Fprintln(stderr, "usage: presetsim apply -f FILE [-f FILE ...] [-o yaml|json|diff] [--fail-on-conflict]")
-			return ExitError{Code: 2}
+			return cli.ExitError{Code: 2}
 		}
 		scheme := manifest.Scheme()
 		var objs []manifest.Object
@@ -92,7 +93,7 @@ a pod has a conflict.`,
 		}
 		if conflicts > 0 && *failOnConflict {
 			fmt.Fprintf(stderr, "%d of %d pods have a PodPreset conflict\n", conflicts, len(results))
-			return ExitError{Code: ConflictExitCode}
+			return cli.ExitError{Code: ConflictExitCode}
 		}
 		return nil
 	}

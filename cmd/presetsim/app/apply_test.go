@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"presetsim.dev/presetsim/cmd/presetsim/app/cli"
 	"presetsim.dev/presetsim/report/reporttest"
 )
 
@@ -37,7 +38,7 @@ func TestApply(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
 			err := runApply(context.Background(), strings.NewReader(tt.stdin), &stdout, &stderr, tt.args)
-			var exit ExitError
+			var exit cli.ExitError
 			switch {
 			case tt.wantCode != 0:
 				if !errors.As(err, &exit) || exit.Code != tt.wantCode {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"presetsim.dev/presetsim/cmd/presetsim/app/cli"
 	"presetsim.dev/presetsim/report"
 	"presetsim.dev/presetsim/report/compare"
 )
@@ -16,8 +17,8 @@ func newReportCommand(stdout, stderr io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "report",
 		Short: "work with the reports of earlier runs (--report-dir)",
-		Args:  noArgs,
-		RunE:  func(cmd *cobra.Command, _ []string) error { return usageError(cmd, "report needs a subcommand") },
+		Args:  cli.NoArgs,
+		RunE:  func(cmd *cobra.Command, _ []string) error { return cli.UsageError(cmd, "report needs a subcommand") },
 	}
 	cmd.AddCommand(newCompareCommand(stdout, stderr))
 	return cmd
@@ -36,19 +37,19 @@ failing check and every declared difference.`,
   presetsim run --module kubernetes-1.19 --profile profiles/kubernetes-1.19.yaml --report-dir reports/1.19
   presetsim report compare reports/reference reports/1.19
   presetsim report compare --out reports/compare reports/*`,
-		Args: atLeastOneArg,
+		Args: cli.AtLeastOneArg,
 	}
 	fs := cmd.Flags()
 	out := fs.String("out", "", "write compare.md and compare.html into this folder instead of printing")
 	format := fs.StringP("output", "o", "markdown", "what to print when --out is not given: markdown or html")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if *format != "markdown" && *format != "html" {
-			return usageError(cmd, fmt.Sprintf("-o must be markdown or html, not %q", *format))
+			return cli.UsageError(cmd, fmt.Sprintf("-o must be markdown or html, not %q", *format))
 		}
 		runs, err := compare.Read(args)
 		if err != nil {
 			fmt.Fprintf(stderr, "presetsim report compare: %v\n", err)
-			return ExitError{Code: 2}
+			return cli.ExitError{Code: 2}
 		}
 		m := compare.Build(runs)
 		if *out == "" {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"presetsim.dev/presetsim/cmd/presetsim/app/cli"
 	"presetsim.dev/presetsim/differential"
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/harness/implementation/module"
@@ -28,7 +29,7 @@ prints every scenario whose outcome or pods differ. Exit status 1 when any diffe
 	name := fs.String("module", module.Reference, "in-process admission module to test")
 	tags := fs.String("tags", "", "run only scenarios matching this tag expression")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		interrupts, bin, err := prepare(cmd.Context(), stderr)
+		interrupts, bin, err := cli.Prepare(cmd.Context(), stderr)
 		if err != nil {
 			return err
 		}
@@ -39,14 +40,14 @@ prints every scenario whose outcome or pods differ. Exit status 1 when any diffe
 		})
 		if err != nil {
 			if code := interrupts.Code(); code != 0 {
-				return ExitError{Code: code}
+				return cli.ExitError{Code: code}
 			}
 			return err
 		}
 		fmt.Fprintln(stdout)
 		differential.Print(stdout, report)
 		if report.Differences() > 0 || report.Failures() > 0 {
-			return ExitError{Code: 1}
+			return cli.ExitError{Code: 1}
 		}
 		return nil
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"presetsim.dev/presetsim/cmd/presetsim/app/cli"
 	"presetsim.dev/presetsim/report/reporttest"
 )
 
@@ -51,7 +52,7 @@ func TestUsageErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
 			err := Run(context.Background(), &stdout, &stderr, tc.args)
-			var exit ExitError
+			var exit cli.ExitError
 			if !errors.As(err, &exit) || exit.Code != tc.wantCode {
 				t.Fatalf("error %v, want exit status %d; stderr:\n%s", err, tc.wantCode, stderr.String())
 			}

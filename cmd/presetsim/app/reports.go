@@ -3,12 +3,12 @@ package app
 import (
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/report"
-	"presetsim.dev/presetsim/steps"
+	"presetsim.dev/presetsim/steps/result"
 )
 
 // ScenarioResults turns a run's timings into the results reports are built
 // from.
-func ScenarioResults(timings []steps.Timing) []report.ScenarioResult {
+func ScenarioResults(timings []result.Scenario) []report.ScenarioResult {
 	results := make([]report.ScenarioResult, len(timings))
 	for i, t := range timings {
 		results[i] = report.ScenarioResult{Name: t.Scenario, Tags: t.Tags, Duration: t.Duration, Failed: t.Failed,
@@ -18,7 +18,7 @@ func ScenarioResults(timings []steps.Timing) []report.ScenarioResult {
 		}
 		for _, c := range t.Checks {
 			rc := report.Check{Step: c.Step, Line: c.Line, Rules: c.Rules, Outcome: checkOutcomes[c.Outcome], Detail: c.Reason}
-			if c.Err != nil && c.Outcome == steps.CheckFailed {
+			if c.Err != nil && c.Outcome == result.CheckFailed {
 				rc.Detail = c.Err.Error()
 			}
 			results[i].Checks = append(results[i].Checks, rc)
@@ -29,13 +29,13 @@ func ScenarioResults(timings []steps.Timing) []report.ScenarioResult {
 
 // checkOutcomes are the report's names of check outcomes.
 var checkOutcomes = map[string]string{
-	steps.CheckPassed: report.Pass, steps.CheckFailed: report.Fail,
-	steps.CheckDeclared: report.Differs, steps.CheckNotClaimed: report.NotClaimed,
+	result.CheckPassed: report.Pass, result.CheckFailed: report.Fail,
+	result.CheckDeclared: report.Differs, result.CheckNotClaimed: report.NotClaimed,
 }
 
 // writeReports writes the run's summary (JSON, YAML), JUnit XML and HTML
 // page into dir.
-func writeReports(dir, implementation string, w *harness.World, timings []steps.Timing) error {
+func writeReports(dir, implementation string, w *harness.World, timings []result.Scenario) error {
 	version := "presetsim, offline"
 	if w.ServerVersion != "" {
 		version = "presetsim, Kubernetes " + w.ServerVersion

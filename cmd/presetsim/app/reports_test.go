@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"presetsim.dev/presetsim/cmd/presetsim/app/cli"
 	"presetsim.dev/presetsim/report"
 )
 
@@ -21,7 +22,7 @@ func TestRunWritesReports(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	err := Run(context.Background(), &stdout, &stderr, []string{"run", "--backend", "offline", "--module", "mutant/ignores-exclude",
 		"--format", "progress", "--report-dir", dir, "../../../features/simple.feature"})
-	var exit ExitError
+	var exit cli.ExitError
 	if !errors.As(err, &exit) || exit.Code == 0 {
 		t.Fatalf("run of a mutant: %v, want a non-zero exit\n%s", err, stderr.String())
 	}
@@ -64,7 +65,7 @@ func TestReportCompare(t *testing.T) {
 		dir := filepath.Join(base, strings.ReplaceAll(module, "/", "-"))
 		err := Run(context.Background(), &stdout, &stderr, []string{"run", "--backend", "offline", "--module", module,
 			"--format", "progress", "--report-dir", dir, "../../../features/simple.feature"})
-		var exit ExitError
+		var exit cli.ExitError
 		if err != nil && !errors.As(err, &exit) {
 			t.Fatalf("run %s: %v\n%s", module, err, stderr.String())
 		}

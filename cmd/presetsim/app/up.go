@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"presetsim.dev/presetsim/cmd/presetsim/app/cli"
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/harness/backend/envtest"
 )
@@ -28,9 +29,9 @@ until Ctrl-C, then stops everything.`,
 	fs := cmd.Flags()
 	kubeconfig := fs.String("kubeconfig", filepath.Join(".cache", "up", "kubeconfig"), "where to write the kubeconfig")
 	nodes := fs.Int("nodes", harness.DefaultNodes, "simulated nodes")
-	cmd.Args = noArgs
+	cmd.Args = cli.NoArgs
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		interrupts, bin, err := prepare(cmd.Context(), stderr)
+		interrupts, bin, err := cli.Prepare(cmd.Context(), stderr)
 		if err != nil {
 			return err
 		}

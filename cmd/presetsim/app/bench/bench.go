@@ -1,4 +1,4 @@
-package app
+package bench
 
 import (
 	"context"
@@ -24,12 +24,14 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 
+	"presetsim.dev/presetsim/cmd/presetsim/app/cli"
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/harness/backend/envtest"
 	"presetsim.dev/presetsim/harness/webhook"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
 	"presetsim.dev/presetsim/presets/merge"
 	"presetsim.dev/presetsim/steps"
+	"presetsim.dev/presetsim/steps/result"
 )
 
 // minimalFeature is the smallest useful scenario, run many times to
@@ -54,8 +56,9 @@ const minimalFeature = `Feature: harness overhead
 // Makefile's SEED_FEATURES, for make test-kind, lists them too).
 var seedFeatures = []string{"features/simple.feature", "features/configmap.feature", "features/replicaset.feature", "features/multiple.feature", "features/conflict.feature"}
 
-// bench measures the figures of docs/performance.md from one run.
-func newBenchCommand(stdout, stderr io.Writer) *cobra.Command {
+// NewCommand is "presetsim bench": it measures the figures of
+// docs/performance.md from one run.
+func NewCommand(stdout, stderr io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "bench [flags]",
 		Short: "measure start-up, per-scenario overhead, pod-create latency and merge rate",
@@ -64,14 +67,14 @@ start-up, the seed suite, the per-scenario overhead, the suite one at a time and
 pod-create latency through the API server with and without webhooks, and the merge rate.`,
 		Example: `  presetsim bench
   presetsim bench --pods 200 --scenarios 10`,
-		Args: noArgs,
+		Args: cli.NoArgs,
 	}
 	fs := cmd.Flags()
 	pods := fs.Int("pods", 1000, "pods created per latency series (the p99 of fewer moves by several ms from run to run)")
 	repeat := fs.Int("scenarios", 40, "runs of the minimal scenario per overhead measurement")
 	features := fs.String("features", "features", "feature files for the whole-suite timings")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		interrupts, bin, err := prepare(cmd.Context(), stderr)
+		interrupts, bin, err := cli.Prepare(cmd.Context(), stderr)
 		if err != nil {
 			return err
 		}
@@ -358,7 +361,7 @@ func mergeRate(n int) float64 {
 	return float64(r.N) / r.T.Seconds()
 }
 
-func durations(ts []steps.Timing) []time.Duration {
+func durations(ts []result.Scenario) []time.Duration {
 	out := make([]time.Duration, len(ts))
 	for i, t := range ts {
 		out[i] = t.Duration

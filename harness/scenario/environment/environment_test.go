@@ -1,4 +1,4 @@
-package scenario
+package environment
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"presetsim.dev/presetsim/harness/backend/offline/offlinetest"
+	"presetsim.dev/presetsim/harness/scenario"
 
 	"presetsim.dev/presetsim/harness/backend"
 	"presetsim.dev/presetsim/harness/manifest"
@@ -51,7 +52,7 @@ spec:
 func TestEnvironmentSteps(t *testing.T) {
 	ctx := context.Background()
 	w := offlinetest.Start(t)
-	s := New(w)
+	s := Of(scenario.New(w))
 	if err := s.Create(ctx, manifest.Source{File: "env.feature", Line: 1}, envObjects, ""); err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package app
+package serve
 
 import (
 	"context"
@@ -19,16 +19,17 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"presetsim.dev/presetsim/cmd/presetsim/app/cli"
 	"presetsim.dev/presetsim/harness/implementation/module"
 	"presetsim.dev/presetsim/harness/manifest"
 	"presetsim.dev/presetsim/harness/mutants"
 	"presetsim.dev/presetsim/harness/webhook"
 )
 
-// serve runs an in-process module (the reference by default) as a
-// standalone webhook server, so that a cluster, or the harness as an
-// external module, can call it out of process.
-func newServeCommand(stdout, stderr io.Writer) *cobra.Command {
+// NewCommand is "presetsim serve": it runs an in-process module (the
+// reference by default) as a standalone webhook server, so that a cluster,
+// or the harness as an external module, can call it out of process.
+func NewCommand(stdout, stderr io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "serve --kubeconfig FILE [flags]",
 		Short: "serve a module as a standalone TLS webhook (loopback by default)",
@@ -37,7 +38,7 @@ func newServeCommand(stdout, stderr io.Writer) *cobra.Command {
 serves until Ctrl-C, and ends with an error if its listener fails.`,
 		Example: `  presetsim serve --kubeconfig kc --ca-out ca.pem
   presetsim serve --kubeconfig kc --addr 0.0.0.0:8443 --cert tls.crt --key tls.key`,
-		Args: noArgs,
+		Args: cli.NoArgs,
 	}
 	fs := cmd.Flags()
 	kubeconfig := fs.String("kubeconfig", "", "kubeconfig of the API server whose PodPresets to read and where to record events (required)")
@@ -50,7 +51,7 @@ serves until Ctrl-C, and ends with an error if its listener fails.`,
 		ctx := cmd.Context()
 		if *kubeconfig == "" || len(args) > 0 || (*certFile == "") != (*keyFile == "") || (*certFile == "" && *caOut == "") {
 			fmt.Fprintln(stderr, "usage: presetsim serve --kubeconfig FILE [--addr HOST:PORT] (--cert FILE --key FILE | --ca-out FILE) [--module NAME]")
-			return ExitError{Code: 2}
+			return cli.ExitError{Code: 2}
 		}
 		cert, err := servingCertificate(*addr, *certFile, *keyFile, *caOut)
 		if err != nil {

@@ -1,4 +1,4 @@
-package steps
+package attribution
 
 import (
 	"errors"
@@ -25,17 +25,17 @@ func TestAttribute(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := attribute(tt.narrowed, tt.candidates, tt.tags); !slices.Equal(got, tt.want) {
-				t.Errorf("attribute(%v, %v, %v) = %v, want %v", tt.narrowed, tt.candidates, tt.tags, got, tt.want)
+			if got := Attribute(tt.narrowed, tt.candidates, tt.tags); !slices.Equal(got, tt.want) {
+				t.Errorf("Attribute(%v, %v, %v) = %v, want %v", tt.narrowed, tt.candidates, tt.tags, got, tt.want)
 			}
 		})
 	}
 }
 
 func TestRuleTags(t *testing.T) {
-	got := ruleTags([]string{"@R2.4", "@events", "@R10.12", "@Rx.1", "@R1", "R3.1", "@serial"})
+	got := RuleTags([]string{"@R2.4", "@events", "@R10.12", "@Rx.1", "@R1", "R3.1", "@serial"})
 	if want := []string{"R2.4", "R10.12"}; !slices.Equal(got, want) {
-		t.Errorf("ruleTags = %v, want %v", got, want)
+		t.Errorf("RuleTags = %v, want %v", got, want)
 	}
 }
 
@@ -63,15 +63,15 @@ func TestDifferenceRules(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := differenceRules(tt.err, prefix)
+			got := DifferenceRules(tt.err, prefix)
 			for _, r := range tt.has {
 				if !slices.Contains(got, r) {
-					t.Errorf("differenceRules = %v, want it to hold %s", got, r)
+					t.Errorf("DifferenceRules = %v, want it to hold %s", got, r)
 				}
 			}
 			for _, r := range tt.hasNot {
 				if slices.Contains(got, r) {
-					t.Errorf("differenceRules = %v, want it without %s", got, r)
+					t.Errorf("DifferenceRules = %v, want it without %s", got, r)
 				}
 			}
 		})

@@ -1,10 +1,9 @@
-package scenario
+package eventcheck
 
 import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -13,30 +12,33 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"presetsim.dev/presetsim/harness/backend"
+	"presetsim.dev/presetsim/harness/scenario"
 )
+
+// Steps is the checks on events, over one scenario.
+type Steps struct{ *scenario.Scenario }
+
+// Of returns the steps over a scenario.
+func Of(s *scenario.Scenario) Steps { return Steps{s} }
 
 // EventSpec is an expected event; Message is a substring.
 type EventSpec struct{ Type, Reason, Message string }
 
 // HasEvent waits until the object has a matching event. When the object
 // exists, the event must carry its UID, as `kubectl describe` lists only those.
-func (s *Scenario) HasEvent(ctx context.Context, kind, name string, want EventSpec) error {
-	gvk, mapping, err := s.kindOf(kind)
-	if err != nil {
-		return err
-	}
-	ns, err := s.Namespace(ctx, s.namespaceOf(gvk.Kind, name))
+func (s Steps) HasEvent(ctx context.Context, kind, name string, want EventSpec) error {
+	gvk, mapping, ns, err := s.ObjectNamespace(ctx, kind, name)
 	if err != nil {
 		return err
 	}
 	var uid types.UID
-	if obj, err := s.cluster.Get(ctx, mapping.Resource, ns, name); err == nil {
+	if obj, err := s.Objects().Get(ctx, mapping.Resource, ns, name); err == nil {
 		uid = obj.GetUID()
 	}
 	var seen []corev1.Event
 	var wrongUID bool
-	err = s.waitUntil(ctx, ns, s.w.Timeouts.Wait, func(ctx context.Context) (bool, error) {
-		seen, err = s.events(ctx, ns, gvk.Kind, name)
+	err = s.WaitUntil(ctx, ns, s.World().Timeouts.Wait, func(ctx context.Context) (bool, error) {
+		seen, err = s.Events(ctx, ns, gvk.Kind, name)
 		if err != nil {
 			return false, err
 		}
@@ -57,24 +59,20 @@ func (s *Scenario) HasEvent(ctx context.Context, kind, name string, want EventSp
 			hint = fmt.Sprintf(" (a matching event exists, but its involvedObject.uid is not the %s's UID %s, so `kubectl describe` does not show it)", gvk.Kind, uid)
 		}
 		return fmt.Errorf("no event type=%s reason=%s message~%q on %s %q after %s%s; events seen: %s",
-			want.Type, want.Reason, want.Message, gvk.Kind, name, s.w.Timeouts.Wait, hint, s.Logical(describeEvents(seen)))
+			want.Type, want.Reason, want.Message, gvk.Kind, name, s.World().Timeouts.Wait, hint, s.Logical(describeEvents(seen)))
 	}
 	return nil
 }
 
 // HasNoEvents checks, for the settle window, that the object gets no event
 // with the reason.
-func (s *Scenario) HasNoEvents(ctx context.Context, kind, name, reason string) error {
-	gvk, _, err := s.kindOf(kind)
+func (s Steps) HasNoEvents(ctx context.Context, kind, name, reason string) error {
+	gvk, _, ns, err := s.ObjectNamespace(ctx, kind, name)
 	if err != nil {
 		return err
 	}
-	ns, err := s.Namespace(ctx, s.namespaceOf(gvk.Kind, name))
-	if err != nil {
-		return err
-	}
-	return s.holds(ctx, func() error {
-		evs, err := s.events(ctx, ns, gvk.Kind, name)
+	return s.Holds(ctx, func() error {
+		evs, err := s.Events(ctx, ns, gvk.Kind, name)
 		if err != nil {
 			return err
 		}
@@ -87,27 +85,10 @@ func (s *Scenario) HasNoEvents(ctx context.Context, kind, name, reason string) e
 	})
 }
 
-// holds checks check every 100ms for the settle window: something that must
-// not happen is watched for a while, not looked for once.
-func (s *Scenario) holds(ctx context.Context, check func() error) error {
-	deadline := time.Now().Add(s.w.Timeouts.Settle)
-	for {
-		if err := check(); err != nil {
-			return err
-		}
-		if time.Now().After(deadline) {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
-}
-
-func (s *Scenario) events(ctx context.Context, ns, kind, name string) ([]corev1.Event, error) {
-	list, err := s.cluster.List(ctx, backend.Events, ns)
+// Events lists the events of an object, by kind and name, in a physical
+// namespace.
+func (s Steps) Events(ctx context.Context, ns, kind, name string) ([]corev1.Event, error) {
+	list, err := s.Objects().List(ctx, backend.Events, ns)
 	if apierrors.IsNotFound(err) {
 		return nil, nil
 	}

@@ -1,4 +1,4 @@
-package scenario
+package workload
 
 import (
 	"context"
@@ -10,13 +10,14 @@ import (
 
 	"presetsim.dev/presetsim/harness/backend"
 	"presetsim.dev/presetsim/harness/manifest"
+	"presetsim.dev/presetsim/harness/scenario/podcheck"
 )
 
 // WaitForPods waits until exactly n pods are controlled by the object (for a
 // Deployment, by its ReplicaSets) and, for workloads, until the controller
 // has settled: every replica updated and ready, nothing left of an old
 // rollout. Pods being deleted do not count.
-func (s *Scenario) WaitForPods(ctx context.Context, n int, kind, name string) ([]corev1.Pod, error) {
+func (s Steps) WaitForPods(ctx context.Context, n int, kind, name string) ([]corev1.Pod, error) {
 	var (
 		pods   []corev1.Pod
 		status string
@@ -26,7 +27,7 @@ func (s *Scenario) WaitForPods(ctx context.Context, n int, kind, name string) ([
 	if err != nil {
 		return nil, err
 	}
-	err = s.waitUntil(ctx, ns, s.w.Timeouts.Wait, func(ctx context.Context) (bool, error) {
+	err = s.WaitUntil(ctx, ns, s.World().Timeouts.Wait, func(ctx context.Context) (bool, error) {
 		owner, _, _, err := s.object(ctx, kind, name)
 		if err != nil {
 			return false, err
@@ -46,7 +47,7 @@ func (s *Scenario) WaitForPods(ctx context.Context, n int, kind, name string) ([
 		if ctx.Err() == nil && (wait.Interrupted(err) || errors.Is(err, context.DeadlineExceeded)) {
 			err = nil // just the timeout, said already
 		}
-		msg := fmt.Sprintf("want %d pods owned by %s %q, have %d after %s%s", n, kind, name, len(pods), s.w.Timeouts.Wait, status)
+		msg := fmt.Sprintf("want %d pods owned by %s %q, have %d after %s%s", n, kind, name, len(pods), s.World().Timeouts.Wait, status)
 		if err != nil {
 			msg += ": " + err.Error()
 		}
@@ -57,12 +58,12 @@ func (s *Scenario) WaitForPods(ctx context.Context, n int, kind, name string) ([
 
 // OwnedPodsShouldBe waits as WaitForPods, then compares each pod with the
 // expected one.
-func (s *Scenario) OwnedPodsShouldBe(ctx context.Context, n int, kind, name string, src manifest.Source, content string) error {
-	gvk, _, err := s.kindOf(kind)
+func (s Steps) OwnedPodsShouldBe(ctx context.Context, n int, kind, name string, src manifest.Source, content string) error {
+	gvk, _, err := s.KindOf(kind)
 	if err != nil {
 		return err
 	}
-	want, err := s.expectedPod(src, content, s.namespaceOf(gvk.Kind, name))
+	want, err := podcheck.Of(s.Scenario).Expected(src, content, s.NamespaceOf(gvk.Kind, name))
 	if err != nil {
 		return err
 	}
@@ -72,7 +73,7 @@ func (s *Scenario) OwnedPodsShouldBe(ctx context.Context, n int, kind, name stri
 	}
 	var errs []error
 	for i := range pods {
-		if err := s.comparePod(ctx, want, &pods[i]); err != nil {
+		if err := podcheck.Of(s.Scenario).Compare(ctx, want, &pods[i]); err != nil {
 			errs = append(errs, fmt.Errorf("pod %s:\n%w\n", pods[i].Name, err))
 		}
 	}

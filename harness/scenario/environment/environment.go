@@ -1,4 +1,4 @@
-package scenario
+package environment
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"presetsim.dev/presetsim/harness/scenario/eventcheck"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -14,7 +16,14 @@ import (
 	"presetsim.dev/presetsim/harness/backend"
 	"presetsim.dev/presetsim/harness/containerenv"
 	"presetsim.dev/presetsim/harness/envprint"
+	"presetsim.dev/presetsim/harness/scenario"
 )
+
+// Steps is the checks on what a container sees, over one scenario.
+type Steps struct{ *scenario.Scenario }
+
+// Of returns the steps over a scenario.
+func Of(s *scenario.Scenario) Steps { return Steps{s} }
 
 // Mask stands for a value that came from a Secret, in every message.
 const Mask = "***"
@@ -25,14 +34,14 @@ type EnvVar struct{ Name, Value string }
 // Environment returns what a container of a pod of the scenario sees. With
 // simulated nodes it first waits until the pod runs, so that its node and IP
 // are known; a container that cannot start fails with the kubelet's reason.
-func (s *Scenario) Environment(ctx context.Context, podName, container string) (containerenv.Environment, error) {
-	ns := s.podNamespace(podName)
+func (s Steps) Environment(ctx context.Context, podName, container string) (containerenv.Environment, error) {
+	ns := s.PodNamespace(podName)
 	pod, err := s.GetPod(ctx, ns, podName)
 	if err != nil {
 		return containerenv.Environment{}, err
 	}
 	blocked := ""
-	if backend.RunsPods(s.cluster) {
+	if backend.RunsPods(s.Objects()) {
 		if pod, blocked, err = s.waitStarted(ctx, ns, podName); err != nil {
 			return containerenv.Environment{}, err
 		}
@@ -41,7 +50,7 @@ func (s *Scenario) Environment(ctx context.Context, podName, container string) (
 	if c == nil {
 		return containerenv.Environment{}, fmt.Errorf("pod %q has no container %q (it has %s)", podName, container, containerNames(pod))
 	}
-	src, err := containerenv.FetchSources(ctx, s.cluster.Clients().Typed, pod.Namespace)
+	src, err := containerenv.FetchSources(ctx, s.Objects().Clients().Typed, pod.Namespace)
 	if err != nil {
 		return containerenv.Environment{}, err
 	}
@@ -51,8 +60,8 @@ func (s *Scenario) Environment(ctx context.Context, podName, container string) (
 	}
 	switch {
 	case blocked != "":
-		s.note("the environment of container %q of pod %q was not compared with what a real container prints: the pod cannot start: %s", container, podName, s.Logical(blocked))
-	case s.kubelet() != nil:
+		s.Note("the environment of container %q of pod %q was not compared with what a real container prints: the pod cannot start: %s", container, podName, s.Logical(blocked))
+	case s.Kubelet() != nil:
 		if err := s.checkPrinted(ctx, pod, container, env); err != nil {
 			return env, err
 		}
@@ -64,11 +73,11 @@ func (s *Scenario) Environment(ctx context.Context, podName, container string) (
 // container printed on a real kubelet (cmd/printenv, the image every pod
 // runs on the kind backend): a difference means the simulation is wrong,
 // and fails the step whatever the scenario expects.
-func (s *Scenario) checkPrinted(ctx context.Context, pod *corev1.Pod, container string, env containerenv.Environment) error {
+func (s Steps) checkPrinted(ctx context.Context, pod *corev1.Pod, container string, env containerenv.Environment) error {
 	var printed map[string]string
 	var last error
-	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, s.w.Timeouts.Wait, true, func(ctx context.Context) (bool, error) {
-		raw, err := s.kubelet().Logs(ctx, pod.Namespace, pod.Name, container)
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, s.World().Timeouts.Wait, true, func(ctx context.Context) (bool, error) {
+		raw, err := s.Kubelet().Logs(ctx, pod.Namespace, pod.Name, container)
 		if err != nil {
 			last = err
 			return false, nil
@@ -77,7 +86,7 @@ func (s *Scenario) checkPrinted(ctx context.Context, pod *corev1.Pod, container 
 		return last == nil, nil
 	})
 	if err != nil {
-		return fmt.Errorf("container %q of pod %q did not print its environment within %s (does it run the printenv image?): %v", container, pod.Name, s.w.Timeouts.Wait, last)
+		return fmt.Errorf("container %q of pod %q did not print its environment within %s (does it run the printenv image?): %v", container, pod.Name, s.World().Timeouts.Wait, last)
 	}
 	diffs := containerenv.ComparePrinted(env, printed)
 	if len(diffs) == 0 {
@@ -104,13 +113,13 @@ func (s *Scenario) checkPrinted(ctx context.Context, pod *corev1.Pod, container 
 // made, by a volume it cannot mount (a FailedMount event, such as a Secret
 // volume whose Secret does not exist): the pod is then returned with blocked
 // saying why, as its environment is still what the kubelet would give it.
-func (s *Scenario) waitStarted(ctx context.Context, ns, name string) (pod *corev1.Pod, blocked string, err error) {
+func (s Steps) waitStarted(ctx context.Context, ns, name string) (pod *corev1.Pod, blocked string, err error) {
 	var stuck, last error
-	var events []schema.GroupVersionResource
-	if s.kubelet() != nil {
-		events = append(events, backend.Events)
+	var watched []schema.GroupVersionResource
+	if s.Kubelet() != nil {
+		watched = append(watched, backend.Events)
 	}
-	err = s.waitForPods(ctx, ns, func(ctx context.Context) (bool, error) {
+	err = s.WaitOnPods(ctx, ns, func(ctx context.Context) (bool, error) {
 		got, err := s.GetPod(ctx, ns, name)
 		if err != nil {
 			last = err
@@ -124,8 +133,8 @@ func (s *Scenario) waitStarted(ctx context.Context, ns, name string) (pod *corev
 			stuck = fmt.Errorf("container %q of pod %q cannot start: %s: %s", c, name, w.Reason, s.Logical(w.Message))
 			return true, nil
 		}
-		if s.kubelet() != nil {
-			evs, err := s.events(ctx, pod.Namespace, "Pod", name)
+		if s.Kubelet() != nil {
+			evs, err := eventcheck.Of(s.Scenario).Events(ctx, pod.Namespace, "Pod", name)
 			if err != nil {
 				last = err
 				return false, nil
@@ -138,7 +147,7 @@ func (s *Scenario) waitStarted(ctx context.Context, ns, name string) (pod *corev
 			}
 		}
 		return false, nil
-	}, events...)
+	}, watched...)
 	if stuck != nil {
 		return nil, "", stuck
 	}
@@ -150,7 +159,7 @@ func (s *Scenario) waitStarted(ctx context.Context, ns, name string) (pod *corev
 		if last != nil {
 			phase += "; last error: " + s.Logical(last.Error())
 		}
-		return nil, "", fmt.Errorf("pod %q did not start within %s (phase %s)", name, s.w.Timeouts.Wait, phase)
+		return nil, "", fmt.Errorf("pod %q did not start within %s (phase %s)", name, s.World().Timeouts.Wait, phase)
 	}
 	return pod, blocked, nil
 }
@@ -192,8 +201,8 @@ func containerNames(pod *corev1.Pod) string {
 
 // show renders a variable's value for a message: masked when it came from
 // a Secret, unless the run shows secrets.
-func (s *Scenario) show(v containerenv.Var) string {
-	if v.Secret && !s.w.ShowSecrets {
+func (s Steps) show(v containerenv.Var) string {
+	if v.Secret && !s.World().ShowSecrets {
 		return Mask
 	}
 	return fmt.Sprintf("%q", v.Value)
@@ -201,7 +210,7 @@ func (s *Scenario) show(v containerenv.Var) string {
 
 // SeesEnvironment checks that the container sees every variable of want with
 // exactly that value and, with exact, no other variable.
-func (s *Scenario) SeesEnvironment(ctx context.Context, podName, container string, want []EnvVar, exact bool) error {
+func (s Steps) SeesEnvironment(ctx context.Context, podName, container string, want []EnvVar, exact bool) error {
 	env, err := s.Environment(ctx, podName, container)
 	if err != nil {
 		return err
@@ -229,7 +238,7 @@ func (s *Scenario) SeesEnvironment(ctx context.Context, podName, container strin
 	if len(problems) > 0 {
 		sort.Strings(problems)
 		hint := ""
-		if !s.w.ShowSecrets && strings.Contains(strings.Join(problems, "\n"), Mask) {
+		if !s.World().ShowSecrets && strings.Contains(strings.Join(problems, "\n"), Mask) {
 			hint = "\n(values from Secrets are shown as " + Mask + "; run with --show-secrets to see them)"
 		}
 		return fmt.Errorf("the environment of container %q of pod %q differs:\n  %s%s", container, podName, strings.Join(problems, "\n  "), hint)
@@ -238,7 +247,7 @@ func (s *Scenario) SeesEnvironment(ctx context.Context, podName, container strin
 }
 
 // DoesNotSee checks that none of the variables is set in the container.
-func (s *Scenario) DoesNotSee(ctx context.Context, podName, container string, names []string) error {
+func (s Steps) DoesNotSee(ctx context.Context, podName, container string, names []string) error {
 	env, err := s.Environment(ctx, podName, container)
 	if err != nil {
 		return err
@@ -258,9 +267,9 @@ func (s *Scenario) DoesNotSee(ctx context.Context, podName, container string, na
 // FailsToStart checks that the container cannot start for the reason, with
 // a message containing message. With simulated nodes this is the pod's
 // status, as the kubelet reports it; without, the environment's resolution.
-func (s *Scenario) FailsToStart(ctx context.Context, podName, container, reason, message string) error {
-	ns := s.podNamespace(podName)
-	if !backend.RunsPods(s.cluster) {
+func (s Steps) FailsToStart(ctx context.Context, podName, container, reason, message string) error {
+	ns := s.PodNamespace(podName)
+	if !backend.RunsPods(s.Objects()) {
 		_, err := s.Environment(ctx, podName, container)
 		if err == nil {
 			return fmt.Errorf("container %q of pod %q can start: its environment resolves", container, podName)
@@ -271,7 +280,7 @@ func (s *Scenario) FailsToStart(ctx context.Context, podName, container, reason,
 		return nil
 	}
 	var last string
-	err := s.waitForPods(ctx, ns, func(ctx context.Context) (bool, error) {
+	err := s.WaitOnPods(ctx, ns, func(ctx context.Context) (bool, error) {
 		pod, err := s.GetPod(ctx, ns, podName)
 		if err != nil {
 			return false, err
@@ -297,19 +306,19 @@ func (s *Scenario) FailsToStart(ctx context.Context, podName, container, reason,
 			last = "no status yet"
 		}
 		return fmt.Errorf("container %q of pod %q is not waiting with %s and a message containing %q within %s (last: %s)",
-			container, podName, reason, message, s.w.Timeouts.Wait, s.Logical(last))
+			container, podName, reason, message, s.World().Timeouts.Wait, s.Logical(last))
 	}
 	return nil
 }
 
 // BecomesReady waits until the pod is Ready, on a simulated or real node.
-func (s *Scenario) BecomesReady(ctx context.Context, podName string) error {
-	if !backend.RunsPods(s.cluster) {
-		return s.noNodes()
+func (s Steps) BecomesReady(ctx context.Context, podName string) error {
+	if !backend.RunsPods(s.Objects()) {
+		return s.NoNodes()
 	}
-	ns := s.podNamespace(podName)
+	ns := s.PodNamespace(podName)
 	var pod *corev1.Pod
-	err := s.waitForPods(ctx, ns, func(ctx context.Context) (bool, error) {
+	err := s.WaitOnPods(ctx, ns, func(ctx context.Context) (bool, error) {
 		var err error
 		if pod, err = s.GetPod(ctx, ns, podName); err != nil {
 			return false, err
@@ -329,7 +338,7 @@ func (s *Scenario) BecomesReady(ctx context.Context, podName string) error {
 				status += fmt.Sprintf("; container %q waiting: %s: %s", c, w.Reason, s.Logical(w.Message))
 			}
 		}
-		return fmt.Errorf("pod %q did not become ready within %s (%s)", podName, s.w.Timeouts.Wait, status)
+		return fmt.Errorf("pod %q did not become ready within %s (%s)", podName, s.World().Timeouts.Wait, status)
 	}
 	return nil
 }

@@ -1,62 +1,74 @@
-package manifest
+package yamldoc
 
 import (
+	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	yaml "go.yaml.in/yaml/v3"
 	sigsyaml "sigs.k8s.io/yaml"
+
+	"presetsim.dev/presetsim/harness/manifest/fieldpath"
 )
 
-// document is one non-empty YAML document of a DocString.
-type document struct {
-	src   Source
-	text  string     // the document's text, without its "---" line
-	start int        // 1-based line in the DocString of the text's first line
-	root  *yaml.Node // the document's content (not the DocumentNode)
+// Document is one non-empty YAML document of a DocString.
+type Document struct {
+	File  string     // the file the DocString is in
+	Text  string     // the document's text, without its "---" line
+	Start int        // the absolute line in File of Text's first line
+	Root  *yaml.Node // the document's content (not the DocumentNode)
 }
 
-// absLine converts a 1-based line of d.text into an absolute line of the file.
-func (d *document) absLine(line int) int {
+// Problem is a problem at an absolute line of the file, and at a field path
+// when known.
+type Problem struct {
+	Line int
+	Path fieldpath.Path
+	Msg  string
+}
+
+// AbsLine converts a 1-based line of d.Text into an absolute line of the file.
+func (d *Document) AbsLine(line int) int {
 	if line < 1 {
 		line = 1
 	}
-	return d.src.line() + d.start - 1 + line - 1
+	return d.Start + line - 1
 }
 
-// firstLine is the line (in d.text) of the document's first content.
-func (d *document) firstLine() int {
-	if d.root == nil || d.root.Line < 1 {
+// At is a problem at line (in d.Text) and path.
+func (d *Document) At(line int, path fieldpath.Path, msg string) Problem {
+	return Problem{Line: d.AbsLine(line), Path: path, Msg: msg}
+}
+
+// FirstLine is the line (in d.Text) of the document's first content.
+func (d *Document) FirstLine() int {
+	if d.Root == nil || d.Root.Line < 1 {
 		return 1
 	}
-	return d.root.Line
+	return d.Root.Line
 }
 
-// errAt builds an error at line (in d.text).
-func (d *document) errAt(line int, path fieldPath, msg string) *Error {
-	return &Error{File: d.src.File, Line: d.absLine(line), Path: path.String(), Msg: msg}
-}
-
-// keyLine is the line (in d.text) of the key at path, or of the deepest part
-// of path that exists; valueLine is the same for the value.
-func (d *document) keyLine(path fieldPath) int {
-	key, val := lookupNode(d.root, path)
+// KeyLine is the line (in d.Text) of the key at path, or of the deepest part
+// of path that exists; ValueLine is the same for the value.
+func (d *Document) KeyLine(path fieldpath.Path) int {
+	key, val := fieldpath.LookupNode(d.Root, path)
 	switch {
 	case key != nil:
 		return key.Line
 	case val != nil:
 		return val.Line
 	}
-	return d.firstLine()
+	return d.FirstLine()
 }
 
-func (d *document) valueLine(path fieldPath) int {
-	_, val := lookupNode(d.root, path)
+func (d *Document) ValueLine(path fieldpath.Path) int {
+	_, val := fieldpath.LookupNode(d.Root, path)
 	if val != nil {
 		return val.Line
 	}
-	return d.keyLine(path)
+	return d.KeyLine(path)
 }
 
 // chunk is the text between two document markers.
@@ -65,15 +77,16 @@ type chunk struct {
 	start int // 1-based line in the DocString of the text's first line
 }
 
-// parseDocuments splits content into YAML documents and parses each with
-// go.yaml.in/yaml/v3. Empty and comment-only documents are dropped. A
-// document with a syntax error is reported and dropped; the others are still
-// returned, so that all problems of a DocString can be reported at once.
-func parseDocuments(src Source, content string) ([]*document, []*Error) {
-	chunks, errs := splitDocuments(src, content)
-	var docs []*document
+// Parse splits content (a DocString of file whose first line is the file's
+// line first) into YAML documents and parses each with go.yaml.in/yaml/v3.
+// Empty and comment-only documents are dropped. A document with a syntax
+// error is reported and dropped; the others are still returned, so that all
+// problems of a DocString can be reported at once.
+func Parse(file string, first int, content string) ([]*Document, []Problem) {
+	chunks, errs := splitDocuments(first, content)
+	var docs []*Document
 	for _, c := range chunks {
-		doc := &document{src: src, text: c.text, start: c.start}
+		doc := &Document{File: file, Text: c.text, Start: first + c.start - 1}
 		var n yaml.Node
 		if err := yaml.Unmarshal([]byte(c.text), &n); err != nil {
 			errs = append(errs, doc.syntaxError(err, parseV3))
@@ -86,10 +99,10 @@ func parseDocuments(src Source, content string) ([]*document, []*Error) {
 		if n.Kind != yaml.DocumentNode {
 			root = &n
 		}
-		if r := resolveAlias(root); r.Kind == yaml.ScalarNode && r.Tag == "!!null" {
+		if r := fieldpath.ResolveAlias(root); r.Kind == yaml.ScalarNode && r.Tag == "!!null" {
 			continue // an explicit null document, e.g. "~"
 		}
-		doc.root = root
+		doc.Root = root
 		docs = append(docs, doc)
 	}
 	return docs, errs
@@ -97,10 +110,10 @@ func parseDocuments(src Source, content string) ([]*document, []*Error) {
 
 // splitDocuments splits content at lines that are a document marker ("---"
 // or "...", optionally followed by a comment), as kubectl does.
-func splitDocuments(src Source, content string) ([]chunk, []*Error) {
+func splitDocuments(first int, content string) ([]chunk, []Problem) {
 	var (
 		chunks []chunk
-		errs   []*Error
+		errs   []Problem
 		b      strings.Builder
 		start  = 1
 		lineNo = 0
@@ -119,10 +132,9 @@ func splitDocuments(src Source, content string) ([]chunk, []*Error) {
 		b.Reset()
 		start = lineNo + 1
 		if rest != "" && !strings.HasPrefix(rest, "#") {
-			errs = append(errs, &Error{
-				File: src.File,
-				Line: src.line() + lineNo - 1,
-				Msg:  "invalid YAML: content after the document separator " + quote(strings.TrimSpace(strings.TrimRight(line, "\r\n"))) + " is not supported; put it on the next line",
+			errs = append(errs, Problem{
+				Line: first + lineNo - 1,
+				Msg:  "invalid YAML: content after the document separator " + strconv.Quote(strings.TrimSpace(strings.TrimRight(line, "\r\n"))) + " is not supported; put it on the next line",
 			})
 		}
 	}
@@ -143,6 +155,17 @@ func documentMarker(line string) (bool, string) {
 		}
 	}
 	return false, ""
+}
+
+// ToJSON converts the document to JSON as kubectl does (sigs.k8s.io/yaml,
+// YAML 1.1 scalars), or says where it cannot.
+func (d *Document) ToJSON() ([]byte, *Problem) {
+	data, err := sigsyaml.YAMLToJSON([]byte(d.Text))
+	if err != nil {
+		p := d.syntaxError(err, parseV2)
+		return nil, &p
+	}
+	return data, nil
 }
 
 func parseV3(text string) error {
@@ -166,7 +189,7 @@ var yamlLineRE = regexp.MustCompile(`^(?:yaml: )?line \d+: (.*)$`)
 // (0-based, for some errors; none, for errors on the first line), so the line
 // reported is found instead as the first line that makes the document
 // unparsable.
-func (d *document) syntaxError(err error, parse func(string) error) *Error {
+func (d *Document) syntaxError(err error, parse func(string) error) Problem {
 	msg := strings.TrimSpace(err.Error())
 	if i := strings.IndexByte(msg, '\n'); i >= 0 {
 		msg = msg[:i]
@@ -177,10 +200,10 @@ func (d *document) syntaxError(err error, parse func(string) error) *Error {
 	msg = strings.TrimPrefix(msg, "yaml: ")
 	line := 0
 	if strings.Contains(msg, "UTF-8") || strings.Contains(msg, "Unicode") || strings.Contains(msg, "control characters") {
-		line = badCharLine(d.text) // the reader's errors: the parser has no line for them
+		line = badCharLine(d.Text) // the reader's errors: the parser has no line for them
 	}
 	if line == 0 {
-		line = problemLine(d.text, parse)
+		line = problemLine(d.Text, parse)
 	}
 	switch {
 	case strings.HasPrefix(msg, "did not find expected key"),
@@ -188,7 +211,7 @@ func (d *document) syntaxError(err error, parse func(string) error) *Error {
 		strings.HasPrefix(msg, "mapping values are not allowed"):
 		msg += " (check the indentation of this line and the ones above it)"
 	}
-	return &Error{File: d.src.File, Line: d.absLine(line), Msg: "invalid YAML: " + msg}
+	return d.At(line, nil, "invalid YAML: "+msg)
 }
 
 // badCharLine returns the 1-based line of the first character that YAML does
@@ -246,4 +269,39 @@ func problemLine(text string, parse func(string) error) int {
 		}
 	}
 	return lo + 1
+}
+
+// DuplicateKeys reports keys written twice in one mapping: the JSON
+// conversion would silently keep the last.
+func (doc *Document) DuplicateKeys() []Problem {
+	var errs []Problem
+	doc.duplicateKeys(fieldpath.ResolveAlias(doc.Root), nil, 0, &errs)
+	return errs
+}
+
+func (doc *Document) duplicateKeys(n *yaml.Node, p fieldpath.Path, depth int, errs *[]Problem) {
+	if n == nil || depth > 1000 {
+		return
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		seen := map[string]int{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			kn := n.Content[i]
+			if kn.Kind != yaml.ScalarNode {
+				continue
+			}
+			if first, dup := seen[kn.Value]; dup {
+				*errs = append(*errs, doc.At(kn.Line, p.Key(kn.Value),
+					fmt.Sprintf("duplicate field (first set at line %d)", doc.AbsLine(first))))
+			} else {
+				seen[kn.Value] = kn.Line
+			}
+			doc.duplicateKeys(n.Content[i+1], p.Key(kn.Value), depth+1, errs)
+		}
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			doc.duplicateKeys(c, p.Index(i), depth+1, errs)
+		}
+	}
 }

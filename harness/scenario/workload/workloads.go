@@ -1,4 +1,4 @@
-package scenario
+package workload
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"presetsim.dev/presetsim/harness/scenario/podcheck"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -18,72 +20,63 @@ import (
 
 	"presetsim.dev/presetsim/harness/backend"
 	"presetsim.dev/presetsim/harness/nodes"
+	"presetsim.dev/presetsim/harness/scenario"
 	"presetsim.dev/presetsim/presets/rollout"
 )
+
+// Steps is the steps on workloads and nodes, over one scenario.
+type Steps struct{ *scenario.Scenario }
+
+// Of returns the steps over a scenario.
+func Of(s *scenario.Scenario) Steps { return Steps{s} }
 
 // SetNodes makes the cluster have n simulated nodes for this scenario; the
 // count goes back to the run's default at Cleanup. Node counts are
 // cluster-wide: scenarios that change them must not run in parallel.
-func (s *Scenario) SetNodes(ctx context.Context, n int) error {
+func (s Steps) SetNodes(ctx context.Context, n int) error {
 	sim, err := s.nodes()
 	if err != nil {
 		return err
 	}
-	s.nodesChanged = true
+	s.OnCleanup(func(ctx context.Context) error { return sim.SetNodes(ctx, s.World().DefaultNodes) })
 	return sim.SetNodes(ctx, n)
 }
 
 // nodes returns the node simulator, or an UnsupportedError when the backend
 // has none.
-func (s *Scenario) nodes() (*nodes.Simulator, error) {
-	if sim := backend.Nodes(s.cluster); sim != nil {
+func (s Steps) nodes() (*nodes.Simulator, error) {
+	if sim := backend.Nodes(s.Objects()); sim != nil {
 		return sim, nil
 	}
-	if backend.RunsPods(s.cluster) {
-		return nil, &backend.UnsupportedError{Backend: s.w.Backend, Reason: "the cluster's nodes are real: the harness cannot add, remove or track them as it does simulated ones"}
+	if backend.RunsPods(s.Objects()) {
+		return nil, &backend.UnsupportedError{Backend: s.World().Backend, Reason: "the cluster's nodes are real: the harness cannot add, remove or track them as it does simulated ones"}
 	}
-	return nil, s.noNodes()
-}
-
-// noNodes says that the backend runs no pods.
-func (s *Scenario) noNodes() error {
-	return &backend.UnsupportedError{Backend: s.w.Backend, Reason: "there are no nodes to schedule pods on"}
-}
-
-// Cleanup undoes what a scenario changed outside its namespaces, and stops
-// what it watches.
-func (s *Scenario) Cleanup(ctx context.Context) error {
-	s.created.stop()
-	if sim := backend.Nodes(s.cluster); s.nodesChanged && sim != nil {
-		s.nodesChanged = false
-		return sim.SetNodes(ctx, s.w.DefaultNodes)
-	}
-	return nil
+	return nil, s.NoNodes()
 }
 
 // EnableRollout labels a logical namespace so that the rollout controller
 // restarts its workloads when a preset that selects them is created or
 // deleted.
-func (s *Scenario) EnableRollout(ctx context.Context, logical string) error {
+func (s Steps) EnableRollout(ctx context.Context, logical string) error {
 	ns, err := s.Namespace(ctx, logical)
 	if err != nil {
 		return err
 	}
-	if err := s.cluster.LabelNamespace(ctx, ns, rollout.EnableLabel, "true"); err != nil {
-		return s.failed(err, "unable to label namespace %s", logical)
+	if err := s.Objects().LabelNamespace(ctx, ns, rollout.EnableLabel, "true"); err != nil {
+		return s.Failed(err, "unable to label namespace %s", logical)
 	}
 	return nil
 }
 
 // RestartedFor waits until the workload's pod template records a restart
 // for the preset.
-func (s *Scenario) RestartedFor(ctx context.Context, kind, name, preset string) error {
+func (s Steps) RestartedFor(ctx context.Context, kind, name, preset string) error {
 	var cause string
 	_, gvr, ns, err := s.object(ctx, kind, name)
 	if err != nil {
 		return err
 	}
-	err = s.waitUntil(ctx, ns, s.w.Timeouts.Wait, func(ctx context.Context) (bool, error) {
+	err = s.WaitUntil(ctx, ns, s.World().Timeouts.Wait, func(ctx context.Context) (bool, error) {
 		obj, _, _, err := s.object(ctx, kind, name)
 		if err != nil {
 			return false, err
@@ -92,94 +85,90 @@ func (s *Scenario) RestartedFor(ctx context.Context, kind, name, preset string) 
 		return strings.HasPrefix(cause, "PodPreset "+preset+" "), nil
 	}, gvr)
 	if err != nil {
-		return fmt.Errorf("%s %q was not restarted for PodPreset %q within %s (its %s is %q)", kind, name, preset, s.w.Timeouts.Wait, rollout.CauseAnnotation, cause)
+		return fmt.Errorf("%s %q was not restarted for PodPreset %q within %s (its %s is %q)", kind, name, preset, s.World().Timeouts.Wait, rollout.CauseAnnotation, cause)
 	}
 	return nil
 }
 
 // StaysAsSubmitted checks ObjectAsSubmitted for the settle window.
-func (s *Scenario) StaysAsSubmitted(ctx context.Context, kind, name string) error {
-	return s.holds(ctx, func() error { return s.ObjectAsSubmitted(ctx, kind, name) })
+func (s Steps) StaysAsSubmitted(ctx context.Context, kind, name string) error {
+	return s.Holds(ctx, func() error { return podcheck.Of(s.Scenario).ObjectAsSubmitted(ctx, kind, name) })
 }
 
 // object returns a workload of the scenario by the kind written in a step.
-func (s *Scenario) object(ctx context.Context, kind, name string) (*unstructured.Unstructured, schema.GroupVersionResource, string, error) {
-	gvk, mapping, err := s.kindOf(kind)
+func (s Steps) object(ctx context.Context, kind, name string) (*unstructured.Unstructured, schema.GroupVersionResource, string, error) {
+	gvk, mapping, ns, err := s.ObjectNamespace(ctx, kind, name)
 	if err != nil {
 		return nil, schema.GroupVersionResource{}, "", err
 	}
-	ns, err := s.Namespace(ctx, s.namespaceOf(gvk.Kind, name))
+	obj, err := s.Objects().Get(ctx, mapping.Resource, ns, name)
 	if err != nil {
-		return nil, mapping.Resource, "", err
-	}
-	obj, err := s.cluster.Get(ctx, mapping.Resource, ns, name)
-	if err != nil {
-		return nil, mapping.Resource, ns, s.failed(err, "unable to get %s %q", gvk.Kind, name)
+		return nil, mapping.Resource, ns, s.Failed(err, "unable to get %s %q", gvk.Kind, name)
 	}
 	return obj, mapping.Resource, ns, nil
 }
 
 // Scale sets a workload's spec.replicas.
-func (s *Scenario) Scale(ctx context.Context, kind, name string, replicas int) error {
+func (s Steps) Scale(ctx context.Context, kind, name string, replicas int) error {
 	_, gvr, ns, err := s.object(ctx, kind, name)
 	if err != nil {
 		return err
 	}
 	patch := fmt.Sprintf(`{"spec":{"replicas":%d}}`, replicas)
-	if err := s.cluster.MergePatch(ctx, gvr, ns, name, []byte(patch)); err != nil {
-		return s.failed(err, "unable to scale %s %q", kind, name)
+	if err := s.Objects().MergePatch(ctx, gvr, ns, name, []byte(patch)); err != nil {
+		return s.Failed(err, "unable to scale %s %q", kind, name)
 	}
 	return nil
 }
 
 // Rollout restarts a workload's pods the way `kubectl rollout restart`
 // does: by stamping its pod template.
-func (s *Scenario) Rollout(ctx context.Context, kind, name string) error {
+func (s Steps) Rollout(ctx context.Context, kind, name string) error {
 	_, gvr, ns, err := s.object(ctx, kind, name)
 	if err != nil {
 		return err
 	}
 	patch := fmt.Sprintf(`{"spec":{"template":{"metadata":{"annotations":{"kubectl.kubernetes.io/restartedAt":%q}}}}}`,
 		time.Now().Format(time.RFC3339Nano))
-	if err := s.cluster.MergePatch(ctx, gvr, ns, name, []byte(patch)); err != nil {
-		return s.failed(err, "unable to roll out %s %q", kind, name)
+	if err := s.Objects().MergePatch(ctx, gvr, ns, name, []byte(patch)); err != nil {
+		return s.Failed(err, "unable to roll out %s %q", kind, name)
 	}
 	return nil
 }
 
 // DeletePod deletes a pod and waits until it is gone (a controller may
 // already have made a new pod of the same name).
-func (s *Scenario) DeletePod(ctx context.Context, name string) error {
-	ns, err := s.Namespace(ctx, s.podNamespace(name))
+func (s Steps) DeletePod(ctx context.Context, name string) error {
+	ns, err := s.Namespace(ctx, s.PodNamespace(name))
 	if err != nil {
 		return err
 	}
-	old, err := s.cluster.Get(ctx, backend.Pods, ns, name)
+	old, err := s.Objects().Get(ctx, backend.Pods, ns, name)
 	if err != nil {
-		return s.failed(err, "unable to get pod %q", name)
+		return s.Failed(err, "unable to get pod %q", name)
 	}
-	if err := s.cluster.Delete(ctx, backend.Pods, ns, name); err != nil {
-		return s.failed(err, "unable to delete pod %q", name)
+	if err := s.Objects().Delete(ctx, backend.Pods, ns, name); err != nil {
+		return s.Failed(err, "unable to delete pod %q", name)
 	}
-	err = s.waitUntil(ctx, ns, s.w.Timeouts.Wait, func(ctx context.Context) (bool, error) {
-		p, err := s.cluster.Get(ctx, backend.Pods, ns, name)
+	err = s.WaitUntil(ctx, ns, s.World().Timeouts.Wait, func(ctx context.Context) (bool, error) {
+		p, err := s.Objects().Get(ctx, backend.Pods, ns, name)
 		if apierrors.IsNotFound(err) {
 			return true, nil
 		}
 		return err == nil && p.GetUID() != old.GetUID(), nil
 	}, backend.Pods)
 	if err != nil {
-		return fmt.Errorf("pod %q was not deleted within %s", name, s.w.Timeouts.Wait)
+		return fmt.Errorf("pod %q was not deleted within %s", name, s.World().Timeouts.Wait)
 	}
 	return nil
 }
 
 // ownedPods returns the pods controlled by the workload (for a Deployment,
 // by its ReplicaSets), leaving out pods being deleted.
-func (s *Scenario) ownedPods(ctx context.Context, owner *unstructured.Unstructured) ([]corev1.Pod, error) {
+func (s Steps) ownedPods(ctx context.Context, owner *unstructured.Unstructured) ([]corev1.Pod, error) {
 	owners := sets.New(owner.GetUID())
 	if owner.GetKind() == "Deployment" {
-		rss, err := s.cluster.List(ctx, backend.ReplicaSets, owner.GetNamespace())
+		rss, err := s.Objects().List(ctx, backend.ReplicaSets, owner.GetNamespace())
 		if err != nil {
 			return nil, err
 		}
@@ -189,7 +178,7 @@ func (s *Scenario) ownedPods(ctx context.Context, owner *unstructured.Unstructur
 			}
 		}
 	}
-	list, err := s.pods(ctx, owner.GetNamespace())
+	list, err := s.PodsIn(ctx, owner.GetNamespace())
 	if err != nil {
 		return nil, err
 	}
@@ -253,7 +242,7 @@ func settled(obj *unstructured.Unstructured) (bool, string) {
 
 // PodsCreatedInOrder checks that a StatefulSet's pods appeared in ordinal
 // order, each only after the one before it.
-func (s *Scenario) PodsCreatedInOrder(ctx context.Context, kind, name string) error {
+func (s Steps) PodsCreatedInOrder(ctx context.Context, kind, name string) error {
 	_, _, ns, err := s.object(ctx, kind, name)
 	if err != nil {
 		return err
@@ -261,8 +250,8 @@ func (s *Scenario) PodsCreatedInOrder(ctx context.Context, kind, name string) er
 	var ordinals []int
 	seen := map[int]bool{}
 	var created []string
-	if s.kubelet() != nil {
-		created = s.created.order(ns)
+	if s.Kubelet() != nil {
+		created = s.CreationOrder(ns)
 	} else {
 		sim, err := s.nodes()
 		if err != nil {
@@ -295,7 +284,7 @@ func (s *Scenario) PodsCreatedInOrder(ctx context.Context, kind, name string) er
 
 // OnePodPerNode checks that every simulated node runs exactly one pod of
 // the workload.
-func (s *Scenario) OnePodPerNode(ctx context.Context, kind, name string) error {
+func (s Steps) OnePodPerNode(ctx context.Context, kind, name string) error {
 	obj, _, _, err := s.object(ctx, kind, name)
 	if err != nil {
 		return err
@@ -332,20 +321,20 @@ func (s *Scenario) OnePodPerNode(ctx context.Context, kind, name string) error {
 // JobCompletes waits until the Job has the condition Complete.
 // On a real kubelet the Job's pods run the printenv test image, which
 // sleeps until told to finish: the harness finishes each pod once it runs.
-func (s *Scenario) JobCompletes(ctx context.Context, name string) error {
+func (s Steps) JobCompletes(ctx context.Context, name string) error {
 	var last *unstructured.Unstructured
 	finished := map[string]bool{}
 	_, jobs, ns, err := s.object(ctx, "Job", name)
 	if err != nil {
 		return err
 	}
-	err = s.waitUntil(ctx, ns, s.w.Timeouts.Wait, func(ctx context.Context) (bool, error) {
+	err = s.WaitUntil(ctx, ns, s.World().Timeouts.Wait, func(ctx context.Context) (bool, error) {
 		obj, _, _, err := s.object(ctx, "Job", name)
 		if err != nil {
 			return false, err
 		}
 		last = obj
-		if s.kubelet() != nil {
+		if s.Kubelet() != nil {
 			pods, err := s.ownedPods(ctx, obj)
 			if err != nil {
 				return false, err
@@ -373,24 +362,7 @@ func (s *Scenario) JobCompletes(ctx context.Context, name string) error {
 		if !wait.Interrupted(err) {
 			return fmt.Errorf("waiting for Job %q to complete: %w", name, err)
 		}
-		return fmt.Errorf("Job %q did not complete within %s: %s", name, s.w.Timeouts.Wait, status)
+		return fmt.Errorf("Job %q did not complete within %s: %s", name, s.World().Timeouts.Wait, status)
 	}
 	return nil
-}
-
-// pods lists the pods of a physical namespace.
-func (s *Scenario) pods(ctx context.Context, ns string) ([]corev1.Pod, error) {
-	list, err := s.cluster.List(ctx, backend.Pods, ns)
-	if err != nil {
-		return nil, err
-	}
-	pods := make([]corev1.Pod, 0, len(list))
-	for i := range list {
-		p, err := backend.ToPod(&list[i])
-		if err != nil {
-			return nil, err
-		}
-		pods = append(pods, *p)
-	}
-	return pods, nil
 }

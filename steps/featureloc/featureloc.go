@@ -1,4 +1,4 @@
-package steps
+package featureloc
 
 import (
 	"fmt"
@@ -10,31 +10,33 @@ import (
 	messages "github.com/cucumber/messages/go/v21"
 )
 
-// stepLocation is where a step and its DocString are in a feature file.
-type stepLocation struct {
+// Step is where a step and its DocString are in a feature file.
+type Step struct {
 	File    string
 	Line    int // the step's line
 	DocLine int // the first content line of its DocString; 0 when none
 }
 
-// locator maps godog's pickles back to lines of the feature files. godog
+// Locator maps godog's pickles back to lines of the feature files. godog
 // does not expose the parsed documents, so each file is parsed again here and
 // a pickle is matched by name and steps (text and arguments).
-type locator struct {
+type Locator struct {
 	mu    sync.Mutex
 	files map[string]*parsedFile
 }
 
 type parsedFile struct {
 	pickles []*messages.Pickle
-	steps   map[string]stepLocation // by AST node id of this parse
+	steps   map[string]Step // by AST node id of this parse
 	err     error
 }
 
-func newLocator() *locator { return &locator{files: map[string]*parsedFile{}} }
+// New returns a Locator that has parsed no file yet; it is safe for
+// concurrent use.
+func New() *Locator { return &Locator{files: map[string]*parsedFile{}} }
 
-// locate returns the location of each of the pickle's steps, in order.
-func (l *locator) locate(p *messages.Pickle) ([]stepLocation, error) {
+// Locate returns the location of each of the pickle's steps, in order.
+func (l *Locator) Locate(p *messages.Pickle) ([]Step, error) {
 	f := l.parse(p.Uri)
 	if f.err != nil {
 		return nil, f.err
@@ -43,7 +45,7 @@ func (l *locator) locate(p *messages.Pickle) ([]stepLocation, error) {
 		if !samePickle(candidate, p) {
 			continue
 		}
-		locs := make([]stepLocation, len(candidate.Steps))
+		locs := make([]Step, len(candidate.Steps))
 		for i, st := range candidate.Steps {
 			if len(st.AstNodeIds) > 0 {
 				locs[i] = f.steps[st.AstNodeIds[0]]
@@ -54,13 +56,13 @@ func (l *locator) locate(p *messages.Pickle) ([]stepLocation, error) {
 	return nil, fmt.Errorf("scenario %q not found in %s", p.Name, p.Uri)
 }
 
-func (l *locator) parse(uri string) *parsedFile {
+func (l *Locator) parse(uri string) *parsedFile {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if f, ok := l.files[uri]; ok {
 		return f
 	}
-	f := &parsedFile{steps: map[string]stepLocation{}}
+	f := &parsedFile{steps: map[string]Step{}}
 	l.files[uri] = f
 	data, err := os.ReadFile(uri)
 	if err != nil {
@@ -79,7 +81,7 @@ func (l *locator) parse(uri string) *parsedFile {
 	}
 	record := func(steps []*messages.Step) {
 		for _, st := range steps {
-			loc := stepLocation{File: uri, Line: int(st.Location.Line)}
+			loc := Step{File: uri, Line: int(st.Location.Line)}
 			if st.DocString != nil {
 				loc.DocLine = int(st.DocString.Location.Line) + 1
 			}

@@ -1,0 +1,111 @@
+package result
+
+import (
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"presetsim.dev/presetsim/steps/attribution"
+)
+
+// Outcomes of one check (a step), as Check.Outcome.
+const (
+	CheckPassed     = "passed"
+	CheckFailed     = "failed"
+	CheckNotClaimed = "not claimed"
+	CheckDeclared   = "differs as declared"
+)
+
+// Check is what one step established, or failed to: the step, the rules it
+// was credited to, and how it went. Setup steps (Given/When) appear only
+// when they fail, since they check nothing when they succeed.
+type Check struct {
+	// Step is the step's text, e.g. `the pod "website" should be as submitted`.
+	Step string
+	// Line is the step's line in its feature file.
+	Line int
+	// Rules are the rule ids (R4.2, without "@") the outcome is credited to.
+	Rules []string
+	// Outcome is CheckPassed, CheckFailed, CheckNotClaimed or CheckDeclared.
+	Outcome string
+	// Err is the failure, for CheckFailed and CheckDeclared.
+	Err error
+	// Reason says why a check was not claimed or differs as declared.
+	Reason string
+}
+
+// Scenario is how one scenario went and how long it took.
+type Scenario struct {
+	// Scenario is "<feature file>: <scenario name>".
+	Scenario string
+	// Tags are the scenario's tags with its feature's, e.g. "@R2.4".
+	Tags     []string
+	Duration time.Duration
+	// Failed is set when a step failed; Err is the first failure.
+	Failed bool
+	Err    error
+	// Unsupported says why a step could not run on the backend; the
+	// scenario then neither passed nor failed.
+	Unsupported string
+	// NotClaimed is the capability (a tag) the scenario needs and the
+	// profile does not claim; the scenario was not run.
+	NotClaimed string
+	// NotApplicable says why the scenario does not apply to the
+	// implementation under test; it was not run.
+	NotApplicable string
+	// Checks are what its steps established or failed to, each credited to
+	// rules; a failed scenario's failing check is among them.
+	Checks []Check
+	// Notes are what the scenario's steps want the reader to know though
+	// no step failed (scenario.Scenario.Notes).
+	Notes []string
+	// Pods are the pods the scenario left behind, with logical namespace
+	// names (only with steps.SuiteOptions.KeepPods).
+	Pods []corev1.Pod
+}
+
+// Outcome is "passed", "failed", "differs as declared", "unsupported",
+// "not claimed" or "not applicable".
+func (t Scenario) Outcome() string {
+	switch {
+	case t.Failed:
+		return "failed"
+	case t.NotApplicable != "":
+		return "not applicable"
+	case t.NotClaimed != "":
+		return "not claimed"
+	case t.Unsupported != "":
+		return "unsupported"
+	case t.Declared() != nil:
+		return CheckDeclared
+	}
+	return "passed"
+}
+
+// Declared returns the check that differed as the profile declares, or nil.
+func (t Scenario) Declared() *Check { return t.firstCheck(CheckDeclared) }
+
+// FailedCheck returns the check that failed the scenario, or nil.
+func (t Scenario) FailedCheck() *Check { return t.firstCheck(CheckFailed) }
+
+// firstCheck returns the first check with the outcome, or nil.
+func (t Scenario) firstCheck(outcome string) *Check {
+	for i := range t.Checks {
+		if t.Checks[i].Outcome == outcome {
+			return &t.Checks[i]
+		}
+	}
+	return nil
+}
+
+// FailedRules are the rules the scenario's failure is credited to: the
+// failing check's.
+func (t Scenario) FailedRules() []string {
+	if c := t.FailedCheck(); c != nil {
+		return c.Rules
+	}
+	if t.Failed {
+		return attribution.RuleTags(t.Tags) // failed outside a step (a hook)
+	}
+	return nil
+}
