@@ -51,13 +51,16 @@ var decoratedMutants = []decoratedMutant{
 				}
 			})
 		}}},
-	{Mutant{"applies-last-listed", "R2.3", "when any preset matches, applies the last preset of the namespace instead (a loop variable's address kept)"}, fault{
+	// The namespace's last preset by name, not in list order: a lister
+	// returns presets in no fixed order, and a mutant that sometimes
+	// behaves would make the mutation score a coin toss (it did, in CI).
+	{Mutant{"applies-last-listed", "R2.3", "when any preset matches, applies the namespace's last preset by name instead (a loop variable's address kept)"}, fault{
 		presets: func(pod *corev1.Pod, all []*v1alpha1.PodPreset) []*v1alpha1.PodPreset {
 			matching, _ := merge.Select(pod, all)
 			if len(matching) == 0 || len(all) == 0 {
 				return all
 			}
-			last := all[len(all)-1].DeepCopy()
+			last := slices.MaxFunc(all, func(a, b *v1alpha1.PodPreset) int { return strings.Compare(a.Name, b.Name) }).DeepCopy()
 			last.Spec.Selector = metav1.LabelSelector{}
 			return []*v1alpha1.PodPreset{last}
 		}}},
