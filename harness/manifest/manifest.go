@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -95,7 +96,13 @@ func Decode(src Source, content string, scheme *runtime.Scheme) (objs []Object, 
 	}
 	docs, errs := parseDocuments(src, content)
 	d := newDecoder(scheme)
-	for _, doc := range docs {
+	for i := 0; i < len(docs); i++ {
+		doc := docs[i]
+		// A List (kubectl get -o yaml) stands for its items.
+		if items, ok := doc.Items(); ok {
+			docs = slices.Insert(docs, i+1, items...)
+			continue
+		}
 		obj, docErrs := d.decodeDocument(doc, nil)
 		errs = append(errs, docErrs...)
 		if len(docErrs) == 0 {

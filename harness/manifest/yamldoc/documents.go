@@ -305,3 +305,41 @@ func (doc *Document) duplicateKeys(n *yaml.Node, p fieldpath.Path, depth int, er
 		}
 	}
 }
+
+// Items are the items of a document that is a list of objects (kind List or
+// <Kind>List with an items sequence, as `kubectl get -o yaml` prints), each
+// as a document of its own whose lines are those of the file; ok is false
+// when d is not such a list.
+func (d *Document) Items() (items []*Document, ok bool) {
+	root := d.Root
+	if root == nil || root.Kind != yaml.MappingNode {
+		return nil, false
+	}
+	var kind string
+	var seq *yaml.Node
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		switch k, v := root.Content[i], root.Content[i+1]; k.Value {
+		case "kind":
+			kind = v.Value
+		case "items":
+			seq = v
+		}
+	}
+	if !strings.HasSuffix(kind, "List") || seq == nil || seq.Kind != yaml.SequenceNode {
+		return nil, false
+	}
+	for _, item := range seq.Content {
+		// The item, written out again at column 0 in block style, keeps its
+		// lines in order, so its first line is the item's first line.
+		text, err := yaml.Marshal(item)
+		if err != nil {
+			return nil, false
+		}
+		var n yaml.Node
+		if err := yaml.Unmarshal(text, &n); err != nil || len(n.Content) == 0 {
+			return nil, false
+		}
+		items = append(items, &Document{File: d.File, Text: string(text), Start: d.AbsLine(item.Line), Root: n.Content[0]})
+	}
+	return items, true
+}
