@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 
@@ -18,13 +19,18 @@ import (
 const DefaultSyncTimeout = 2 * time.Second
 
 // ProbePreset waits, for at most timeout, until a dry-run pod that the
-// preset's matchLabels select comes back with the preset's annotation: the
-// webhook's cache has the preset. It is WaitForPreset for a webhook that
-// cannot say so itself. A preset whose selector has expressions, or that
-// the probe cannot show (a module that writes no annotation), costs the
-// whole timeout and is not an error: the scenario's own steps judge the
-// implementation.
-func ProbePreset(ctx context.Context, c backend.Objects, p *profile.Profile, namespace, name string, timeout time.Duration) error {
+// preset's selector selects comes back with the preset's annotation: the
+// webhook's cache (or the API server's policy) has the preset. It is
+// WaitForPreset for an implementation that cannot say so itself. A preset
+// the probe cannot show (a module that writes no annotation, a preset that
+// conflicts with another the probe pod matches) costs the whole timeout and
+// is not an error: the scenario's own steps judge the implementation.
+//
+// With resourceVersion set, the annotation must also carry that version or
+// a later one: an implementation that writes the version (the policy, whose
+// older compilation still applies the preset at its older version) is then
+// known to have the preset as it is now.
+func ProbePreset(ctx context.Context, c backend.Objects, p *profile.Profile, namespace, name, resourceVersion string, timeout time.Duration) error {
 	if timeout == 0 {
 		timeout = DefaultSyncTimeout
 	}
@@ -39,12 +45,16 @@ func ProbePreset(ctx context.Context, c backend.Objects, p *profile.Profile, nam
 	}
 	raw, _, _ := unstructured.NestedMap(u.Object, p.SelectorPath()...)
 	selector := &metav1.LabelSelector{}
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(raw, selector); err != nil || len(selector.MatchExpressions) > 0 {
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(raw, selector); err != nil {
+		return nil
+	}
+	labels, ok := Satisfying(selector)
+	if !ok {
 		return nil
 	}
 	pod := &corev1.Pod{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
-		ObjectMeta: metav1.ObjectMeta{GenerateName: "presetsim-probe-", Namespace: namespace, Labels: selector.MatchLabels},
+		ObjectMeta: metav1.ObjectMeta{GenerateName: "presetsim-probe-", Namespace: namespace, Labels: labels},
 		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "presetsim-probe", Image: "probe"}}},
 	}
 	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(pod)
@@ -56,8 +66,40 @@ func ProbePreset(ctx context.Context, c backend.Objects, p *profile.Profile, nam
 		if err != nil {
 			return false, nil
 		}
-		_, ok := got.GetAnnotations()[p.AppliedKey(name)]
-		return ok, nil
+		v, ok := got.GetAnnotations()[p.AppliedKey(name)]
+		return ok && (resourceVersion == "" || NotOlder(v, resourceVersion)), nil
 	})
 	return nil
+}
+
+// Satisfying returns labels that the selector selects: its matchLabels, and
+// for each expression a label that makes it true (In: the key with its
+// first value; Exists: the key with the value "probe"; NotIn and
+// DoesNotExist: no label). ok is false when no labels can (an In with no
+// values, or expressions that contradict each other).
+func Satisfying(s *metav1.LabelSelector) (_ map[string]string, ok bool) {
+	out := map[string]string{}
+	for k, v := range s.MatchLabels {
+		out[k] = v
+	}
+	for _, e := range s.MatchExpressions {
+		switch e.Operator {
+		case metav1.LabelSelectorOpIn:
+			if len(e.Values) == 0 {
+				return nil, false
+			}
+			if _, set := out[e.Key]; !set {
+				out[e.Key] = e.Values[0]
+			}
+		case metav1.LabelSelectorOpExists:
+			if _, set := out[e.Key]; !set {
+				out[e.Key] = "probe"
+			}
+		}
+	}
+	sel, err := metav1.LabelSelectorAsSelector(s)
+	if err != nil || !sel.Matches(labels.Set(out)) {
+		return nil, false
+	}
+	return out, true
 }

@@ -28,10 +28,12 @@ import (
 	externalimpl "presetsim.dev/presetsim/harness/implementation/external"
 	"presetsim.dev/presetsim/harness/implementation/installed"
 	"presetsim.dev/presetsim/harness/implementation/module"
+	policyimpl "presetsim.dev/presetsim/harness/implementation/policy"
 	"presetsim.dev/presetsim/harness/mutants"
 	"presetsim.dev/presetsim/harness/profile"
 	"presetsim.dev/presetsim/harness/scenario/environment"
 	"presetsim.dev/presetsim/internal/interrupt"
+	"presetsim.dev/presetsim/profiles"
 	"presetsim.dev/presetsim/steps"
 	"presetsim.dev/presetsim/steps/result"
 )
@@ -112,8 +114,9 @@ outcome: passed, failed (with the failing check and the rule it checks), differs
 profile declares, unsupported on the backend, not claimed or not applicable.
 
 The implementation is an in-process module (--module, the reference by default), an external
-webhook (--webhook-url, optionally started by --webhook-command), or one already installed on
-a cluster (--kubeconfig). Objects live on a real control plane built from source (envtest,
+webhook (--webhook-url, optionally started by --webhook-command), the presets compiled into
+MutatingAdmissionPolicies (--implementation policy), or one already installed on a cluster
+(--kubeconfig). Objects live on a real control plane built from source (envtest,
 the default), in memory (--backend offline), on a kind cluster or on an existing cluster.
 
 Exit status: 0 when every scenario passed or differs as declared, 1 when one failed, 2 on a
@@ -121,12 +124,15 @@ usage error, 130 or 143 when interrupted.`,
 		Example: `  presetsim run
   presetsim run --tags @R4.2 features/conflict.feature
   presetsim run --backend offline --module mutant/ignores-exclude
+  presetsim run --implementation policy
   presetsim run --webhook-url https://127.0.0.1:9443/mutate --webhook-ca ca.pem \
       --webhook-command './my-webhook --kubeconfig {kubeconfig}' --profile profiles/redhat-cop.yaml
   presetsim run --kubeconfig ~/.kube/config --report-dir reports/prod`,
 	}
 	fs := cmd.Flags()
 	moduleName := fs.String("module", module.Reference, "in-process admission module to test")
+	implName := fs.String("implementation", "", "what implements PodPreset, when not a module, a webhook (--webhook-url) or what is installed (--kubeconfig): "+
+		policyimpl.Name+" (the presets compiled into MutatingAdmissionPolicies, no webhook; profile profiles/policy.yaml unless --profile)")
 	format := fs.String("format", "pretty", "output format: pretty, progress, cucumber, junit")
 	tags := fs.String("tags", "", "run only scenarios matching this tag expression, e.g. @R4.2")
 	concurrency := fs.Int("concurrency", steps.DefaultConcurrency, "scenarios to run at once (@serial ones run alone)")
@@ -157,11 +163,23 @@ usage error, 130 or 143 when interrupted.`,
 			fmt.Fprintf(stderr, "presetsim run: unknown backend %q (known: %s)\n", *backendName, strings.Join(registry.Names(), ", "))
 			return cli.ExitError{Code: 2}
 		}
+		switch {
+		case *implName != "" && *implName != policyimpl.Name:
+			fmt.Fprintf(stderr, "presetsim run: unknown implementation %q (known: %s)\n", *implName, policyimpl.Name)
+			return cli.ExitError{Code: 2}
+		case *implName != "" && (external != nil || fs.Changed("module")):
+			fmt.Fprintf(stderr, "presetsim run: --implementation %s cannot be combined with --module or --webhook-url\n", *implName)
+			return cli.ExitError{Code: 2}
+		}
 		var prof *profile.Profile
 		if *profilePath != "" {
 			if prof, err = profile.Load(*profilePath); err != nil {
 				fmt.Fprintf(stderr, "presetsim run: %v\n", err)
 				return cli.ExitError{Code: 2}
+			}
+		} else if *implName == policyimpl.Name {
+			if prof, err = shippedProfile("policy.yaml"); err != nil {
+				return err
 			}
 		}
 
@@ -191,6 +209,8 @@ usage error, 130 or 143 when interrupted.`,
 		}
 		var impl implementation.Implementation
 		switch {
+		case *implName == policyimpl.Name:
+			impl = policyimpl.New(policyimpl.Options{})
 		case external != nil:
 			impl = externalimpl.New(*external)
 		case *backendName == existing.Name:
@@ -306,4 +326,13 @@ func failedRules(timings []result.Scenario) []string {
 		out = append(out, fmt.Sprintf("%s (%d %s)", rule, count[rule], noun))
 	}
 	return out
+}
+
+// shippedProfile is one of the profiles shipped in profiles/.
+func shippedProfile(name string) (*profile.Profile, error) {
+	data, err := profiles.FS.ReadFile(name)
+	if err != nil {
+		return nil, err
+	}
+	return profile.Parse("profiles/"+name, data)
 }

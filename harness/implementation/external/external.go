@@ -158,7 +158,7 @@ func (e *Webhook) Install(ctx context.Context, t implementation.Target) error {
 // WaitForPreset probes the webhook with dry-run pods
 // (implementation.ProbePreset) for at most Options.SyncTimeout.
 func (e *Webhook) WaitForPreset(ctx context.Context, namespace, name, _ string) error {
-	return implementation.ProbePreset(ctx, e.cluster, e.profile, namespace, name, e.spec.SyncTimeout)
+	return implementation.ProbePreset(ctx, e.cluster, e.profile, namespace, name, "", e.spec.SyncTimeout)
 }
 
 func (e *Webhook) start(kubeconfig []byte) error {

@@ -59,7 +59,7 @@ func (i *Installed) Install(_ context.Context, t implementation.Target) error {
 
 // WaitForPreset probes the installed webhook with dry-run pods.
 func (i *Installed) WaitForPreset(ctx context.Context, namespace, name, _ string) error {
-	return implementation.ProbePreset(ctx, i.cluster, i.profile, namespace, name, 0)
+	return implementation.ProbePreset(ctx, i.cluster, i.profile, namespace, name, "", 0)
 }
 
 // Stop does nothing: the implementation stays installed.

@@ -3,12 +3,12 @@ package module
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/cache"
 
+	"presetsim.dev/presetsim/harness/implementation"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
 )
 
@@ -26,23 +26,11 @@ func presetWaiter(informer cache.SharedIndexInformer) func(ctx context.Context, 
 				return false, err
 			}
 			pp, ok := o.(*v1alpha1.PodPreset)
-			return ok && notOlder(pp.ResourceVersion, resourceVersion), nil
+			return ok && implementation.NotOlder(pp.ResourceVersion, resourceVersion), nil
 		})
 		if err != nil {
 			return fmt.Errorf("PodPreset %s at resourceVersion %s not seen by the admission cache: %w", key, resourceVersion, err)
 		}
 		return nil
 	}
-}
-
-// notOlder reports whether resource version got is at least want. Resource
-// versions are opaque in general; on etcd they are revisions, and when either
-// does not parse as one only equality counts.
-func notOlder(got, want string) bool {
-	if got == want {
-		return true
-	}
-	g, err1 := strconv.ParseUint(got, 10, 64)
-	w, err2 := strconv.ParseUint(want, 10, 64)
-	return err1 == nil && err2 == nil && g >= w
 }

@@ -1,4 +1,4 @@
-package module
+package implementation
 
 import "testing"
 
@@ -27,8 +27,8 @@ func TestNotOlder(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := notOlder(tc.got, tc.want); got != tc.ok {
-				t.Errorf("notOlder(%q, %q) = %v, want %v", tc.got, tc.want, got, tc.ok)
+			if got := NotOlder(tc.got, tc.want); got != tc.ok {
+				t.Errorf("NotOlder(%q, %q) = %v, want %v", tc.got, tc.want, got, tc.ok)
 			}
 		})
 	}

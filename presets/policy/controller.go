@@ -1,0 +1,219 @@
+package policy
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+
+	"presetsim.dev/presetsim/presets/admission"
+)
+
+// Controller keeps each namespace's policy and binding compiled from the
+// presets the namespace holds now: it compiles a namespace again whenever
+// one of its presets is created, changed or deleted, and deletes the
+// namespace's objects when its last preset goes.
+type Controller struct {
+	client  kubernetes.Interface
+	presets *admission.InformerLister
+	opts    ControllerOptions
+
+	mu       sync.Mutex
+	dirty    map[string]bool   // namespaces to compile again
+	compiled map[string]string // namespace → PresetsAnnotation of what was written
+	wake     chan struct{}
+}
+
+// ControllerOptions are a Controller's choices.
+type ControllerOptions struct {
+	Options
+	// Decorate, when set, changes the objects before they are written (the
+	// harness labels them with its run and narrows the binding to its
+	// namespaces).
+	Decorate func(Objects)
+	// OnError receives what could not be written; the namespace is tried
+	// again a moment later.
+	OnError func(error)
+}
+
+// retry is how long a namespace whose objects could not be written waits
+// before it is tried again.
+const retry = 200 * time.Millisecond
+
+// NewController returns a controller over every namespace's presets; Run
+// starts it.
+func NewController(client kubernetes.Interface, dyn dynamic.Interface, o ControllerOptions) *Controller {
+	return &Controller{
+		client: client, presets: admission.NewInformerLister(dyn), opts: o,
+		dirty: map[string]bool{}, compiled: map[string]string{}, wake: make(chan struct{}, 1),
+	}
+}
+
+// Run watches the presets and writes the policies until ctx is done, and
+// returns once everything it started has stopped.
+func (c *Controller) Run(ctx context.Context) error {
+	inf := c.presets.Informer()
+	enqueue := func(obj any) {
+		if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+			obj = d.Obj
+		}
+		if m, err := metaOf(obj); err == nil {
+			c.mark(m.GetNamespace())
+		}
+	}
+	reg, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    enqueue,
+		UpdateFunc: func(_, obj any) { enqueue(obj) },
+		DeleteFunc: enqueue,
+	})
+	if err != nil {
+		return err
+	}
+	defer func() { _ = inf.RemoveEventHandler(reg) }()
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		c.presets.Run(ctx)
+	}()
+	defer wg.Wait()
+	if !c.presets.WaitForCacheSync(ctx) {
+		return ctx.Err()
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-c.wake:
+		}
+		for _, ns := range c.take() {
+			if err := c.sync(ctx, ns); err != nil {
+				if ctx.Err() != nil {
+					return nil
+				}
+				if c.opts.OnError != nil {
+					c.opts.OnError(err)
+				}
+				time.AfterFunc(retry, func() { c.mark(ns) })
+			}
+		}
+	}
+}
+
+// Compiled is what the controller last wrote for namespace: the presets
+// and their resourceVersions, as PresetsAnnotation gives them.
+func (c *Controller) Compiled(namespace string) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.compiled[namespace]
+}
+
+func (c *Controller) mark(namespace string) {
+	c.mu.Lock()
+	c.dirty[namespace] = true
+	c.mu.Unlock()
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (c *Controller) take() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []string
+	for ns := range c.dirty {
+		out = append(out, ns)
+	}
+	clear(c.dirty)
+	return out
+}
+
+// sync writes namespace's objects as its presets now are.
+func (c *Controller) sync(ctx context.Context, namespace string) error {
+	presets, err := c.presets.List(namespace)
+	if err != nil {
+		return err
+	}
+	objs, err := Compile(namespace, presets, c.opts.Options)
+	if err != nil {
+		return fmt.Errorf("unable to compile the presets of namespace %s: %w", namespace, err)
+	}
+	api := c.client.AdmissionregistrationV1()
+	if objs.Policy == nil {
+		name := Name(namespace)
+		for _, err := range []error{
+			api.MutatingAdmissionPolicyBindings().Delete(ctx, name, metav1.DeleteOptions{}),
+			api.MutatingAdmissionPolicies().Delete(ctx, name, metav1.DeleteOptions{}),
+		} {
+			if err != nil && !apierrors.IsNotFound(err) {
+				return fmt.Errorf("unable to delete the policy of namespace %s: %w", namespace, err)
+			}
+		}
+		c.setCompiled(namespace, "")
+		return nil
+	}
+	if c.opts.Decorate != nil {
+		c.opts.Decorate(objs)
+	}
+	// The policy first: a binding to a policy not yet there is ignored.
+	policies := api.MutatingAdmissionPolicies()
+	if _, err := policies.Create(ctx, objs.Policy, metav1.CreateOptions{}); apierrors.IsAlreadyExists(err) {
+		var got = objs.Policy
+		if got, err = policies.Get(ctx, objs.Policy.Name, metav1.GetOptions{}); err == nil {
+			got.Labels, got.Annotations, got.Spec = objs.Policy.Labels, objs.Policy.Annotations, objs.Policy.Spec
+			_, err = policies.Update(ctx, got, metav1.UpdateOptions{})
+		}
+		if err != nil {
+			return fmt.Errorf("unable to update the policy of namespace %s: %w", namespace, err)
+		}
+	} else if err != nil {
+		return fmt.Errorf("unable to create the policy of namespace %s: %w", namespace, err)
+	}
+	bindings := api.MutatingAdmissionPolicyBindings()
+	if _, err := bindings.Create(ctx, objs.Binding, metav1.CreateOptions{}); apierrors.IsAlreadyExists(err) {
+		var got = objs.Binding
+		if got, err = bindings.Get(ctx, objs.Binding.Name, metav1.GetOptions{}); err == nil {
+			got.Labels, got.Spec = objs.Binding.Labels, objs.Binding.Spec
+			_, err = bindings.Update(ctx, got, metav1.UpdateOptions{})
+		}
+		if err != nil {
+			return fmt.Errorf("unable to update the binding of namespace %s: %w", namespace, err)
+		}
+	} else if err != nil {
+		return fmt.Errorf("unable to create the binding of namespace %s: %w", namespace, err)
+	}
+	c.setCompiled(namespace, objs.Policy.Annotations[PresetsAnnotation])
+	return nil
+}
+
+func (c *Controller) setCompiled(namespace, presets string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.compiled[namespace] = presets
+}
+
+// CompiledVersion returns the resourceVersion of the named preset in a
+// PresetsAnnotation value, and whether it is there.
+func CompiledVersion(annotation, name string) (string, bool) {
+	for pair := range strings.SplitSeq(annotation, ",") {
+		if n, rv, ok := strings.Cut(pair, "="); ok && n == name {
+			return rv, true
+		}
+	}
+	return "", false
+}
+
+func metaOf(obj any) (metav1.Object, error) {
+	if m, ok := obj.(metav1.Object); ok {
+		return m, nil
+	}
+	return nil, fmt.Errorf("%T has no metadata", obj)
+}
