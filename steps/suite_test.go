@@ -2,10 +2,14 @@ package steps_test
 
 import (
 	"context"
+	"io"
 	"os"
+	"regexp"
 	"testing"
 
 	"presetsim.dev/presetsim/harness"
+	policyimpl "presetsim.dev/presetsim/harness/implementation/policy"
+	"presetsim.dev/presetsim/harness/profile"
 	"presetsim.dev/presetsim/internal/interrupt"
 	"presetsim.dev/presetsim/steps"
 )
@@ -33,4 +37,47 @@ func TestFeatures(t *testing.T) {
 		t.Errorf("feature suite failed with status %d", status)
 	}
 	t.Logf("control plane start %s; median scenario %s", w.Started, timings.Median())
+}
+
+// TestFeaturesPolicy runs every feature file against PodPreset as a
+// MutatingAdmissionPolicy, under its shipped profile: every scenario passes
+// or is not claimed, and only for what the profile leaves out (events,
+// warnings, rollout).
+func TestFeaturesPolicy(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the feature suite starts etcd, kube-apiserver and kube-controller-manager; skipped with -short")
+	}
+	prof, err := profile.Load("../profiles/policy.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	interrupts := interrupt.Catch(context.Background())
+	defer interrupts.Release()
+	w, err := harness.Start(interrupts.Context(), harness.Options{Implementation: policyimpl.New(policyimpl.Options{}), Profile: prof, Progress: os.Stderr})
+	if err != nil {
+		t.Fatalf("unable to start the harness: %v", err)
+	}
+	interrupts.OnSignal(w.Stop)
+	t.Cleanup(func() {
+		if err := w.Stop(); err != nil {
+			t.Errorf("unable to stop the harness: %v", err)
+		}
+	})
+	status, timings := steps.Run(w, steps.SuiteOptions{Paths: []string{"../features"}, Format: "progress", Output: io.Discard})
+	passed := 0
+	for _, s := range timings.List() {
+		switch s.Outcome() {
+		case "passed":
+			passed++
+		case "not claimed":
+			if !regexp.MustCompile(`^@?(events|warnings|rollout)$`).MatchString(s.NotClaimed) {
+				t.Errorf("%s is not claimed for a reason the profile does not give: %s", s.Scenario, s.NotClaimed)
+			}
+		default:
+			t.Errorf("%s: %s (%v → %v)", s.Scenario, s.Outcome(), s.Err, s.FailedRules())
+		}
+	}
+	if status != 0 || passed < len(timings.List())*9/10 {
+		t.Errorf("status %d, %d of %d scenarios passed", status, passed, len(timings.List()))
+	}
 }
