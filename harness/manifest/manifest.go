@@ -84,7 +84,9 @@ func (e *Error) Error() string {
 }
 
 // Decode reads every YAML document in content ("---" separated; empty and
-// comment-only documents are skipped), in order.
+// comment-only documents are skipped), in order. A document that is a List
+// (kind List or <Kind>List with items, as kubectl get -o yaml prints) stands
+// for its items, each with its own line.
 //
 // When any document has a problem, Decode returns no objects and an error
 // that is an *Error, or an errors.Join of several (every problem found, in

@@ -274,11 +274,57 @@ kind: Widget
 			t.Errorf("Widget decoded as %T, want unstructured", objs[2].Object)
 		}
 	})
+	t.Run("a List (kubectl get -o yaml) stands for its items, each with its line", func(t *testing.T) {
+		content := `apiVersion: v1
+kind: List
+items:
+- apiVersion: settings.k8s.io/v1alpha1
+  kind: PodPreset
+  metadata:
+    name: a
+  spec:
+    selector: {}
+    env:
+    - {name: A, value: "1"}
+- apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: b
+metadata:
+  resourceVersion: ""
+`
+		objs, err := Decode(src, content, scheme)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(objs) != 2 || objs[0].GVK.Kind != "PodPreset" || objs[1].GVK.Kind != "ConfigMap" {
+			t.Fatalf("got %d objects (%v), want the PodPreset and the ConfigMap", len(objs), objs)
+		}
+		if objs[0].Line != 13 || objs[1].Line != 21 {
+			t.Errorf("items at lines %d and %d, want 13 and 21", objs[0].Line, objs[1].Line)
+		}
+	})
 	tests := []struct {
 		name    string
 		content string
 		want    []wantErr
 	}{{
+		name: "type error in an item of a List, at the item's line",
+		content: `apiVersion: settings.k8s.io/v1alpha1
+kind: PodPresetList
+items:
+- apiVersion: settings.k8s.io/v1alpha1
+  kind: PodPreset
+  metadata:
+    name: p
+  spec:
+    selector: {}
+    env:
+    - name: A
+      value: 1
+`,
+		want: []wantErr{{21, "spec.env[0].value", `must be a string, got number 1 (quote it: "1")`}},
+	}, {
 		name: "type error in the second document",
 		content: configMap + `---
 apiVersion: settings.k8s.io/v1alpha1

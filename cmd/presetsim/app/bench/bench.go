@@ -23,6 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	"presetsim.dev/presetsim/cmd/presetsim/app/cli"
 	"presetsim.dev/presetsim/harness"
@@ -30,6 +31,7 @@ import (
 	"presetsim.dev/presetsim/harness/webhook"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
 	"presetsim.dev/presetsim/presets/merge"
+	"presetsim.dev/presetsim/presets/policy"
 	"presetsim.dev/presetsim/steps"
 	"presetsim.dev/presetsim/steps/result"
 )
@@ -164,10 +166,21 @@ pod-create latency through the API server with and without webhooks, and the mer
 			{name: "  without the webhook"},
 			{name: "  a webhook that changes nothing", floor: "allow"},
 			{name: "  a webhook that adds an annotation", floor: "annotate"},
-			{name: "  webhook, 1 preset", webhook: true, presets: 1, matching: 1},
-			{name: "  webhook, 100 presets, 1 matching", webhook: true, presets: 100, matching: 1},
-			{name: "  webhook, 100 presets, all matching", webhook: true, presets: 100, matching: 100},
 		}
+		// The reference webhook and the same presets compiled into a
+		// MutatingAdmissionPolicy, side by side (docs/performance.md).
+		for _, n := range []int{1, 10, 100} {
+			for _, matching := range slices.Compact([]int{1, n}) {
+				what := fmt.Sprintf("%d presets, %d matching", n, matching)
+				if n == 1 {
+					what = "1 preset"
+				}
+				configs = append(configs,
+					latencyConfig{name: "  webhook, " + what, webhook: true, presets: n, matching: matching},
+					latencyConfig{name: "  policy, " + what, policy: true, presets: n, matching: matching})
+			}
+		}
+		defer deletePolicies(w)
 		lat, err := podLatencies(interrupts.Context(), w, configs, *pods)
 		if err != nil {
 			return err
@@ -195,6 +208,7 @@ pod-create latency through the API server with and without webhooks, and the mer
 type latencyConfig struct {
 	name              string
 	webhook           bool
+	policy            bool   // the presets compiled into a MutatingAdmissionPolicy
 	floor             string // the floor webhook's path ("allow" or "annotate"), if any
 	presets, matching int
 }
@@ -282,7 +296,7 @@ func podLatencies(ctx context.Context, w *harness.World, configs []latencyConfig
 				return nil, err
 			}
 			out[j] = append(out[j], time.Since(start))
-			if c.webhook && len(got.Annotations) != c.matching {
+			if (c.webhook || c.policy) && len(got.Annotations) != c.matching {
 				return nil, fmt.Errorf("pod %s got %d preset annotations, want %d", got.Name, len(got.Annotations), c.matching)
 			}
 		}
@@ -304,6 +318,7 @@ func latencyNamespace(ctx context.Context, w *harness.World, i int, c latencyCon
 	if err := w.CreateNamespace(ctx, ns, labels); err != nil {
 		return "", err
 	}
+	var compiled []*v1alpha1.PodPreset
 	for p := 0; p < c.presets; p++ {
 		pp := benchPreset(ns, p)
 		pp.ResourceVersion = ""
@@ -318,11 +333,68 @@ func latencyNamespace(ctx context.Context, w *harness.World, i int, c latencyCon
 		if err != nil {
 			return "", err
 		}
+		if c.policy {
+			pp.ResourceVersion = created.GetResourceVersion()
+			compiled = append(compiled, pp)
+			continue
+		}
 		if err := w.WaitForPreset(ctx, ns, pp.Name, created.GetResourceVersion()); err != nil {
 			return "", err
 		}
 	}
+	if c.policy {
+		if err := installPolicy(ctx, w, ns, compiled, c.matching); err != nil {
+			return "", err
+		}
+	}
 	return ns, nil
+}
+
+// installPolicy compiles the presets of ns into its policy and binding,
+// creates them, and waits until the API server applies them to a dry-run
+// pod.
+func installPolicy(ctx context.Context, w *harness.World, ns string, presets []*v1alpha1.PodPreset, matching int) error {
+	objs, err := policy.Compile(ns, presets, policy.Options{})
+	if err != nil {
+		return err
+	}
+	api := w.Client.AdmissionregistrationV1()
+	objs.Policy.Labels[harness.RunLabel] = w.RunID
+	objs.Binding.Labels[harness.RunLabel] = w.RunID
+	if _, err := api.MutatingAdmissionPolicies().Create(ctx, objs.Policy, metav1.CreateOptions{}); err != nil {
+		return err
+	}
+	if _, err := api.MutatingAdmissionPolicyBindings().Create(ctx, objs.Binding, metav1.CreateOptions{}); err != nil {
+		return err
+	}
+	probe := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "probe", Labels: map[string]string{"role": "bench"}},
+		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "i"}}},
+	}
+	var last string
+	err = wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+		got, err := w.Client.CoreV1().Pods(ns).Create(ctx, probe, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		if err != nil {
+			last = err.Error()
+			return false, nil
+		}
+		last = fmt.Sprintf("%d preset annotations", len(got.Annotations))
+		return len(got.Annotations) == matching, nil
+	})
+	if err != nil {
+		return fmt.Errorf("the policy of namespace %s does not apply its %d matching presets (last: %s): %w", ns, matching, last, err)
+	}
+	return nil
+}
+
+// deletePolicies deletes the policies and bindings installPolicy created.
+func deletePolicies(w *harness.World) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	api := w.Client.AdmissionregistrationV1()
+	run := metav1.ListOptions{LabelSelector: harness.RunLabel + "=" + w.RunID}
+	_ = api.MutatingAdmissionPolicyBindings().DeleteCollection(ctx, metav1.DeleteOptions{}, run)
+	_ = api.MutatingAdmissionPolicies().DeleteCollection(ctx, metav1.DeleteOptions{}, run)
 }
 
 func benchPreset(ns string, i int) *v1alpha1.PodPreset {
