@@ -248,7 +248,7 @@ func (c *compiler) items(of func(*v1alpha1.PodPreset) []any) (string, error) {
 	if len(groups) == 0 {
 		return "dyn([])", nil
 	}
-	return "dyn(" + strings.Join(groups, " + ") + ")", nil
+	return "dyn(" + concat(groups, " ") + ")", nil
 }
 
 // conflict is true when a matching preset conflicts (R4.1): with another
@@ -280,7 +280,7 @@ func (c *compiler) conflict() string {
 				containers, l.field, strings.ReplaceAll(clash, "HAS", "c")))
 		}
 	}
-	return strings.Join(terms, " ||\n")
+	return anyOf(terms, "\n")
 }
 
 // probePod is a pod with one container and nothing else: merging presets
@@ -295,7 +295,7 @@ func (c *compiler) matched() string {
 	for i := range c.presets {
 		terms[i] = c.matches(i)
 	}
-	return strings.Join(terms, " || ")
+	return anyOf(terms, " ")
 }
 
 // patch is the JSONPatch expression: nothing when no preset matches or one
@@ -326,10 +326,28 @@ func (c *compiler) patch() string {
 				containers, appendTo("c."+l.field, fmt.Sprintf(`"/spec/%s/" + string(i) + "/%s"`, containers, l.field), l.field, l.key)))
 		}
 	}
-	return "variables.conflict || !variables.matched ? [] :\n" + strings.Join(parts, " +\n")
+	return "variables.conflict || !variables.matched ? [] : " + concat(parts, "\n")
 }
 
 // escapeKey escapes a JSON pointer token (RFC 6901): ~ as ~0, / as ~1.
 func escapeKey(k string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
+}
+
+// concat is the concatenation of lists, and anyOf the disjunction of
+// booleans, written as one list literal rather than a chain of + or ||:
+// CEL's parser refuses a chain of a few hundred operators (max recursion
+// depth exceeded), and a namespace may hold hundreds of presets.
+func concat(lists []string, sep string) string {
+	if len(lists) == 1 {
+		return lists[0]
+	}
+	return "[" + sep + strings.Join(lists, ","+sep) + "].flatten()"
+}
+
+func anyOf(terms []string, sep string) string {
+	if len(terms) == 1 {
+		return terms[0]
+	}
+	return "[" + sep + strings.Join(terms, ","+sep) + "].exists(t, t)"
 }
