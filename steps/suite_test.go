@@ -20,18 +20,7 @@ func TestFeatures(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the feature suite starts etcd, kube-apiserver and kube-controller-manager; skipped with -short")
 	}
-	interrupts := interrupt.Catch(context.Background())
-	defer interrupts.Release()
-	w, err := harness.Start(interrupts.Context(), harness.Options{Progress: os.Stderr})
-	if err != nil {
-		t.Fatalf("unable to start the harness: %v", err)
-	}
-	interrupts.OnSignal(w.Stop)
-	t.Cleanup(func() {
-		if err := w.Stop(); err != nil {
-			t.Errorf("unable to stop the harness: %v", err)
-		}
-	})
+	w := startWorld(t, harness.Options{})
 	status, timings := steps.Run(w, steps.SuiteOptions{Paths: []string{"../features"}, Format: "progress", TestingT: t})
 	if status != 0 {
 		t.Errorf("feature suite failed with status %d", status)
@@ -51,18 +40,7 @@ func TestFeaturesPolicy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	interrupts := interrupt.Catch(context.Background())
-	defer interrupts.Release()
-	w, err := harness.Start(interrupts.Context(), harness.Options{Implementation: policyimpl.New(policyimpl.Options{}), Profile: prof, Progress: os.Stderr})
-	if err != nil {
-		t.Fatalf("unable to start the harness: %v", err)
-	}
-	interrupts.OnSignal(w.Stop)
-	t.Cleanup(func() {
-		if err := w.Stop(); err != nil {
-			t.Errorf("unable to stop the harness: %v", err)
-		}
-	})
+	w := startWorld(t, harness.Options{Implementation: policyimpl.New(policyimpl.Options{}), Profile: prof})
 	status, timings := steps.Run(w, steps.SuiteOptions{Paths: []string{"../features"}, Format: "progress", Output: io.Discard})
 	passed := 0
 	for _, s := range timings.List() {
@@ -80,4 +58,24 @@ func TestFeaturesPolicy(t *testing.T) {
 	if status != 0 || passed < len(timings.List())*9/10 {
 		t.Errorf("status %d, %d of %d scenarios passed", status, passed, len(timings.List()))
 	}
+}
+
+// startWorld starts the harness for t, stops it when t ends, and stops it
+// on SIGINT or SIGTERM too.
+func startWorld(t *testing.T, opts harness.Options) *harness.World {
+	t.Helper()
+	interrupts := interrupt.Catch(context.Background())
+	t.Cleanup(interrupts.Release)
+	opts.Progress = os.Stderr
+	w, err := harness.Start(interrupts.Context(), opts)
+	if err != nil {
+		t.Fatalf("unable to start the harness: %v", err)
+	}
+	interrupts.OnSignal(w.Stop)
+	t.Cleanup(func() {
+		if err := w.Stop(); err != nil {
+			t.Errorf("unable to stop the harness: %v", err)
+		}
+	})
+	return w
 }

@@ -86,14 +86,13 @@ func Compile(namespace string, presets []*v1alpha1.PodPreset, o Options) (Object
 		failure = admissionregistrationv1.Fail
 	}
 	name := Name(namespace)
-	labels := map[string]string{ManagedByLabel: ManagedBy}
 	var compiled []string
 	for _, p := range sorted {
 		compiled = append(compiled, p.Name+"="+p.ResourceVersion)
 	}
 	pol := &admissionregistrationv1.MutatingAdmissionPolicy{
 		TypeMeta: metav1.TypeMeta{APIVersion: admissionregistrationv1.SchemeGroupVersion.String(), Kind: "MutatingAdmissionPolicy"},
-		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels,
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{ManagedByLabel: ManagedBy},
 			Annotations: map[string]string{PresetsAnnotation: strings.Join(compiled, ",")}},
 		Spec: admissionregistrationv1.MutatingAdmissionPolicySpec{
 			// R2.1: CREATE of core pods; no subresource is named, so none
@@ -127,7 +126,7 @@ func Compile(namespace string, presets []*v1alpha1.PodPreset, o Options) (Object
 	}
 	binding := &admissionregistrationv1.MutatingAdmissionPolicyBinding{
 		TypeMeta:   metav1.TypeMeta{APIVersion: admissionregistrationv1.SchemeGroupVersion.String(), Kind: "MutatingAdmissionPolicyBinding"},
-		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{ManagedByLabel: ManagedBy}},
 		Spec: admissionregistrationv1.MutatingAdmissionPolicyBindingSpec{
 			PolicyName: name,
 			// R2.2: the presets of a namespace, for the pods of that

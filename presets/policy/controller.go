@@ -101,7 +101,11 @@ func (c *Controller) Run(ctx context.Context) error {
 				if c.opts.OnError != nil {
 					c.opts.OnError(err)
 				}
-				time.AfterFunc(retry, func() { c.mark(ns) })
+				time.AfterFunc(retry, func() {
+					if ctx.Err() == nil {
+						c.mark(ns)
+					}
+				})
 			}
 		}
 	}
