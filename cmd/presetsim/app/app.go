@@ -19,6 +19,7 @@ import (
 
 	"presetsim.dev/presetsim/cmd/presetsim/app/bench"
 	"presetsim.dev/presetsim/cmd/presetsim/app/cli"
+	"presetsim.dev/presetsim/cmd/presetsim/app/policy"
 	"presetsim.dev/presetsim/cmd/presetsim/app/serve"
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/harness/backend"
@@ -95,7 +96,7 @@ one installed on a cluster; and previews offline what presets do to pods.`,
 		newRunCommand(stdout, stderr),
 		newDifferentialCommand(stdout, stderr),
 		newApplyCommand(stdin, stdout, stderr),
-		newPolicyCommand(stdin, stdout, stderr),
+		policy.NewCommand(stdin, stdout, stderr),
 		newUpCommand(stdout, stderr),
 		bench.NewCommand(stdout, stderr),
 		serve.NewCommand(stdout, stderr),

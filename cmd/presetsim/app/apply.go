@@ -51,7 +51,7 @@ a pod has a conflict.`,
 		var objs []manifest.Object
 		var errs []error
 		for _, f := range files {
-			name, data, err := read(f, stdin)
+			name, data, err := cli.ReadFile(f, stdin)
 			if err != nil {
 				return err
 			}
@@ -98,18 +98,6 @@ a pod has a conflict.`,
 		return nil
 	}
 	return cmd
-}
-
-func read(name string, stdin io.Reader) (string, []byte, error) {
-	if name == "-" {
-		b, err := io.ReadAll(stdin)
-		return "<stdin>", b, err
-	}
-	b, err := os.ReadFile(name)
-	if err != nil {
-		return name, nil, fmt.Errorf("unable to read the manifest: %w", err)
-	}
-	return name, b, nil
 }
 
 func useColor(mode string, w io.Writer) bool {

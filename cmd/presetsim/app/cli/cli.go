@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/spf13/cobra"
 
@@ -62,4 +63,18 @@ func Prepare(ctx context.Context, stderr io.Writer) (*interrupt.Interrupts, stri
 		return nil, "", err
 	}
 	return interrupts, bin, nil
+}
+
+// ReadFile reads a manifest named on the command line, or standard input
+// for "-" (named "<stdin>" in messages), and returns the name to report.
+func ReadFile(name string, stdin io.Reader) (string, []byte, error) {
+	if name == "-" {
+		b, err := io.ReadAll(stdin)
+		return "<stdin>", b, err
+	}
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return name, nil, fmt.Errorf("unable to read the manifest: %w", err)
+	}
+	return name, b, nil
 }

@@ -1,4 +1,4 @@
-package app
+package policy
 
 import (
 	"errors"
@@ -14,12 +14,13 @@ import (
 	"presetsim.dev/presetsim/cmd/presetsim/app/cli"
 	"presetsim.dev/presetsim/harness/manifest"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
-	"presetsim.dev/presetsim/presets/policy"
+	compiled "presetsim.dev/presetsim/presets/policy"
 )
 
-// newPolicyCommand prints the MutatingAdmissionPolicy (and binding) that
-// implements a user's presets in the API server, with no webhook.
-func newPolicyCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+// NewCommand is "presetsim policy": it prints the MutatingAdmissionPolicy
+// (and binding) that implements a user's presets in the API server, with no
+// webhook.
+func NewCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "policy -f FILE [-f FILE ...] [flags]",
 		Short: "print the MutatingAdmissionPolicy that implements the presets without a webhook",
@@ -51,7 +52,7 @@ Exit status: 0, 1 on an error in the input, 2 on a usage error.`,
 		byNamespace := map[string][]*v1alpha1.PodPreset{}
 		var errs []error
 		for _, f := range files {
-			name, data, err := read(f, stdin)
+			name, data, err := cli.ReadFile(f, stdin)
 			if err != nil {
 				return err
 			}
@@ -77,7 +78,7 @@ Exit status: 0, 1 on an error in the input, 2 on a usage error.`,
 			return nil
 		}
 		for _, ns := range slices.Sorted(maps.Keys(byNamespace)) {
-			objs, err := policy.Compile(ns, byNamespace[ns], policy.Options{FailurePolicy: fp})
+			objs, err := compiled.Compile(ns, byNamespace[ns], compiled.Options{FailurePolicy: fp})
 			if err != nil {
 				return err
 			}

@@ -1,4 +1,4 @@
-package app
+package policy
 
 import (
 	"bytes"
@@ -44,14 +44,14 @@ items:
 		{name: "Ignore", args: []string{"-f", "-", "--failure-policy", "Ignore"}, stdin: list, want: []string{"failurePolicy: Ignore"}},
 		{name: "bad failure policy", args: []string{"-f", "-", "--failure-policy", "ignore"}, stdin: list, wantCode: 2},
 		{name: "no file", wantCode: 2},
-		{name: "bad input names file, line and field", args: []string{"-f", "testdata/invalid-seed-simple.yaml"},
-			wantErr: "testdata/invalid-seed-simple.yaml:12: spec.env[0].value"},
+		{name: "bad input names file, line and field", args: []string{"-f", "../testdata/invalid-seed-simple.yaml"},
+			wantErr: "../testdata/invalid-seed-simple.yaml:12: spec.env[0].value"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			root := newRootCommand(strings.NewReader(tt.stdin), &stdout, &stderr)
-			root.SetArgs(append([]string{"policy"}, tt.args...))
+			root := NewCommand(strings.NewReader(tt.stdin), &stdout, &stderr)
+			root.SetArgs(tt.args)
 			err := root.ExecuteContext(context.Background())
 			var exit cli.ExitError
 			switch {
