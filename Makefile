@@ -37,9 +37,10 @@ kind-image: ## build the kind node image from Debian packages and source (cached
 	@hack/kind/build-node-image.sh >/dev/null
 
 .PHONY: test-kind
-test-kind: ## build the kind node image if needed, run the seed features on a new kind cluster, delete it
+test-kind: ## build the kind node image if needed, run the seed features on new kind clusters against the reference and the policy, delete them
 	@image=$$(hack/kind/build-node-image.sh) && \
-	$(GO) run ./cmd/presetsim run --backend kind --kind-name presetsim-test --kind-image "$$image" $(SEED_FEATURES) $(ARGS)
+	$(GO) run ./cmd/presetsim run --backend kind --kind-name presetsim-test --kind-image "$$image" $(SEED_FEATURES) $(ARGS) && \
+	$(GO) run ./cmd/presetsim run --backend kind --kind-name presetsim-test --kind-image "$$image" --implementation policy $(SEED_FEATURES) $(ARGS)
 
 # Budgets are execution counts, not durations: Go 1.26's fuzz coordinator can
 # fail a target with a bare "context deadline exceeded" when a duration ends

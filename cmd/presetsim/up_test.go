@@ -102,6 +102,21 @@ func TestUpWithKubectl(t *testing.T) {
 		t.Errorf("the dry run recorded an event:\n%s", events)
 	}
 
+	// A deleted namespace goes away, contents and all, as in a real
+	// cluster: kubectl waits for it (the namespace controller empties it,
+	// the simulated kubelet confirms its bound pod's deletion).
+	must("", "create", "namespace", "doomed")
+	must(pod("bound", ""), "apply", "-n", "doomed", "-f", "-")
+	must("", "wait", "-n", "doomed", "--for=condition=Ready", "pod/bound", "--timeout=60s")
+	must("", "create", "configmap", "left", "-n", "doomed", "--from-literal=k=v")
+	if s, err := kubectl("", "delete", "namespace", "doomed", "--wait", "--timeout=60s"); err != nil {
+		ns, _ := kubectl("", "get", "namespace", "doomed", "-o", "yaml")
+		t.Errorf("kubectl delete namespace did not finish: %v\n%s\n%s", err, s, ns)
+	}
+	if s, err := kubectl("", "get", "namespace", "doomed"); err == nil {
+		t.Errorf("the namespace is still there:\n%s", s)
+	}
+
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}

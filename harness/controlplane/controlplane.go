@@ -22,9 +22,12 @@ import (
 
 // DefaultControllers are the kube-controller-manager controllers started by
 // default: service accounts (the ServiceAccount admission plug-in is on), the
-// workload controllers, and the garbage collector.
+// workload controllers, the garbage collector, and the namespace controller,
+// which empties a deleted namespace and removes it, as in a real cluster
+// (without it, a namespace deleted stays Terminating for ever, and a tool
+// that waits for it, chainsaw's cleanup for one, waits in vain).
 var DefaultControllers = []string{
-	"serviceaccount", "replicaset", "deployment", "statefulset", "daemonset", "job", "garbagecollector",
+	"serviceaccount", "replicaset", "deployment", "statefulset", "daemonset", "job", "garbagecollector", "namespace",
 }
 
 // Options configure the control plane.
