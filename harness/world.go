@@ -86,9 +86,34 @@ func (t Timeouts) StepTimeout() time.Duration {
 	return t.Step
 }
 
-// DefaultTimeouts are used when Options.Timeouts is zero and the backend
-// suggests none.
+// DefaultTimeouts are used for the fields of Options.Timeouts left zero,
+// when the backend suggests none (backend.Waits).
+//
+// The settle window, one second, is how long a check that something does
+// not happen ("should have no events", "should stay as submitted") watches:
+// an API server writes an event, or a controller updates an object, within
+// tens of milliseconds of the request that causes it on a quiet machine; a
+// second leaves a wide margin for a loaded CI host without making every such
+// check slow. A slower implementation (one that reports conflicts from a
+// controller after the fact, say) needs a longer window: --settle for the
+// run, or "for 5s" at the end of the step.
 var DefaultTimeouts = Timeouts{Wait: 30 * time.Second, Settle: time.Second}
+
+// withDefaults fills the zero fields: from the backend's suggestion, else
+// from DefaultTimeouts.
+func (t Timeouts) withDefaults(b backend.Backend) Timeouts {
+	def := DefaultTimeouts
+	if bw, ok := b.(backend.Waits); ok {
+		def.Wait, def.Settle = bw.Waits()
+	}
+	if t.Wait == 0 {
+		t.Wait = def.Wait
+	}
+	if t.Settle == 0 {
+		t.Settle = def.Settle
+	}
+	return t
+}
 
 // World is the backend and the implementation under test shared by a run's
 // scenarios.
@@ -151,12 +176,7 @@ func Start(ctx context.Context, opts Options) (_ *World, err error) {
 			return nil, err
 		}
 	}
-	if opts.Timeouts == (Timeouts{}) {
-		opts.Timeouts = DefaultTimeouts
-		if b, ok := opts.Backend.(backend.Waits); ok {
-			opts.Timeouts.Wait, opts.Timeouts.Settle = b.Waits()
-		}
-	}
+	opts.Timeouts = opts.Timeouts.withDefaults(opts.Backend)
 	if opts.Nodes == 0 {
 		opts.Nodes = DefaultNodes
 	}

@@ -57,6 +57,9 @@ type Check struct {
 	// Detail is the failure or the reason of a check that differs as
 	// declared or is not claimed.
 	Detail string `json:"detail,omitempty"`
+	// SettleSeconds is how long a check that something does not happen
+	// watched, in seconds; absent for other checks.
+	SettleSeconds float64 `json:"settleSeconds,omitempty"`
 }
 
 // Summary is the conformance summary of one run.

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/cucumber/godog"
 
@@ -46,12 +47,35 @@ type state struct {
 	step string
 	// checks are the outcomes of the steps so far (see Check).
 	checks []result.Check
+	// window is the settle window the current step watched for, when it
+	// checks that something does not happen.
+	window time.Duration
 }
 
 // record adds a check's outcome for the current step.
 func (s *state) record(c result.Check) {
-	c.Step, c.Line = s.step, s.current.Line
+	c.Step, c.Line, c.Window = s.step, s.current.Line, s.window
 	s.checks = append(s.checks, c)
+}
+
+// forWindow ends the steps that check that something does not happen: an
+// optional " for <duration>" (Go's syntax: 500ms, 5s, 1m) overrides the
+// run's settle window for that step.
+const forWindow = `(?: for (\S+))?$`
+
+// settle is the window a "never" step watches for: the step's own, when
+// it names one, else the run's; the check's record keeps it.
+func (s *state) settle(own string) (time.Duration, error) {
+	var override time.Duration
+	if own != "" {
+		d, err := time.ParseDuration(own)
+		if err != nil || d <= 0 {
+			return 0, fmt.Errorf("%q is not a settle window: write a positive duration, as in \"for 500ms\" or \"for 5s\"", own)
+		}
+		override = d
+	}
+	s.window = s.scenario.SettleWindow(override)
+	return s.window, nil
 }
 
 // profile is the profile of the implementation under test.
@@ -149,7 +173,7 @@ func Initializer(w *harness.World) func(*godog.ScenarioContext) {
 		})
 		sc.StepContext().Before(func(ctx context.Context, st *godog.Step) (context.Context, error) {
 			s := from(ctx)
-			s.step = st.Text
+			s.step, s.window = st.Text, 0
 			for i, candidate := range s.steps {
 				if candidate.Id == st.Id {
 					s.current = s.locs[i]
@@ -256,8 +280,13 @@ func register(sc registrar) {
 		}
 		return nil
 	})
-	sc.Step(`^the (\w+) "([^"]*)" should have no events with reason "([^"]*)"$`, needs("events", check(shows.events, "R2.1", "R3.4", "R4.1", "R4.3")), func(ctx context.Context, kind, name, reason string) error {
-		return eventcheck.Of(from(ctx).scenario).HasNoEvents(ctx, kind, name, reason)
+	sc.Step(`^the (\w+) "([^"]*)" should have no events with reason "([^"]*)"`+forWindow, needs("events", check(shows.events, "R2.1", "R3.4", "R4.1", "R4.3")), func(ctx context.Context, kind, name, reason, window string) error {
+		s := from(ctx)
+		win, err := s.settle(window)
+		if err != nil {
+			return err
+		}
+		return eventcheck.Of(s.scenario).HasNoEvents(ctx, kind, name, reason, win)
 	})
 }
 
@@ -306,8 +335,13 @@ func registerWorkloads(sc registrar) {
 	sc.Step(`^the (\w+) "([^"]*)" should be restarted for the PodPreset "([^"]*)"$`, check(""), func(ctx context.Context, kind, name, preset string) error {
 		return workload.Of(from(ctx).scenario).RestartedFor(ctx, kind, name, preset)
 	})
-	sc.Step(`^the (\w+) "([^"]*)" should stay as submitted$`, check(""), func(ctx context.Context, kind, name string) error {
-		return workload.Of(from(ctx).scenario).StaysAsSubmitted(ctx, kind, name)
+	sc.Step(`^the (\w+) "([^"]*)" should stay as submitted`+forWindow, check(""), func(ctx context.Context, kind, name, window string) error {
+		s := from(ctx)
+		win, err := s.settle(window)
+		if err != nil {
+			return err
+		}
+		return workload.Of(s.scenario).StaysAsSubmitted(ctx, kind, name, win)
 	})
 	sc.Step(`^the Job "([^"]*)" should complete$`, check(shows.admitted, "R2.6"), func(ctx context.Context, name string) error {
 		return workload.Of(from(ctx).scenario).JobCompletes(ctx, name)

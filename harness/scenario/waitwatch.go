@@ -84,10 +84,20 @@ func forward(ctx context.Context, w watch.Interface, changes chan<- struct{}) {
 	}
 }
 
-// Holds runs check every 100ms for the settle window: something that must
-// not happen is watched for a while, not looked for once.
-func (s *Scenario) Holds(ctx context.Context, check func() error) error {
-	deadline := time.Now().Add(s.w.Timeouts.Settle)
+// SettleWindow is how long a check that something does not happen watches:
+// override when it is not zero (a step's own "for 5s"), else the run's
+// settle window (harness.Timeouts.Settle).
+func (s *Scenario) SettleWindow(override time.Duration) time.Duration {
+	if override > 0 {
+		return override
+	}
+	return s.w.Timeouts.Settle
+}
+
+// Holds runs check every 100ms for window: something that must not happen
+// is watched for a while, not looked for once.
+func (s *Scenario) Holds(ctx context.Context, window time.Duration, check func() error) error {
+	deadline := time.Now().Add(window)
 	for {
 		if err := check(); err != nil {
 			return err

@@ -32,6 +32,9 @@ type Check struct {
 	Err error
 	// Reason says why a check was not claimed or differs as declared.
 	Reason string
+	// Window is how long a check that something does not happen watched
+	// (the run's settle window, or the step's own); zero for other checks.
+	Window time.Duration
 }
 
 // Scenario is how one scenario went and how long it took.

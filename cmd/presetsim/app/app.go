@@ -145,6 +145,7 @@ usage error, 130 or 143 when interrupted.`,
 		constructors[reg.Name] = reg.Flags(fs)
 	}
 	backendName := fs.String("backend", registry.Names()[0], "where objects live: "+strings.Join(summaries, ", "))
+	settle := fs.Duration("settle", 0, "how long a check that something does not happen watches (no events, stays as submitted); the backend's default when 0: 1s with an API server, 200ms offline. A step may end with \"for 5s\" for its own")
 	showSecrets := fs.Bool("show-secrets", false, "show values that come from Secrets in messages, instead of "+environment.Mask)
 	ext := externalFlags(fs)
 	profilePath := fs.String("profile", "", "profile (YAML) of the implementation under test; the canonical PodPreset when empty")
@@ -155,6 +156,9 @@ usage error, 130 or 143 when interrupted.`,
 		if err != nil {
 			fmt.Fprintf(stderr, "presetsim run: %v\n", err)
 			return cli.ExitError{Code: 2}
+		}
+		if *settle < 0 {
+			return cli.UsageError(cmd, fmt.Sprintf("--settle must not be negative, not %s", *settle))
 		}
 		if fs.Changed("kubeconfig") {
 			*backendName = existing.Name
@@ -222,7 +226,8 @@ usage error, 130 or 143 when interrupted.`,
 				return cli.ExitError{Code: 2}
 			}
 		}
-		w, err := harness.Start(interrupts.Context(), harness.Options{Backend: be, Implementation: impl, Profile: prof, ShowSecrets: *showSecrets, Progress: stderr})
+		w, err := harness.Start(interrupts.Context(), harness.Options{Backend: be, Implementation: impl, Profile: prof, ShowSecrets: *showSecrets, Progress: stderr,
+			Timeouts: harness.Timeouts{Settle: *settle}})
 		if err != nil {
 			if code := interrupts.Code(); code != 0 {
 				return cli.ExitError{Code: code}

@@ -17,7 +17,7 @@ func ScenarioResults(timings []result.Scenario) []report.ScenarioResult {
 			results[i].Failure = t.Err.Error()
 		}
 		for _, c := range t.Checks {
-			rc := report.Check{Step: c.Step, Line: c.Line, Rules: c.Rules, Outcome: checkOutcomes[c.Outcome], Detail: c.Reason}
+			rc := report.Check{Step: c.Step, Line: c.Line, Rules: c.Rules, Outcome: checkOutcomes[c.Outcome], Detail: c.Reason, SettleSeconds: c.Window.Seconds()}
 			if c.Err != nil && c.Outcome == result.CheckFailed {
 				rc.Detail = c.Err.Error()
 			}

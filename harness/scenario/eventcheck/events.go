@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -64,21 +65,21 @@ func (s Steps) HasEvent(ctx context.Context, kind, name string, want EventSpec) 
 	return nil
 }
 
-// HasNoEvents checks, for the settle window, that the object gets no event
-// with the reason.
-func (s Steps) HasNoEvents(ctx context.Context, kind, name, reason string) error {
+// HasNoEvents checks, for window (see Scenario.SettleWindow), that the
+// object gets no event with the reason.
+func (s Steps) HasNoEvents(ctx context.Context, kind, name, reason string, window time.Duration) error {
 	gvk, _, ns, err := s.ObjectNamespace(ctx, kind, name)
 	if err != nil {
 		return err
 	}
-	return s.Holds(ctx, func() error {
+	return s.Holds(ctx, window, func() error {
 		evs, err := s.Events(ctx, ns, gvk.Kind, name)
 		if err != nil {
 			return err
 		}
 		for _, e := range evs {
 			if e.Reason == reason {
-				return fmt.Errorf("%s %q has an event with reason %s: %s", gvk.Kind, name, reason, s.Logical(e.Message))
+				return fmt.Errorf("%s %q has an event with reason %s (watched for %s): %s", gvk.Kind, name, reason, window, s.Logical(e.Message))
 			}
 		}
 		return nil

@@ -90,9 +90,10 @@ func (s Steps) RestartedFor(ctx context.Context, kind, name, preset string) erro
 	return nil
 }
 
-// StaysAsSubmitted checks ObjectAsSubmitted for the settle window.
-func (s Steps) StaysAsSubmitted(ctx context.Context, kind, name string) error {
-	return s.Holds(ctx, func() error { return podcheck.Of(s.Scenario).ObjectAsSubmitted(ctx, kind, name) })
+// StaysAsSubmitted checks ObjectAsSubmitted for window (see
+// Scenario.SettleWindow).
+func (s Steps) StaysAsSubmitted(ctx context.Context, kind, name string, window time.Duration) error {
+	return s.Holds(ctx, window, func() error { return podcheck.Of(s.Scenario).ObjectAsSubmitted(ctx, kind, name) })
 }
 
 // object returns a workload of the scenario by the kind written in a step.

@@ -1,0 +1,76 @@
+package steps_test
+
+import (
+	"context"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/harness/backend/offline"
+	"presetsim.dev/presetsim/steps"
+	"presetsim.dev/presetsim/steps/result"
+)
+
+// TestSettleWindows: a "never" check watches for the run's settle window
+// (what --settle sets) unless its step names its own, the report's check
+// records the window it used, and a window that is not a duration fails the
+// step with a message that says how to write one.
+func TestSettleWindows(t *testing.T) {
+	const run = 300 * time.Millisecond
+	w, err := harness.Start(context.Background(), harness.Options{Backend: offline.New(), Timeouts: harness.Timeouts{Settle: run}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	if w.Timeouts.Wait == 0 {
+		t.Errorf("setting the settle window left the wait bound zero: %+v", w.Timeouts)
+	}
+	_, timings := steps.Run(w, steps.SuiteOptions{Paths: []string{"testdata/settle"}, Format: "progress", Output: io.Discard})
+	byName := map[string]result.Scenario{}
+	for _, sc := range timings.List() {
+		byName[sc.Scenario[strings.Index(sc.Scenario, ": ")+2:]] = sc
+	}
+	tests := []struct {
+		scenario string
+		windows  []time.Duration // of the scenario's checks, in order
+		failure  string
+	}{
+		{scenario: "the run's window", windows: []time.Duration{run, run}},
+		{scenario: "the step's own window", windows: []time.Duration{150 * time.Millisecond, 250 * time.Millisecond}},
+		{scenario: "a window that is not a duration", windows: []time.Duration{0}, failure: `"soon" is not a settle window`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.scenario, func(t *testing.T) {
+			sc, ok := byName[tt.scenario]
+			if !ok {
+				t.Fatalf("no result for the scenario; have %d", len(byName))
+			}
+			if tt.failure != "" {
+				if !sc.Failed || sc.Err == nil || !strings.Contains(sc.Err.Error(), tt.failure) {
+					t.Fatalf("failed %v with %v, want a failure containing %q", sc.Failed, sc.Err, tt.failure)
+				}
+			} else if sc.Failed {
+				t.Fatalf("failed: %v", sc.Err)
+			}
+			var got []time.Duration
+			var total time.Duration
+			for _, c := range sc.Checks {
+				got = append(got, c.Window)
+				total += c.Window
+			}
+			if len(got) != len(tt.windows) {
+				t.Fatalf("windows %v, want %v", got, tt.windows)
+			}
+			for i := range got {
+				if got[i] != tt.windows[i] {
+					t.Errorf("check %d watched for %s, want %s", i, got[i], tt.windows[i])
+				}
+			}
+			if sc.Duration < total {
+				t.Errorf("the scenario took %s, less than the %s its checks say they watched", sc.Duration, total)
+			}
+		})
+	}
+}
