@@ -32,6 +32,8 @@ bench: ## start-up, per-scenario overhead, parallel speed-up, pod-create latency
 
 # The five seed features; cmd/presetsim/app/bench/bench.go's seedFeatures lists them too.
 SEED_FEATURES = features/simple.feature features/configmap.feature features/replicaset.feature features/multiple.feature features/conflict.feature
+# make test-kind: the seed features and the checks of any kind (features/objects.feature).
+KIND_FEATURES = $(SEED_FEATURES) features/objects.feature
 .PHONY: kind-image
 kind-image: ## build the kind node image from Debian packages and source (cached; needs root and Docker)
 	@hack/kind/build-node-image.sh >/dev/null
@@ -39,8 +41,8 @@ kind-image: ## build the kind node image from Debian packages and source (cached
 .PHONY: test-kind
 test-kind: ## build the kind node image if needed, run the seed features on new kind clusters against the reference and the policy, delete them
 	@image=$$(hack/kind/build-node-image.sh) && \
-	$(GO) run ./cmd/presetsim run --backend kind --kind-name presetsim-test --kind-image "$$image" $(SEED_FEATURES) $(ARGS) && \
-	$(GO) run ./cmd/presetsim run --backend kind --kind-name presetsim-test --kind-image "$$image" --implementation policy $(SEED_FEATURES) $(ARGS)
+	$(GO) run ./cmd/presetsim run --backend kind --kind-name presetsim-test --kind-image "$$image" $(KIND_FEATURES) $(ARGS) && \
+	$(GO) run ./cmd/presetsim run --backend kind --kind-name presetsim-test --kind-image "$$image" --implementation policy $(KIND_FEATURES) $(ARGS)
 
 # Budgets are execution counts, not durations: Go 1.26's fuzz coordinator can
 # fail a target with a bare "context deadline exceeded" when a duration ends

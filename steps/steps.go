@@ -18,6 +18,7 @@ import (
 	"presetsim.dev/presetsim/harness/scenario"
 	"presetsim.dev/presetsim/harness/scenario/environment"
 	"presetsim.dev/presetsim/harness/scenario/eventcheck"
+	"presetsim.dev/presetsim/harness/scenario/objectcheck"
 	"presetsim.dev/presetsim/harness/scenario/podcheck"
 	"presetsim.dev/presetsim/harness/scenario/workload"
 	"presetsim.dev/presetsim/steps/attribution"
@@ -230,6 +231,13 @@ func register(sc registrar) {
 	sc.Step(`^the pod "([^"]*)" should not exist$`, check(shows.content, "R2.1"), func(ctx context.Context, name string) error {
 		return podcheck.Of(from(ctx).scenario).PodShouldNotExist(ctx, name)
 	})
+	sc.Step(`^the ([A-Z]\w*) "([^"]*)" should match:$`, check(""), func(ctx context.Context, kind, name string, doc *godog.DocString) error {
+		s := from(ctx)
+		return objectcheck.Of(s.scenario).ShouldMatch(ctx, kind, name, s.source(), doc.Content)
+	})
+	sc.Step(`^the ([A-Z]\w*) "([^"]*)" should not exist$`, check(""), func(ctx context.Context, kind, name string) error {
+		return objectcheck.Of(from(ctx).scenario).ShouldNotExist(ctx, kind, name)
+	})
 	sc.Step(`^I try to update the PodPreset "([^"]*)" to:$`, setup(""), func(ctx context.Context, name string, doc *godog.DocString) error {
 		s := from(ctx)
 		return s.scenario.TryUpdatePreset(ctx, name, s.source(), doc.Content)
@@ -305,6 +313,9 @@ func registerWorkloads(sc registrar) {
 			return err
 		}
 		return workload.Of(from(ctx).scenario).Scale(ctx, kind, name, count)
+	})
+	sc.Step(`^I delete the ([A-Z]\w*) "([^"]*)"$`, setup(""), func(ctx context.Context, kind, name string) error {
+		return objectcheck.Of(from(ctx).scenario).Delete(ctx, kind, name)
 	})
 	sc.Step(`^I delete the pod "([^"]*)"$`, setup(""), func(ctx context.Context, name string) error {
 		return workload.Of(from(ctx).scenario).DeletePod(ctx, name)
