@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"presetsim.dev/presetsim/harness"
@@ -27,25 +29,7 @@ func TestSuiteOnExistingCluster(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a control plane; skipped with -short")
 	}
-	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
-	cmd := exec.Command(os.Args[0], "up", "--kubeconfig", kubeconfig)
-	cmd.Env = append(os.Environ(), childEnv+"=1")
-	var out syncBuffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		_ = cmd.Process.Signal(syscall.SIGINT)
-		_ = cmd.Wait()
-	}()
-	deadline := time.Now().Add(5 * time.Minute)
-	for !strings.Contains(out.String(), "Press Ctrl-C") {
-		if time.Now().After(deadline) || exited(cmd.Process.Pid) {
-			t.Fatalf("presetsim up did not come up; output:\n%s", out.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	kubeconfig := startUp(t)
 
 	ctx := context.Background()
 	w, err := harness.Start(ctx, harness.Options{Backend: existing.New(existing.Options{Kubeconfig: kubeconfig}), Implementation: installed.New(), Progress: os.Stderr})
@@ -97,4 +81,101 @@ func TestSuiteOnExistingCluster(t *testing.T) {
 			t.Errorf("namespace %s was not deleted", ns.Name)
 		}
 	}
+}
+
+// startUp starts `presetsim up` (this test binary acting as the command)
+// for the test, stopped with Ctrl-C when the test ends, and returns its
+// kubeconfig.
+func startUp(t *testing.T) string {
+	t.Helper()
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	cmd := exec.Command(os.Args[0], "up", "--kubeconfig", kubeconfig)
+	cmd.Env = append(os.Environ(), childEnv+"=1")
+	var out syncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGINT)
+		_ = cmd.Wait()
+	})
+	deadline := time.Now().Add(5 * time.Minute)
+	for !strings.Contains(out.String(), "Press Ctrl-C") {
+		if time.Now().After(deadline) || exited(cmd.Process.Pid) {
+			t.Fatalf("presetsim up did not come up; output:\n%s", out.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return kubeconfig
+}
+
+// TestRunsLeaveNothingBehind runs features 30 times, one run after
+// another, against one `presetsim up`, as a CI job that reuses a cluster
+// would: every run's verdicts are the first run's, and each run leaves no
+// pod in its namespaces (the cluster backend deletes what it created,
+// object by object, before deleting the namespaces) and none on the
+// simulated nodes, whose capacity (110 pods each) leftovers would fill.
+func TestRunsLeaveNothingBehind(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a control plane and runs the features 30 times; skipped with -short")
+	}
+	const runs = 30
+	features := []string{"../../features/simple.feature", "../../features/replicaset.feature", "../../features/objects.feature"}
+	kubeconfig := startUp(t)
+	ctx := context.Background()
+	var first map[string]string
+	for i := 1; i <= runs; i++ {
+		w, err := harness.Start(ctx, harness.Options{Backend: existing.New(existing.Options{Kubeconfig: kubeconfig}), Implementation: installed.New()})
+		if err != nil {
+			t.Fatalf("run %d: unable to start on the cluster: %v", i, err)
+		}
+		_, timings := steps.Run(w, steps.SuiteOptions{Paths: features, Format: "progress", Output: io.Discard})
+		verdicts := map[string]string{}
+		for _, s := range timings.List() {
+			verdicts[s.Scenario] = s.Outcome()
+		}
+		client, runID := w.Client, w.RunID
+		if err := w.Stop(); err != nil {
+			t.Errorf("run %d: stop: %v", i, err)
+		}
+		if first == nil {
+			first = verdicts
+			for name, v := range verdicts {
+				if v != "passed" {
+					t.Errorf("run 1: %s %s", name, v)
+				}
+			}
+		} else if diff := cmp.Diff(first, verdicts); diff != "" {
+			t.Fatalf("run %d: the verdicts changed (-run 1 +run %d):\n%s", i, i, diff)
+		}
+		// Right after Stop: the run's namespaces may still be terminating,
+		// but nothing of the run is left in them.
+		namespaces, err := client.CoreV1().Namespaces().List(ctx, metav1.ListOptions{LabelSelector: harness.RunLabel + "=" + runID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ns := range namespaces.Items {
+			pods, err := client.CoreV1().Pods(ns.Name).List(ctx, metav1.ListOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range pods.Items {
+				t.Errorf("run %d left pod %s/%s (node %q)", i, ns.Name, p.Name, p.Spec.NodeName)
+			}
+		}
+		all, err := client.CoreV1().Pods("").List(ctx, metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range all.Items {
+			if p.Spec.NodeName != "" {
+				t.Errorf("after run %d, pod %s/%s still holds a place on node %s", i, p.Namespace, p.Name, p.Spec.NodeName)
+			}
+		}
+		if t.Failed() {
+			return
+		}
+	}
+	t.Logf("%d runs of %d scenarios each, the same verdicts, nothing left behind", runs, len(first))
 }

@@ -1,8 +1,3 @@
-// Package existing is the backend of an existing cluster, reached with a
-// kubeconfig, where the implementation under test is already installed.
-// The harness then creates nothing but namespaces it names and labels for
-// the run (backend.RunLabel) and namespaced objects in them; it refuses any
-// cluster-scoped create and deletes its namespaces at Stop.
 package existing
 
 import (
@@ -10,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/spf13/pflag"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"presetsim.dev/presetsim/harness/backend"
@@ -52,7 +49,8 @@ func (b *Backend) Name() string { return Name }
 // Cluster is the existing cluster, seen through the run's namespaces.
 type Cluster struct {
 	*apiserver.Cluster
-	runID string
+	runID   string
+	created ledger
 }
 
 // Start connects to the cluster.
@@ -76,5 +74,23 @@ func (b *Backend) Start(ctx context.Context, run backend.Run) (backend.Cluster, 
 	return &Cluster{Cluster: api, runID: run.ID}, nil
 }
 
-// Stop deletes the run's namespaces, without waiting for them to go.
-func (c *Cluster) Stop() error { return c.DeleteRunNamespaces(c.runID) }
+// Stop deletes what the run created, object by object (cleanUp), then the
+// run's namespaces, without waiting for them to go: a cluster without a
+// namespace controller keeps the empty namespaces, and nothing in them.
+func (c *Cluster) Stop() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	list, err := c.API().Client.CoreV1().Namespaces().List(ctx, metav1.ListOptions{LabelSelector: backend.RunLabel + "=" + c.runID})
+	if err != nil {
+		return fmt.Errorf("unable to list the run's namespaces: %w", err)
+	}
+	var namespaces []string
+	for _, ns := range list.Items {
+		namespaces = append(namespaces, ns.Name)
+	}
+	var errs []error
+	if err := c.cleanUp(namespaces); err != nil {
+		errs = append(errs, fmt.Errorf("the run's objects: %w", err))
+	}
+	return errors.Join(append(errs, c.DeleteRunNamespaces(c.runID))...)
+}

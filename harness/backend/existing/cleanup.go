@@ -1,0 +1,127 @@
+package existing
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
+
+	"presetsim.dev/presetsim/harness/backend"
+)
+
+// created is an object the run created, to delete at Stop.
+type created struct {
+	gvr            schema.GroupVersionResource
+	kind, ns, name string
+	uid            types.UID
+}
+
+func (o created) String() string { return fmt.Sprintf("%s %s/%s", o.kind, o.ns, o.name) }
+
+// ledger records what the run created, in order.
+type ledger struct {
+	mu      sync.Mutex
+	objects []created
+}
+
+func (l *ledger) add(gvr schema.GroupVersionResource, u *unstructured.Unstructured) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.objects = append(l.objects, created{gvr: gvr, kind: u.GetKind(), ns: u.GetNamespace(), name: u.GetName(), uid: u.GetUID()})
+}
+
+func (l *ledger) list() []created {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.objects)
+}
+
+// Create creates, as the API server's Cluster does, and records what it
+// created (not dry runs, not namespaces) for Stop to delete.
+func (c *Cluster) Create(ctx context.Context, gvr schema.GroupVersionResource, u *unstructured.Unstructured, opts backend.CreateOptions) (*unstructured.Unstructured, error) {
+	got, err := c.Cluster.Create(ctx, gvr, u, opts)
+	if err == nil && !opts.DryRun && got.GetNamespace() != "" {
+		c.created.add(gvr, got)
+	}
+	return got, err
+}
+
+// cleanupBound bounds Stop's deletion of what the run created.
+const cleanupBound = 60 * time.Second
+
+// cleanUp deletes, newest first, every object the run created, in the
+// foreground (an owner goes after its dependents: a ReplicaSet after its
+// pods), and any pod left in the run's namespaces (pods a controller made
+// for an owner a scenario deleted), then waits until all are gone, up to
+// cleanupBound. The run's namespaces are deleted after this, so a cluster
+// whose namespaces are never emptied (no namespace controller) keeps
+// nothing of the run but the empty namespaces. What it could not delete is
+// the error, object by object.
+func (c *Cluster) cleanUp(namespaces []string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), cleanupBound)
+	defer cancel()
+	dyn := c.API().Dynamic
+	foreground := metav1.DeletePropagationForeground
+	objects := c.created.list()
+	slices.Reverse(objects)
+	for _, ns := range namespaces {
+		pods, err := dyn.Resource(backend.Pods).Namespace(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return fmt.Errorf("unable to list the pods of namespace %s: %w", ns, err)
+		}
+		for _, p := range pods.Items {
+			objects = append(objects, created{gvr: backend.Pods, kind: "Pod", ns: ns, name: p.GetName(), uid: p.GetUID()})
+		}
+	}
+	var errs []error
+	for _, o := range objects {
+		err := dyn.Resource(o.gvr).Namespace(o.ns).Delete(ctx, o.name, metav1.DeleteOptions{
+			PropagationPolicy: &foreground, Preconditions: &metav1.Preconditions{UID: &o.uid}})
+		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+			errs = append(errs, fmt.Errorf("%s: %w", o, err))
+		}
+	}
+	var left []string
+	err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+		left = left[:0]
+		for _, o := range objects {
+			got, err := dyn.Resource(o.gvr).Namespace(o.ns).Get(ctx, o.name, metav1.GetOptions{})
+			switch {
+			case apierrors.IsNotFound(err):
+			case err != nil:
+				left = append(left, fmt.Sprintf("%s (%v)", o, err))
+			case got.GetUID() != o.uid:
+				// A new object of the same name (a controller's): not ours.
+			default:
+				left = append(left, describe(o, got))
+			}
+		}
+		return len(left) == 0, nil
+	})
+	if err != nil {
+		errs = append(errs, fmt.Errorf("not deleted within %s: %s", cleanupBound, strings.Join(left, "; ")))
+	}
+	return errors.Join(errs...)
+}
+
+// describe says what holds an object that is still there.
+func describe(o created, got *unstructured.Unstructured) string {
+	switch {
+	case got.GetDeletionTimestamp() == nil:
+		return o.String() + " (not being deleted)"
+	case len(got.GetFinalizers()) > 0:
+		return fmt.Sprintf("%s (held by finalizers %s)", o, strings.Join(got.GetFinalizers(), ", "))
+	default:
+		return o.String() + " (being deleted)"
+	}
+}
