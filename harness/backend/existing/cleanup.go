@@ -61,8 +61,9 @@ const cleanupBound = 60 * time.Second
 
 // cleanUp deletes, newest first, every object the run created, in the
 // foreground (an owner goes after its dependents: a ReplicaSet after its
-// pods), and any pod left in the run's namespaces (pods a controller made
-// for an owner a scenario deleted), then waits until all are gone, up to
+// pods), pods at once (grace period 0), and any pod left in the run's
+// namespaces (pods a controller made for an owner a scenario deleted),
+// then waits until all are gone, up to
 // cleanupBound. The run's namespaces are deleted after this, so a cluster
 // whose namespaces are never emptied (no namespace controller) keeps
 // nothing of the run but the empty namespaces. What it could not delete is
@@ -80,35 +81,58 @@ func (c *Cluster) cleanUp(namespaces []string) error {
 			return fmt.Errorf("unable to list the pods of namespace %s: %w", ns, err)
 		}
 		for _, p := range pods.Items {
-			objects = append(objects, created{gvr: backend.Pods, kind: "Pod", ns: ns, name: p.GetName(), uid: p.GetUID()})
+			if !slices.ContainsFunc(objects, func(o created) bool { return o.uid == p.GetUID() }) {
+				objects = append(objects, created{gvr: backend.Pods, kind: "Pod", ns: ns, name: p.GetName(), uid: p.GetUID()})
+			}
 		}
 	}
 	var errs []error
+	now := int64(0)
 	for _, o := range objects {
-		err := dyn.Resource(o.gvr).Namespace(o.ns).Delete(ctx, o.name, metav1.DeleteOptions{
-			PropagationPolicy: &foreground, Preconditions: &metav1.Preconditions{UID: &o.uid}})
+		opts := metav1.DeleteOptions{PropagationPolicy: &foreground, Preconditions: &metav1.Preconditions{UID: &o.uid}}
+		if o.gvr == backend.Pods {
+			// A test pod has nothing to drain, and one bound to a node no
+			// kubelet runs (a mirror pod's) would never finish a graceful
+			// deletion.
+			opts.GracePeriodSeconds = &now
+		}
+		err := dyn.Resource(o.gvr).Namespace(o.ns).Delete(ctx, o.name, opts)
 		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
 			errs = append(errs, fmt.Errorf("%s: %w", o, err))
 		}
 	}
+	// Wait with one list per resource, not one get per object: a suite
+	// leaves hundreds of objects, and the client's rate limit is shared.
+	byResource := map[schema.GroupVersionResource][]created{}
+	for _, o := range objects {
+		byResource[o.gvr] = append(byResource[o.gvr], o)
+	}
 	var left []string
-	err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+	err := wait.PollUntilContextCancel(ctx, 250*time.Millisecond, true, func(ctx context.Context) (bool, error) {
 		left = left[:0]
-		for _, o := range objects {
-			got, err := dyn.Resource(o.gvr).Namespace(o.ns).Get(ctx, o.name, metav1.GetOptions{})
-			switch {
-			case apierrors.IsNotFound(err):
-			case err != nil:
-				left = append(left, fmt.Sprintf("%s (%v)", o, err))
-			case got.GetUID() != o.uid:
-				// A new object of the same name (a controller's): not ours.
-			default:
-				left = append(left, describe(o, got))
+		for gvr, objs := range byResource {
+			list, err := dyn.Resource(gvr).List(ctx, metav1.ListOptions{})
+			if err != nil {
+				left = append(left, fmt.Sprintf("%s (%v)", gvr.Resource, err))
+				continue
+			}
+			there := map[types.UID]*unstructured.Unstructured{}
+			for i := range list.Items {
+				there[list.Items[i].GetUID()] = &list.Items[i]
+			}
+			for _, o := range objs {
+				if got, ok := there[o.uid]; ok {
+					left = append(left, describe(o, got))
+				}
 			}
 		}
 		return len(left) == 0, nil
 	})
 	if err != nil {
+		slices.Sort(left)
+		if len(left) > 20 {
+			left = append(left[:20], fmt.Sprintf("and %d more", len(left)-20))
+		}
 		errs = append(errs, fmt.Errorf("not deleted within %s: %s", cleanupBound, strings.Join(left, "; ")))
 	}
 	return errors.Join(errs...)
