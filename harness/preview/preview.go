@@ -3,6 +3,8 @@ package preview
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -16,6 +18,7 @@ import (
 	podpreset "presetsim.dev/presetsim/presets/admission"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
 	"presetsim.dev/presetsim/presets/defaults"
+	"presetsim.dev/presetsim/presets/explain"
 	"presetsim.dev/presetsim/presets/merge"
 )
 
@@ -35,6 +38,9 @@ type Result struct {
 	// Warnings holds the admission warnings: each conflict (R4.3) and any
 	// preset skipped for an invalid selector.
 	Warnings []string
+	// Explained is what each preset of the input, of every namespace, does
+	// to the pod and why (package explain), presets by namespace and name.
+	Explained []explain.Verdict
 }
 
 // Conflicted reports whether admission reported a conflict.
@@ -78,12 +84,19 @@ func Run(ctx context.Context, objs []manifest.Object) ([]Result, error) {
 	if err := plugin.ValidateInitialization(); err != nil {
 		return nil, err
 	}
+	var all []*v1alpha1.PodPreset
+	for _, ns := range slices.Sorted(maps.Keys(lister)) {
+		byName := slices.Clone(lister[ns])
+		slices.SortStableFunc(byName, func(a, b *v1alpha1.PodPreset) int { return strings.Compare(a.Name, b.Name) })
+		all = append(all, byName...)
+	}
 	var results []Result
 	for _, p := range pods {
 		r, err := admit(ctx, plugin, p.source, p.pod)
 		if err != nil {
 			return nil, err
 		}
+		r.Explained = explain.Pod(r.Input, all)
 		results = append(results, r)
 	}
 	return results, nil

@@ -10,6 +10,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
+
+	"presetsim.dev/presetsim/presets/explain"
 )
 
 // Summary is one line per pod: what was applied, or each conflict.
@@ -155,4 +157,50 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+// WriteExplanation writes, for each pod, what each preset does to it and
+// why, one line per preset, a conflict's items on lines of their own.
+func WriteExplanation(w io.Writer, results []Result) error {
+	for i, r := range results {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, "%s (namespace %s):\n", r.Source, r.Input.Namespace)
+		if len(r.Explained) == 0 {
+			fmt.Fprintln(w, "  no PodPreset in the input")
+		}
+		for _, v := range r.Explained {
+			fmt.Fprintf(w, "  %s\n", v)
+			for _, a := range v.Added {
+				fmt.Fprintf(w, "      added %s\n", a)
+			}
+			for _, s := range v.Skipped {
+				fmt.Fprintf(w, "      skipped as identical %s\n", s)
+			}
+		}
+		for _, warning := range r.Warnings {
+			if !strings.HasPrefix(warning, "Conflict on pod preset ") {
+				fmt.Fprintf(w, "  warning: %s\n", warning)
+			}
+		}
+	}
+	return nil
+}
+
+// WriteExplanationJSON writes the explanations as a JSON array, one entry
+// per pod.
+func WriteExplanationJSON(w io.Writer, results []Result) error {
+	type entry struct {
+		Source    string            `json:"source"`
+		Namespace string            `json:"namespace"`
+		Presets   []explain.Verdict `json:"presets"`
+	}
+	out := make([]entry, 0, len(results))
+	for _, r := range results {
+		out = append(out, entry{Source: r.Source, Namespace: r.Input.Namespace, Presets: append([]explain.Verdict{}, r.Explained...)})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
 }

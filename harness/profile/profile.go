@@ -294,6 +294,29 @@ func (p *Profile) Preset(canonical *unstructured.Unstructured) (*unstructured.Un
 	return out, nil
 }
 
+// CanonicalPreset translates the implementation's preset object back into
+// a canonical PodPreset (settings.k8s.io/v1alpha1): the reverse of Preset.
+func (p *Profile) CanonicalPreset(own *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	out := own.DeepCopy()
+	out.SetAPIVersion(v1alpha1.SchemeGroupVersion.String())
+	out.SetKind("PodPreset")
+	for _, from := range slices.Sorted(maps.Keys(p.Spec.Preset.Fields)) {
+		to := strings.Split(p.Spec.Preset.Fields[from], ".")
+		v, found, err := unstructured.NestedFieldNoCopy(out.Object, to...)
+		if err != nil {
+			return nil, err
+		}
+		if !found {
+			continue
+		}
+		unstructured.RemoveNestedField(out.Object, to...)
+		if err := unstructured.SetNestedField(out.Object, v, strings.Split(from, ".")...); err != nil {
+			return nil, fmt.Errorf("profile %s: unable to set %s: %w", p.Metadata.Name, from, err)
+		}
+	}
+	return out, nil
+}
+
 // Message translates the canonical field paths in an expected message
 // (spec.selector) into the implementation's (spec.podSelector).
 func (p *Profile) Message(text string) string {

@@ -93,6 +93,10 @@ type Conflict struct {
 	//   - envFrom: the set parts of the tuple, e.g. "prefix DB_ configMapRef db-env"
 	//     or "secretRef db-creds".
 	Key string
+	// Injected is the preset's item, and Existing the item already in the
+	// list that shares the key, each as compact JSON: what an explanation
+	// shows side by side.
+	Injected, Existing string
 }
 
 // String describes the conflict, e.g. "duplicate mountPath /cache in container website".
@@ -119,14 +123,17 @@ func (c Conflict) String() string {
 	return s
 }
 
-// conflictList collects conflicts in order, each once.
+// conflictList collects conflicts in order, each (preset, container,
+// field, key) once, with the items of its first occurrence.
 type conflictList []Conflict
 
-// add records a conflict for each key label, unless already recorded.
-func (l *conflictList) add(preset, container, field string, keys []string) {
-	for _, key := range keys {
-		c := Conflict{Preset: preset, Container: container, Field: field, Key: key}
-		if !slices.Contains(*l, c) {
+// add records a conflict for each shared key, unless already recorded.
+func (l *conflictList) add(preset, container, field string, keys []sharedKey) {
+	for _, k := range keys {
+		c := Conflict{Preset: preset, Container: container, Field: field, Key: k.label, Injected: k.injected, Existing: k.existing}
+		if !slices.ContainsFunc(*l, func(o Conflict) bool {
+			return o.Preset == c.Preset && o.Container == c.Container && o.Field == c.Field && o.Key == c.Key
+		}) {
 			*l = append(*l, c)
 		}
 	}

@@ -1,6 +1,7 @@
 package merge
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -153,15 +154,16 @@ func Apply(pod *corev1.Pod, presets []*v1alpha1.PodPreset) Result {
 // unless it is identical to an item that shares one of its keys (R3.4), in
 // which case it is skipped. An item that shares a key with an item and is
 // identical to none of them is a conflict (R4.1): it is not added, so the
-// list is never rewritten (R4.4), and the labels of the shared keys are
-// returned, in the order of keys. A nil list that receives nothing stays nil.
+// list is never rewritten (R4.4), and the shared keys are returned, in the
+// order of keys, each with the two items. A nil list that receives nothing
+// stays nil.
 //
 // "Already there" includes what earlier presets and earlier items of the
 // same preset added, as Kubernetes 1.19 compared against its lists while
 // appending to them.
-func inject[T any](list *[]T, item T, keys []key[T]) (conflicts []string) {
+func inject[T any](list *[]T, item T, keys []key[T]) (conflicts []sharedKey) {
 	for _, k := range keys {
-		key, shared := k.of(&item), false
+		key, shared := k.of(&item), -1
 		for i := range *list {
 			if k.of(&(*list)[i]) != key {
 				continue
@@ -169,10 +171,12 @@ func inject[T any](list *[]T, item T, keys []key[T]) (conflicts []string) {
 			if equality.Semantic.DeepEqual((*list)[i], item) {
 				return nil // R3.4: already there
 			}
-			shared = true
+			if shared < 0 {
+				shared = i
+			}
 		}
-		if shared {
-			conflicts = append(conflicts, k.label(&item))
+		if shared >= 0 {
+			conflicts = append(conflicts, sharedKey{label: k.label(&item), injected: compact(item), existing: compact((*list)[shared])})
 		}
 	}
 	if len(conflicts) > 0 {
@@ -180,4 +184,17 @@ func inject[T any](list *[]T, item T, keys []key[T]) (conflicts []string) {
 	}
 	*list = append(*list, item)
 	return nil
+}
+
+// sharedKey is a key an injected item shares with a different item already
+// in the list: its label and both items.
+type sharedKey struct{ label, injected, existing string }
+
+// compact renders an item as compact JSON, for Conflict.
+func compact(item any) string {
+	b, err := json.Marshal(item)
+	if err != nil {
+		return fmt.Sprintf("%+v", item)
+	}
+	return string(b)
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -33,7 +34,8 @@ type applyCase struct {
 }
 
 // check runs Apply on the case, reports any difference from what the case
-// expects, and returns the result.
+// expects, and returns the result. A conflict's items (Injected, Existing)
+// are TestConflictItems' to check.
 func (tc applyCase) check(t *testing.T, opts ...cmp.Option) Result {
 	t.Helper()
 	want := Result{Pod: tc.want, Applied: tc.wantApplied, Conflicts: tc.wantConflicts}
@@ -41,6 +43,7 @@ func (tc applyCase) check(t *testing.T, opts ...cmp.Option) Result {
 		want.Pod = tc.pod.DeepCopy()
 	}
 	got := Apply(tc.pod, tc.presets)
+	opts = append(opts, cmpopts.IgnoreFields(Conflict{}, "Injected", "Existing"))
 	if diff := cmp.Diff(want, got, opts...); diff != "" {
 		t.Errorf("Apply() mismatch (-want +got):\n%s", diff)
 	}
@@ -934,6 +937,44 @@ func TestMessages(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if diff := cmp.Diff(tc.want, Messages(tc.conflicts)); diff != "" {
 				t.Errorf("Messages() mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestConflictItems: a conflict carries both items, the preset's and the
+// one already in the list, as compact JSON, so that an explanation can show
+// them side by side; the first preset that meets an item keeps it.
+func TestConflictItems(t *testing.T) {
+	tests := []struct {
+		name    string
+		pod     *corev1.Pod
+		presets []*v1alpha1.PodPreset
+		want    []Conflict
+	}{
+		{
+			name:    "env against the pod's",
+			pod:     newPod(withContainers(newContainer("web", withEnv(env("DB", "pod"))))),
+			presets: []*v1alpha1.PodPreset{newPreset("db", "1", v1alpha1.PodPresetSpec{Env: []corev1.EnvVar{env("DB", "preset")}})},
+			want: []Conflict{{Preset: "db", Container: "web", Field: "env", Key: "DB",
+				Injected: `{"name":"DB","value":"preset"}`, Existing: `{"name":"DB","value":"pod"}`}},
+		},
+		{
+			name: "a volume against an earlier preset's",
+			pod:  newPod(),
+			presets: []*v1alpha1.PodPreset{
+				newPreset("a", "1", v1alpha1.PodPresetSpec{Volumes: []corev1.Volume{emptyDir("cache")}}),
+				newPreset("b", "1", v1alpha1.PodPresetSpec{Volumes: []corev1.Volume{configMapVolume("cache", "cm")}}),
+			},
+			want: []Conflict{{Preset: "b", Field: "volumes", Key: "cache",
+				Injected: `{"name":"cache","configMap":{"name":"cm","defaultMode":420}}`, Existing: `{"name":"cache","emptyDir":{}}`}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Apply(tt.pod, tt.presets)
+			if diff := cmp.Diff(tt.want, got.Conflicts); diff != "" {
+				t.Errorf("conflicts (-want +got):\n%s", diff)
 			}
 		})
 	}

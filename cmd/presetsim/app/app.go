@@ -19,6 +19,7 @@ import (
 
 	"presetsim.dev/presetsim/cmd/presetsim/app/bench"
 	"presetsim.dev/presetsim/cmd/presetsim/app/cli"
+	"presetsim.dev/presetsim/cmd/presetsim/app/live"
 	"presetsim.dev/presetsim/cmd/presetsim/app/policy"
 	"presetsim.dev/presetsim/cmd/presetsim/app/serve"
 	"presetsim.dev/presetsim/harness"
@@ -97,6 +98,8 @@ one installed on a cluster; and previews offline what presets do to pods.`,
 		newDifferentialCommand(stdout, stderr),
 		newApplyCommand(stdin, stdout, stderr),
 		policy.NewCommand(stdin, stdout, stderr),
+		live.NewExplainCommand(stdout, stderr),
+		live.NewAuditCommand(stdout, stderr),
 		newUpCommand(stdout, stderr),
 		bench.NewCommand(stdout, stderr),
 		serve.NewCommand(stdout, stderr),

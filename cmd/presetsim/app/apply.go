@@ -32,6 +32,7 @@ Exit status: 0, 1 on an error in the input, 2 on a usage error, 3 with --fail-on
 a pod has a conflict.`,
 		Example: `  presetsim apply -f presets.yaml -f deployment.yaml
   presetsim apply -f manifests.yaml -o diff
+  presetsim apply -f presets.yaml -f pod.yaml --explain
   kubectl get podpresets,deployments -o yaml | presetsim apply -f - --fail-on-conflict`,
 		Args: cli.NoArgs,
 	}
@@ -40,6 +41,7 @@ a pod has a conflict.`,
 	fs.StringArrayVarP(&files, "filename", "f", nil, "manifest file (multi-document YAML) or - for standard input; repeatable")
 	output := fs.StringP("output", "o", "yaml", "output: yaml (the admitted pods), json, or diff (submitted → admitted)")
 	color := fs.String("color", "auto", "colour the diff: auto (when writing to a terminal), always, never")
+	explainFlag := fs.Bool("explain", false, "instead of the pods, say for every pod and preset whether it applies and why (-o json for a machine-readable form)")
 	failOnConflict := fs.Bool("fail-on-conflict", false, fmt.Sprintf("exit with status %d when a pod has a conflict", ConflictExitCode))
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		ctx := cmd.Context()
@@ -72,12 +74,21 @@ a pod has a conflict.`,
 		if len(results) == 0 {
 			fmt.Fprintln(stderr, "no pod or workload in the input")
 		}
-		switch *output {
-		case "yaml":
+		switch {
+		case *explainFlag && *output == "json":
+			err = preview.WriteExplanationJSON(stdout, results)
+		case *explainFlag && (*output == "yaml" || *output == "text"):
+			err = preview.WriteExplanation(stdout, results)
+		case *explainFlag:
+			return fmt.Errorf("unknown output %q with --explain (want text or json)", *output)
+		}
+		switch {
+		case *explainFlag:
+		case *output == "yaml":
 			err = preview.WriteYAML(stdout, results)
-		case "json":
+		case *output == "json":
 			err = preview.WriteJSON(stdout, results)
-		case "diff":
+		case *output == "diff":
 			err = preview.WriteDiff(stdout, results, useColor(*color, stdout))
 		default:
 			return fmt.Errorf("unknown output %q (want yaml, json or diff)", *output)
