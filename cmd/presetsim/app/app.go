@@ -22,6 +22,7 @@ import (
 	"presetsim.dev/presetsim/cmd/presetsim/app/live"
 	"presetsim.dev/presetsim/cmd/presetsim/app/policy"
 	"presetsim.dev/presetsim/cmd/presetsim/app/serve"
+	"presetsim.dev/presetsim/cmd/presetsim/app/watch"
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/harness/backend"
 	"presetsim.dev/presetsim/harness/backend/envtest"
@@ -94,7 +95,7 @@ one installed on a cluster; and previews offline what presets do to pods.`,
 		Run:   func(*cobra.Command, []string) { fmt.Fprintln(stdout, strings.Join(mutants.Registry().Names(), "\n")) },
 	}
 	root.AddCommand(
-		newRunCommand(stdout, stderr),
+		newRunCommand(stdin, stdout, stderr),
 		newDifferentialCommand(stdout, stderr),
 		newApplyCommand(stdin, stdout, stderr),
 		policy.NewCommand(stdin, stdout, stderr),
@@ -109,7 +110,7 @@ one installed on a cluster; and previews offline what presets do to pods.`,
 	return root
 }
 
-func newRunCommand(stdout, stderr io.Writer) *cobra.Command {
+func newRunCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run [flags] [feature files or folders]",
 		Short: "run the feature suite (default: features) against an implementation",
@@ -129,6 +130,7 @@ usage error, 130 or 143 when interrupted.`,
   presetsim run --tags @R4.2 features/conflict.feature
   presetsim run --backend offline --module mutant/ignores-exclude
   presetsim run --implementation policy
+  presetsim run --watch features/simple.feature
   presetsim run --webhook-url https://127.0.0.1:9443/mutate --webhook-ca ca.pem \
       --webhook-command './my-webhook --kubeconfig {kubeconfig}' --profile profiles/redhat-cop.yaml
   presetsim run --kubeconfig ~/.kube/config --report-dir reports/prod`,
@@ -148,6 +150,7 @@ usage error, 130 or 143 when interrupted.`,
 		constructors[reg.Name] = reg.Flags(fs)
 	}
 	backendName := fs.String("backend", registry.Names()[0], "where objects live: "+strings.Join(summaries, ", "))
+	watchFlag := fs.Bool("watch", false, "keep the control plane and the implementation up; run a feature file's scenarios again when it is saved (all on r and Enter) and print what changed; Ctrl-C stops")
 	settle := fs.Duration("settle", 0, "how long a check that something does not happen watches (no events, stays as submitted); the backend's default when 0: 1s with an API server, 200ms offline. A step may end with \"for 5s\" for its own")
 	showSecrets := fs.Bool("show-secrets", false, "show values that come from Secrets in messages, instead of "+environment.Mask)
 	ext := externalFlags(fs)
@@ -244,6 +247,9 @@ usage error, 130 or 143 when interrupted.`,
 			}
 		}()
 
+		if *watchFlag {
+			return watch.Loop(interrupts.Context(), w, watch.Options{Paths: args, Tags: *tags, Concurrency: *concurrency, Out: stdout, Keys: stdin})
+		}
 		formats := *format
 		if *reportDir != "" {
 			formats += ",cucumber:" + filepath.Join(*reportDir, "cucumber.json")

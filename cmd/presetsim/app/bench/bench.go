@@ -156,6 +156,13 @@ pod-create latency through the API server with and without webhooks, and the mer
 		fmt.Fprintf(stdout, "\nseed features (%d files, %d scenarios), start to last scenario: %s (start %s)\n",
 			len(seedFeatures), len(seedTimings.List()), seedWall.Round(time.Millisecond), sw.Started.Round(time.Millisecond))
 
+		watched, fresh, err := watchTimes(interrupts.Context(), w, bin, dir, 10, 3)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "\nrun --watch, a saved 1-scenario feature to its report (10 saves): median %s, max %s; a fresh run of it (start, run, stop; 3 runs): median %s\n",
+			pct(watched, 50), pct(watched, 100), pct(fresh, 50))
+
 		fmt.Fprintf(stdout, "\n%-38s %10s %12s %10s %12s\n", fmt.Sprintf("pod create (%d pods each, interleaved)", *pods), "p50", "p50 added", "p99", "p99 added")
 		stopFloor, err := serveFloorWebhooks(interrupts.Context(), w)
 		if err != nil {
