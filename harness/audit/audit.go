@@ -100,9 +100,13 @@ func Run(ctx context.Context, c Clients, prof *profile.Profile, namespace string
 	if err != nil {
 		return nil, fmt.Errorf("unable to list pods: %w", err)
 	}
-	presets, err := readPresets(ctx, c.Dynamic, prof, namespace)
+	list, err := Presets(ctx, c.Dynamic, prof, namespace)
 	if err != nil {
 		return nil, err
+	}
+	presets := map[string][]*v1alpha1.PodPreset{}
+	for _, p := range list {
+		presets[p.Namespace] = append(presets[p.Namespace], p)
 	}
 	owners := ownerCache{typed: c.Typed, objects: map[string]runtime.Object{}}
 	byWorkload := map[string]*Workload{}
@@ -220,16 +224,16 @@ func fix(w Workload) string {
 	return fmt.Sprintf("kubectl delete pod -n %s %s (%s/%s re-creates them)", w.Namespace, strings.Join(names, " "), strings.ToLower(w.Kind), w.Name)
 }
 
-// readPresets lists the presets of the profile's kind, as canonical
-// PodPresets, by namespace.
-func readPresets(ctx context.Context, dyn dynamic.Interface, prof *profile.Profile, namespace string) (map[string][]*v1alpha1.PodPreset, error) {
+// Presets lists the presets of the profile's kind in namespace (every
+// namespace when ""), as canonical PodPresets, by namespace and name.
+func Presets(ctx context.Context, dyn dynamic.Interface, prof *profile.Profile, namespace string) ([]*v1alpha1.PodPreset, error) {
 	gvk := prof.PresetGVK()
 	gvr := gvk.GroupVersion().WithResource(strings.ToLower(gvk.Kind) + "s")
 	list, err := dyn.Resource(gvr).Namespace(namespace).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("unable to list %s: %w", gvr.Resource, err)
 	}
-	out := map[string][]*v1alpha1.PodPreset{}
+	var out []*v1alpha1.PodPreset
 	for i := range list.Items {
 		canonical, err := prof.CanonicalPreset(&list.Items[i])
 		if err != nil {
@@ -239,8 +243,11 @@ func readPresets(ctx context.Context, dyn dynamic.Interface, prof *profile.Profi
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(canonical.Object, p); err != nil {
 			return nil, fmt.Errorf("%s %s/%s: %w", gvk.Kind, list.Items[i].GetNamespace(), list.Items[i].GetName(), err)
 		}
-		out[p.Namespace] = append(out[p.Namespace], p)
+		out = append(out, p)
 	}
+	slices.SortFunc(out, func(a, b *v1alpha1.PodPreset) int {
+		return strings.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name)
+	})
 	return out, nil
 }
 

@@ -3,6 +3,7 @@ package explain
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -101,8 +102,8 @@ func Pod(pod *corev1.Pod, presets []*v1alpha1.PodPreset) []Verdict {
 		}
 		v.Outcome, v.Rule = Applied, "R2.3"
 		v.Added, v.Skipped = contribution(pod, selected, at)
-		v.Reason = fmt.Sprintf("the selector matches; %s added, %s skipped as identical; annotated %s=%q",
-			count(len(v.Added), "item"), count(len(v.Skipped), "item"), merge.AnnotationKey(v.Preset), presets[i].ResourceVersion)
+		v.Reason = fmt.Sprintf("the selector matches; applied %s of %d, in name order; %s added, %s skipped as identical; annotated %s=%q",
+			ordinal(at+1), len(selected), count(len(v.Added), "item"), count(len(v.Skipped), "item"), merge.AnnotationKey(v.Preset), presets[i].ResourceVersion)
 	}
 	return verdicts
 }
@@ -126,7 +127,7 @@ func explainConflict(v *Verdict, name string, conflicts []merge.Conflict) {
 		for i, c := range v.Conflicts {
 			whats[i] = fmt.Sprintf("%s: the preset has %s, the pod already has %s", c.What, c.Preset, c.Existing)
 		}
-		v.Reason = strings.Join(whats, "; ") + "; so no preset is applied"
+		v.Reason = strings.Join(whats, "; ") + "; so no preset is applied, and the API server warns and records an event: " + message(name, conflicts)
 		return
 	}
 	v.Outcome, v.Rule = NotApplied, "R4.2"
@@ -247,6 +248,32 @@ func namespaceOr(ns string) string {
 		return metav1.NamespaceDefault
 	}
 	return ns
+}
+
+// message is the text of the PodPresetConflict event and warning (R4.3)
+// for the preset.
+func message(name string, conflicts []merge.Conflict) string {
+	for _, m := range merge.Messages(conflicts) {
+		if strings.HasPrefix(m, "Conflict on pod preset "+name+":") {
+			return strconv.Quote(m)
+		}
+	}
+	return ""
+}
+
+// ordinal is 1st, 2nd, 3rd, 4th...
+func ordinal(n int) string {
+	suffix := "th"
+	switch {
+	case n%100 >= 11 && n%100 <= 13:
+	case n%10 == 1:
+		suffix = "st"
+	case n%10 == 2:
+		suffix = "nd"
+	case n%10 == 3:
+		suffix = "rd"
+	}
+	return strconv.Itoa(n) + suffix
 }
 
 func count(n int, what string) string {

@@ -13,7 +13,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
@@ -188,33 +187,13 @@ resourceVersion, against the preset now. It never writes to the cluster.`,
 }
 
 // listPresets lists the presets of every namespace, or of ns when the
-// identity may not list them cluster-wide, as canonical PodPresets.
+// identity may not list them cluster-wide.
 func listPresets(ctx context.Context, dyn dynamic.Interface, prof *profile.Profile, ns string) ([]*v1alpha1.PodPreset, error) {
-	gvk := prof.PresetGVK()
-	gvr := gvk.GroupVersion().WithResource(strings.ToLower(gvk.Kind) + "s")
-	list, err := dyn.Resource(gvr).List(ctx, metav1.ListOptions{})
+	presets, err := audit.Presets(ctx, dyn, prof, "")
 	if apierrors.IsForbidden(err) {
-		list, err = dyn.Resource(gvr).Namespace(ns).List(ctx, metav1.ListOptions{})
+		return audit.Presets(ctx, dyn, prof, ns)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("unable to list %s: %w", gvr.Resource, err)
-	}
-	var out []*v1alpha1.PodPreset
-	for i := range list.Items {
-		canonical, err := prof.CanonicalPreset(&list.Items[i])
-		if err != nil {
-			return nil, err
-		}
-		p := &v1alpha1.PodPreset{}
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(canonical.Object, p); err != nil {
-			return nil, fmt.Errorf("%s %s/%s: %w", gvk.Kind, list.Items[i].GetNamespace(), list.Items[i].GetName(), err)
-		}
-		out = append(out, p)
-	}
-	slices.SortFunc(out, func(a, b *v1alpha1.PodPreset) int {
-		return strings.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name)
-	})
-	return out, nil
+	return presets, err
 }
 
 // records says, for each preset annotation the pod carries, what it
