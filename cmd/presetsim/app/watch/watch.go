@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -57,7 +58,9 @@ func Loop(ctx context.Context, w *harness.World, o Options) error {
 	}
 	last := map[string]outcome{}
 	seen := modTimes(files)
-	report(o, w, last, o.Paths, "all features")
+	clean := &cleaner{w: w}
+	defer clean.wait()
+	report(o, w, clean, last, o.Paths, "all features")
 	fmt.Fprintf(o.Out, "watching %d feature files: save one to run it again, r and Enter to run all, Ctrl-C to stop\n", len(files))
 
 	keys := make(chan string)
@@ -81,7 +84,7 @@ func Loop(ctx context.Context, w *harness.World, o Options) error {
 			return nil
 		case k := <-keys:
 			if k == "r" {
-				report(o, w, last, o.Paths, "all features")
+				report(o, w, clean, last, o.Paths, "all features")
 			}
 		case <-tick.C:
 			if files, err = featureFiles(o.Paths); err != nil {
@@ -91,7 +94,7 @@ func Loop(ctx context.Context, w *harness.World, o Options) error {
 			now := modTimes(files)
 			for _, f := range files {
 				if !now[f].Equal(seen[f]) {
-					report(o, w, last, []string{f}, f)
+					report(o, w, clean, last, []string{f}, f)
 				}
 			}
 			seen = now
@@ -101,7 +104,7 @@ func Loop(ctx context.Context, w *harness.World, o Options) error {
 
 // report runs the scenarios of paths and prints what changed against last,
 // which it updates.
-func report(o Options, w *harness.World, last map[string]outcome, paths []string, what string) {
+func report(o Options, w *harness.World, clean *cleaner, last map[string]outcome, paths []string, what string) {
 	start := time.Now()
 	_, timings := steps.Run(w, steps.SuiteOptions{Paths: paths, Format: "progress", Output: io.Discard, Tags: o.Tags, Concurrency: o.Concurrency})
 	took := time.Since(start)
@@ -147,7 +150,7 @@ func report(o Options, w *harness.World, last map[string]outcome, paths []string
 	if o.Reported != nil {
 		o.Reported()
 	}
-	if err := deleteNamespaces(w); err != nil {
+	if err := clean.clean(); err != nil {
 		fmt.Fprintf(o.Out, "%v\n", err)
 	}
 }
@@ -158,13 +161,20 @@ func scenarioNamespaces(w *harness.World) metav1.ListOptions {
 	return metav1.ListOptions{LabelSelector: harness.RunLabel + "=" + w.RunID + "," + harness.LogicalLabel}
 }
 
-// deleteNamespaces deletes the namespaces of the scenarios just run, so
-// that what they hold (pods on the simulated nodes) does not pile up over
-// hours of watching; the namespace controller empties them while the user
-// edits. Their Services go first, at once: a scenario that pins a
-// Service's cluster IP can pin it again on the next save, without waiting
-// for the namespace controller.
-func deleteNamespaces(w *harness.World) error {
+// cleaner deletes the namespaces of the scenarios a run made, so that what
+// they hold (pods on the simulated nodes) does not pile up over hours of
+// watching. Their Services go at once, before the next run can start: a
+// scenario that pins a Service's cluster IP can pin it again on the next
+// save. The namespaces themselves are deleted in the background, by name
+// (never by label, which the next run's namespaces carry too), and the
+// namespace controller empties them while the user edits.
+type cleaner struct {
+	w  *harness.World
+	wg sync.WaitGroup
+}
+
+func (c *cleaner) clean() error {
+	w := c.w
 	if w.Client == nil {
 		return nil // offline: the store is in memory, nothing is pinned
 	}
@@ -174,24 +184,39 @@ func deleteNamespaces(w *harness.World) error {
 	if err != nil {
 		return fmt.Errorf("unable to list the scenarios' namespaces: %w", err)
 	}
+	doomed := map[string]bool{}
 	for _, ns := range list.Items {
-		services, err := w.Client.CoreV1().Services(ns.Name).List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return fmt.Errorf("unable to list the Services of namespace %s: %w", ns.Name, err)
-		}
-		for _, svc := range services.Items {
-			if err := w.Client.CoreV1().Services(ns.Name).Delete(ctx, svc.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-				return fmt.Errorf("unable to delete Service %s/%s: %w", ns.Name, svc.Name, err)
-			}
-		}
 		if ns.DeletionTimestamp == nil {
-			if err := w.Client.CoreV1().Namespaces().Delete(ctx, ns.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-				return fmt.Errorf("unable to delete namespace %s: %w", ns.Name, err)
+			doomed[ns.Name] = true
+		}
+	}
+	services, err := w.Client.CoreV1().Services("").List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return fmt.Errorf("unable to list Services: %w", err)
+	}
+	for _, svc := range services.Items {
+		if doomed[svc.Namespace] {
+			if err := w.Client.CoreV1().Services(svc.Namespace).Delete(ctx, svc.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+				return fmt.Errorf("unable to delete Service %s/%s: %w", svc.Namespace, svc.Name, err)
 			}
 		}
 	}
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		for name := range doomed {
+			// A failure leaves a namespace for later: the next clean-up
+			// lists it again.
+			_ = w.Client.CoreV1().Namespaces().Delete(ctx, name, metav1.DeleteOptions{})
+		}
+	}()
 	return nil
 }
+
+// wait waits for the background deletions.
+func (c *cleaner) wait() { c.wg.Wait() }
 
 func outcomeOf(s result.Scenario) outcome {
 	o := outcome{state: s.Outcome()}
