@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"presetsim.dev/presetsim/harness/scenario/requestcheck"
 	"presetsim.dev/presetsim/steps/attribution"
 )
 
@@ -69,12 +70,9 @@ func needs(capability string, c checkSpec) checkSpec {
 // scenario is about; a rejection with another message breaks R1.8.
 func rejectionCheck() checkSpec {
 	return checkSpec{rules: attribution.Validation, shows: shows.rejected, narrow: func(err error, _ string) []string {
-		if errors.Is(err, errAccepted) {
+		if errors.Is(err, requestcheck.ErrAccepted) {
 			return slices.DeleteFunc(slices.Clone(attribution.Validation), func(r string) bool { return r == "R1.8" })
 		}
 		return []string{"R1.8"}
 	}}
 }
-
-// errAccepted is the failure of a request that should have been rejected.
-var errAccepted = errors.New("the request succeeded, want it rejected")

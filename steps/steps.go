@@ -20,6 +20,7 @@ import (
 	"presetsim.dev/presetsim/harness/scenario/eventcheck"
 	"presetsim.dev/presetsim/harness/scenario/objectcheck"
 	"presetsim.dev/presetsim/harness/scenario/podcheck"
+	"presetsim.dev/presetsim/harness/scenario/requestcheck"
 	"presetsim.dev/presetsim/harness/scenario/workload"
 	"presetsim.dev/presetsim/steps/attribution"
 	"presetsim.dev/presetsim/steps/featureloc"
@@ -242,10 +243,18 @@ func register(sc registrar) {
 		s := from(ctx)
 		return s.scenario.TryUpdatePreset(ctx, name, s.source(), doc.Content)
 	})
-	sc.Step(`^the request should succeed$`, checkSpec{rules: append(slices.Clone(attribution.Validation), "R2.1", "R4.2"), shows: shows.admitted, narrow: denied}, requestShouldSucceed)
-	sc.Step(`^the request should be rejected with a message containing "(.*)"$`, rejectionCheck(), requestShouldBeRejected)
-	sc.Step(`^the request should have a warning containing "(.*)"$`, needs("warnings", check(shows.warnings, "R4.3")), requestShouldWarn)
-	sc.Step(`^the request should have no warnings$`, needs("warnings", check(shows.warnings, "R4.3")), requestShouldNotWarn)
+	sc.Step(`^the request should succeed$`, checkSpec{rules: append(slices.Clone(attribution.Validation), "R2.1", "R4.2"), shows: shows.admitted, narrow: denied}, func(ctx context.Context) error {
+		return requestcheck.Of(from(ctx).scenario).Succeeded()
+	})
+	sc.Step(`^the request should be rejected with a message containing "(.*)"$`, rejectionCheck(), func(ctx context.Context, text string) error {
+		return requestcheck.Of(from(ctx).scenario).Rejected(unquote(text))
+	})
+	sc.Step(`^the request should have a warning containing "(.*)"$`, needs("warnings", check(shows.warnings, "R4.3")), func(ctx context.Context, text string) error {
+		return requestcheck.Of(from(ctx).scenario).Warned(unquote(text))
+	})
+	sc.Step(`^the request should have no warnings$`, needs("warnings", check(shows.warnings, "R4.3")), func(ctx context.Context) error {
+		return requestcheck.Of(from(ctx).scenario).NotWarned()
+	})
 	sc.Step(`^the pod "([^"]*)" should be:$`, podCheck(), func(ctx context.Context, name string, doc *godog.DocString) error {
 		s := from(ctx)
 		return podcheck.Of(s.scenario).PodShouldBe(ctx, name, s.source(), doc.Content)
@@ -369,67 +378,8 @@ func createKind(ctx context.Context, kind string, doc *godog.DocString) error {
 	return s.scenario.Create(ctx, s.source(), doc.Content, kind)
 }
 
-func requestShouldSucceed(ctx context.Context) error {
-	s := from(ctx)
-	a, err := s.scenario.LastAttempt()
-	if err != nil {
-		return err
-	}
-	if a.Err != nil {
-		return fmt.Errorf("the request was rejected: %v", a.Err)
-	}
-	return nil
-}
-
 // unquote undoes the \" escapes a quoted step argument may hold.
 func unquote(text string) string { return strings.ReplaceAll(text, `\"`, `"`) }
-
-func requestShouldBeRejected(ctx context.Context, text string) error {
-	s := from(ctx)
-	text = s.scenario.World().Profile.Message(unquote(text))
-	a, err := s.scenario.LastAttempt()
-	if err != nil {
-		return err
-	}
-	if a.Err == nil {
-		if a.Unvalidated {
-			return &backend.UnsupportedError{Backend: a.Backend, Reason: "the request succeeded, but this backend does not run the API server's validation (CRD schemas, pod validation), so it cannot tell whether an API server would reject it"}
-		}
-		return errAccepted
-	}
-	if !strings.Contains(a.Err.Error(), text) {
-		return fmt.Errorf("the request was rejected, but the message does not contain %q:\n%v", text, a.Err)
-	}
-	return nil
-}
-
-func requestShouldWarn(ctx context.Context, text string) error {
-	text = unquote(text)
-	s := from(ctx)
-	a, err := s.scenario.LastAttempt()
-	if err != nil {
-		return err
-	}
-	for _, w := range a.Warnings {
-		if strings.Contains(w, text) {
-			return nil
-		}
-	}
-	return fmt.Errorf("no warning contains %q; warnings: %q", text, a.Warnings)
-}
-
-// requestShouldNotWarn: a request without a conflict gets no admission
-// warning (R4.3 warns of conflicts, and of nothing else).
-func requestShouldNotWarn(ctx context.Context) error {
-	a, err := from(ctx).scenario.LastAttempt()
-	if err != nil {
-		return err
-	}
-	if len(a.Warnings) > 0 {
-		return fmt.Errorf("the request got warnings, though nothing conflicts: %q", a.Warnings)
-	}
-	return nil
-}
 
 // tableRows reads a table whose first row is a header with exactly the
 // given columns.

@@ -2,12 +2,16 @@ package compare
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/pmezard/go-difflib/difflib"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
+
+	"presetsim.dev/presetsim/harness/compare/valuediff"
 )
 
 // Options tunes how pods are compared.
@@ -20,44 +24,11 @@ type Options struct {
 	AnnotationPrefix string
 }
 
-// Absent stands for a value present on one side only, as Difference.Want
-// or Got.
-const Absent = "<absent>"
-
-// Difference is one place where the expected and the actual value differ.
-type Difference struct {
-	// Path names the field, with list items named by key or index, e.g.
-	// spec.containers[website].env[DB_PORT].value.
-	Path string
-	// Want and Got are the values rendered compactly: strings quoted,
-	// numbers and booleans plain, maps and lists as compact JSON, and
-	// "<absent>" for a value present on the other side only. For a list
-	// whose items are the same but in another order, they are the item keys
-	// in order, e.g. [A B].
-	Want, Got string
-
-	// order marks a difference in the order of a keyed list's items.
-	order bool
-}
-
-// Order reports whether the difference is in the order of a keyed list's
-// items rather than in the items themselves.
-func (d Difference) Order() bool { return d.order }
-
-// String renders the difference on one line, e.g.
-// spec.containers[website].env[DB_PORT].value: want "6379", got "6380".
-func (d Difference) String() string {
-	if d.order {
-		return fmt.Sprintf("%s: order: want %s, got %s", d.Path, d.Want, d.Got)
-	}
-	return fmt.Sprintf("%s: want %s, got %s", d.Path, d.Want, d.Got)
-}
-
 // Mismatch explains why two pods are not equal.
 type Mismatch struct {
 	// Differences lists every difference, in walk order: labels, then
 	// annotations, then spec.
-	Differences []Difference
+	Differences []valuediff.Difference
 	// Unified is a unified diff ("--- want", "+++ got", 3 lines of context)
 	// of the compared parts of both pods rendered as YAML.
 	Unified string
@@ -100,16 +71,16 @@ func Pods(want, got *corev1.Pod, opts Options) *Mismatch {
 		return nil
 	}
 	wv, gv := views(want, got, opts)
-	var diffs []Difference
+	var diffs []valuediff.Difference
 	switch {
 	case want == nil:
-		diffs = []Difference{{Path: "pod", Want: Absent, Got: render(canonical(gv))}}
+		diffs = []valuediff.Difference{{Path: "pod", Want: valuediff.Absent, Got: valuediff.Render(gv)}}
 	case got == nil:
-		diffs = []Difference{{Path: "pod", Want: render(canonical(wv)), Got: Absent}}
+		diffs = []valuediff.Difference{{Path: "pod", Want: valuediff.Render(wv), Got: valuediff.Absent}}
 	default:
 		diffs = append(diffs, stringMap("metadata.labels", wv.Metadata.Labels, gv.Metadata.Labels)...)
 		diffs = append(diffs, stringMap("metadata.annotations", wv.Metadata.Annotations, gv.Metadata.Annotations)...)
-		diffs = append(diffs, Values("spec", unstructured(&wv.Spec), unstructured(&gv.Spec))...)
+		diffs = append(diffs, valuediff.Values("spec", unstructured(&wv.Spec), unstructured(&gv.Spec))...)
 	}
 	if len(diffs) == 0 {
 		return nil
@@ -167,19 +138,26 @@ func views(want, got *corev1.Pod, opts Options) (podView, podView) {
 
 // stringMap compares two string maps exactly (nil equals empty), naming
 // entries in brackets like field paths do: metadata.labels[app].
-func stringMap(path string, want, got map[string]string) []Difference {
-	var diffs []Difference
-	for _, k := range unionKeys(want, got) {
+func stringMap(path string, want, got map[string]string) []valuediff.Difference {
+	var diffs []valuediff.Difference
+	keys := slices.Sorted(maps.Keys(want))
+	for k := range got {
+		if _, ok := want[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
 		w, inWant := want[k]
 		g, inGot := got[k]
 		p := path + "[" + k + "]"
 		switch {
 		case !inGot:
-			diffs = append(diffs, Difference{Path: p, Want: render(w), Got: Absent})
+			diffs = append(diffs, valuediff.Difference{Path: p, Want: valuediff.Render(w), Got: valuediff.Absent})
 		case !inWant:
-			diffs = append(diffs, Difference{Path: p, Want: Absent, Got: render(g)})
+			diffs = append(diffs, valuediff.Difference{Path: p, Want: valuediff.Absent, Got: valuediff.Render(g)})
 		case w != g:
-			diffs = append(diffs, Difference{Path: p, Want: render(w), Got: render(g)})
+			diffs = append(diffs, valuediff.Difference{Path: p, Want: valuediff.Render(w), Got: valuediff.Render(g)})
 		}
 	}
 	return diffs

@@ -10,6 +10,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
+
+	"presetsim.dev/presetsim/harness/compare/valuediff"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -436,14 +438,19 @@ func TestPodsNil(t *testing.T) {
 }
 
 func TestMismatchError(t *testing.T) {
+	item := func(name string) map[string]any { return map[string]any{"name": name} }
+	order := valuediff.Values("spec.containers", []any{item("A"), item("B")}, []any{item("B"), item("A")})
+	if len(order) != 1 || !order[0].Order() {
+		t.Fatalf("no order difference: %v", order)
+	}
 	m := &Mismatch{
-		Differences: []Difference{
+		Differences: []valuediff.Difference{
 			{Path: "spec.a", Want: `"x"`, Got: `"y"`},
-			{Path: "spec.b", Want: "[A B]", Got: "[B A]", order: true},
+			order[0],
 		},
 		Unified: "--- want\n+++ got\n@@ -1 +1 @@\n-a: x\n+a: y\n",
 	}
-	want := "spec.a: want \"x\", got \"y\"\nspec.b: order: want [A B], got [B A]\n\n--- want\n+++ got\n@@ -1 +1 @@\n-a: x\n+a: y"
+	want := "spec.a: want \"x\", got \"y\"\nspec.containers: order: want [A B], got [B A]\n\n--- want\n+++ got\n@@ -1 +1 @@\n-a: x\n+a: y"
 	if got := m.Error(); got != want {
 		t.Errorf("Error() =\n%s\nwant\n%s", got, want)
 	}

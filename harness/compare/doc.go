@@ -10,7 +10,7 @@
 //
 // A mismatch lists every difference by path, naming list items by their key
 // where the list has one (spec.containers[website].env[DB_PORT].value), and
-// carries a unified diff of both pods rendered as YAML. [Values] exposes the
-// same recursive differ for other objects, such as a ReplicaSet that should
-// be as submitted.
+// carries a unified diff of both pods rendered as YAML. The recursive
+// differ is package valuediff's, which other checks use for other objects
+// (a ReplicaSet that should be as submitted, an object that should match).
 package compare

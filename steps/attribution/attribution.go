@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"presetsim.dev/presetsim/harness/compare"
+	"presetsim.dev/presetsim/harness/compare/valuediff"
 )
 
 // Rule groups, as the step table uses them.
@@ -96,11 +97,11 @@ func DifferenceRules(err error, appliedPrefix string) []string {
 
 // nothingApplied reports whether the differences say that the pod was left
 // unmutated: applied annotations and items missing, nothing else.
-func nothingApplied(diffs []compare.Difference, appliedPrefix string) bool {
+func nothingApplied(diffs []valuediff.Difference, appliedPrefix string) bool {
 	var annotations, items bool
 	for _, d := range diffs {
 		switch {
-		case d.Got != compare.Absent || d.Order():
+		case d.Got != valuediff.Absent || d.Order():
 			return false
 		case strings.HasPrefix(d.Path, "metadata.annotations["+appliedPrefix):
 			annotations = true
@@ -115,10 +116,10 @@ func nothingApplied(diffs []compare.Difference, appliedPrefix string) bool {
 
 // rulesOfDifference is what one difference between the expected and the
 // actual pod says about the implementation.
-func rulesOfDifference(d compare.Difference, appliedPrefix string) []string {
+func rulesOfDifference(d valuediff.Difference, appliedPrefix string) []string {
 	switch {
 	case strings.HasPrefix(d.Path, "metadata.annotations["+appliedPrefix):
-		if d.Want == compare.Absent {
+		if d.Want == valuediff.Absent {
 			// A preset applied that should not have been.
 			return Selection
 		}
@@ -128,10 +129,10 @@ func rulesOfDifference(d compare.Difference, appliedPrefix string) []string {
 		return []string{"R3.7", "R4.4"}
 	case d.Order():
 		return []string{"R3.3", "R3.6"}
-	case d.Got == compare.Absent:
+	case d.Got == valuediff.Absent:
 		// Something expected is missing: not injected, or the pod's own removed.
 		return []string{"R3.1", "R3.2", "R3.5", "R3.6", "R4.4", "R2.3"}
-	case d.Want == compare.Absent:
+	case d.Want == valuediff.Absent:
 		// Something unexpected was added: a duplicate, or a preset that
 		// should not apply.
 		return slices.Concat([]string{"R3.4", "R3.5", "R3.8"}, Selection)

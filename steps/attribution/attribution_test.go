@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"presetsim.dev/presetsim/harness/compare"
+	"presetsim.dev/presetsim/harness/compare/valuediff"
 )
 
 func TestAttribute(t *testing.T) {
@@ -42,7 +43,7 @@ func TestRuleTags(t *testing.T) {
 func TestDifferenceRules(t *testing.T) {
 	const prefix = "podpreset.admission.kubernetes.io/"
 	diff := func(path, want, got string) error {
-		return &compare.Mismatch{Differences: []compare.Difference{{Path: path, Want: want, Got: got}}}
+		return &compare.Mismatch{Differences: []valuediff.Difference{{Path: path, Want: want, Got: got}}}
 	}
 	tests := []struct {
 		name   string

@@ -14,7 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/yaml"
 
-	"presetsim.dev/presetsim/harness/compare"
+	"presetsim.dev/presetsim/harness/compare/valuediff"
 	"presetsim.dev/presetsim/harness/manifest"
 	"presetsim.dev/presetsim/harness/manifest/yamldoc"
 	"presetsim.dev/presetsim/harness/scenario"
@@ -52,7 +52,7 @@ func (s Steps) target(ctx context.Context, kind, name string) (target, error) {
 }
 
 // ShouldMatch waits, up to the run's wait bound, until the object matches
-// the partial object of the DocString (compare.Subset), and otherwise fails
+// the partial object of the DocString (valuediff.Subset), and otherwise fails
 // with every difference of the last look, by keyed path. The DocString may
 // leave out apiVersion and kind; when written they must be the object's.
 // It is checked against the kind's Go type, when it has one, so that a
@@ -78,7 +78,7 @@ func (s Steps) ShouldMatch(ctx context.Context, kind, name string, src manifest.
 		case err != nil:
 			return false, s.Failed(err, "unable to read %s %q", t.gvk.Kind, t.name)
 		}
-		diffs := compare.Subset("", want, got.Object, goType)
+		diffs := valuediff.Subset("", want, got.Object, goType)
 		if len(diffs) == 0 {
 			return true, nil
 		}

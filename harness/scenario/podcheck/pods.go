@@ -17,6 +17,7 @@ import (
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/harness/backend"
 	"presetsim.dev/presetsim/harness/compare"
+	"presetsim.dev/presetsim/harness/compare/valuediff"
 	"presetsim.dev/presetsim/harness/manifest"
 	"presetsim.dev/presetsim/harness/scenario"
 	"presetsim.dev/presetsim/presets/merge"
@@ -270,14 +271,14 @@ func (s Steps) ObjectAsSubmitted(ctx context.Context, kind, name string) error {
 	if err != nil {
 		return fmt.Errorf("unable to default the submitted %s (dry-run create: %s)", gvk.Kind, s.Logical(err.Error()))
 	}
-	var diffs []compare.Difference
-	diffs = append(diffs, compare.Values("metadata.labels", submitted.GetLabels(), got.GetLabels())...)
+	var diffs []valuediff.Difference
+	diffs = append(diffs, valuediff.Values("metadata.labels", submitted.GetLabels(), got.GetLabels())...)
 	for k, v := range got.GetAnnotations() {
 		if _, ok := submitted.GetAnnotations()[k]; !ok && strings.HasPrefix(k, s.World().AnnotationPrefix) {
-			diffs = append(diffs, compare.Difference{Path: "metadata.annotations[" + k + "]", Want: "<absent>", Got: fmt.Sprintf("%q", v)})
+			diffs = append(diffs, valuediff.Difference{Path: "metadata.annotations[" + k + "]", Want: "<absent>", Got: fmt.Sprintf("%q", v)})
 		}
 	}
-	diffs = append(diffs, compare.Values("spec", defaulted.Object["spec"], got.Object["spec"])...)
+	diffs = append(diffs, valuediff.Values("spec", defaulted.Object["spec"], got.Object["spec"])...)
 	if len(diffs) > 0 {
 		lines := make([]string, len(diffs))
 		for i, d := range diffs {

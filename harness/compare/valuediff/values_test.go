@@ -1,4 +1,4 @@
-package compare
+package valuediff
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package compare
+package valuediff
 
 import (
 	"bytes"
@@ -117,7 +117,8 @@ func (w *walker) keyedLists(path string, want, got []any, wantKeys, gotKeys []st
 	// The items both sides have must come in the same order.
 	inGot := func(k string) bool { _, ok := gotIndex[k]; return ok }
 	inWant := func(k string) bool { _, ok := wantIndex[k]; return ok }
-	if !slices.Equal(filter(wantKeys, inGot), filter(gotKeys, inWant)) {
+	if !slices.Equal(slices.DeleteFunc(slices.Clone(wantKeys), func(k string) bool { return !inGot(k) }),
+		slices.DeleteFunc(slices.Clone(gotKeys), func(k string) bool { return !inWant(k) })) {
 		w.diffs = append(w.diffs, Difference{
 			Path:  path,
 			Want:  fmt.Sprint(wantKeys),
@@ -410,3 +411,7 @@ func render(v any) string {
 	}
 	return strings.TrimSuffix(buf.String(), "\n")
 }
+
+// Render renders a value as differences show it: strings quoted, numbers
+// and booleans plain, maps and lists as compact JSON.
+func Render(v any) string { return render(canonical(v)) }

@@ -1,0 +1,80 @@
+package requestcheck
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"presetsim.dev/presetsim/harness/backend"
+	"presetsim.dev/presetsim/harness/scenario"
+)
+
+// Steps is the checks on the last request, over one scenario.
+type Steps struct{ *scenario.Scenario }
+
+// Of returns the steps over a scenario.
+func Of(s *scenario.Scenario) Steps { return Steps{s} }
+
+// ErrAccepted is the failure of a request that should have been rejected.
+var ErrAccepted = errors.New("the request succeeded, want it rejected")
+
+// Succeeded checks the last request was not rejected.
+func (s Steps) Succeeded() error {
+	a, err := s.LastAttempt()
+	if err != nil {
+		return err
+	}
+	if a.Err != nil {
+		return fmt.Errorf("the request was rejected: %v", a.Err)
+	}
+	return nil
+}
+
+// Rejected checks the last request was rejected with a message containing
+// text (in the profile's field paths). On a backend that does not validate,
+// a request that succeeded is unsupported, not failed.
+func (s Steps) Rejected(text string) error {
+	text = s.World().Profile.Message(text)
+	a, err := s.LastAttempt()
+	if err != nil {
+		return err
+	}
+	if a.Err == nil {
+		if a.Unvalidated {
+			return &backend.UnsupportedError{Backend: a.Backend, Reason: "the request succeeded, but this backend does not run the API server's validation (CRD schemas, pod validation), so it cannot tell whether an API server would reject it"}
+		}
+		return ErrAccepted
+	}
+	if !strings.Contains(a.Err.Error(), text) {
+		return fmt.Errorf("the request was rejected, but the message does not contain %q:\n%v", text, a.Err)
+	}
+	return nil
+}
+
+// Warned checks the last request got a warning containing text.
+func (s Steps) Warned(text string) error {
+	a, err := s.LastAttempt()
+	if err != nil {
+		return err
+	}
+	for _, w := range a.Warnings {
+		if strings.Contains(w, text) {
+			return nil
+		}
+	}
+	return fmt.Errorf("no warning contains %q; warnings: %q", text, a.Warnings)
+}
+
+// NotWarned checks the last request got no admission warning: a request
+// without a conflict gets none (R4.3 warns of conflicts, and of nothing
+// else).
+func (s Steps) NotWarned() error {
+	a, err := s.LastAttempt()
+	if err != nil {
+		return err
+	}
+	if len(a.Warnings) > 0 {
+		return fmt.Errorf("the request got warnings, though nothing conflicts: %q", a.Warnings)
+	}
+	return nil
+}
