@@ -23,8 +23,10 @@ import (
 	"presetsim.dev/presetsim/presets/merge"
 )
 
-// serveChild returns the pid of this test binary's `serve` child process.
-func serveChild(t *testing.T) int {
+// serveChild returns the pid of this test's `presetsim serve` child that
+// listens on addr (its --addr flag: each subtest's is its own, so a child
+// of another subtest, or a process the pid was reused for, never matches).
+func serveChild(t *testing.T, addr string) int {
 	t.Helper()
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
@@ -37,12 +39,29 @@ func serveChild(t *testing.T) int {
 			continue
 		}
 		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if strings.Contains(string(cmdline), "\x00serve\x00") {
+		if strings.Contains(string(cmdline), "\x00serve\x00") && strings.Contains(string(cmdline), "\x00--addr\x00"+addr+"\x00") {
 			return pid
 		}
 	}
-	t.Fatal("no serve child process")
+	t.Fatalf("no serve child process listening on %s", addr)
 	return 0
+}
+
+// stopped sends SIGSTOP and waits until the process is stopped (state T),
+// so that a check that follows meets a hung webhook and not a running one.
+func stopped(t *testing.T, pid int) {
+	t.Helper()
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatalf("SIGSTOP %d: %v", pid, err)
+	}
+	for i := 0; i < 100; i++ {
+		if _, state, _, ok := stat(pid); ok && state == "T" {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	_, state, _, _ := stat(pid)
+	t.Fatalf("the serve child %d is not stopped after SIGSTOP (state %q)", pid, state)
 }
 
 // TestWebhookFaults checks R5.2 with the reference served out of process:
@@ -123,8 +142,8 @@ func TestWebhookFaults(t *testing.T) {
 				}
 				t.Logf("%s, %s: %s, %v", fault, policy, took.Round(time.Millisecond), err)
 			}
-			pid := serveChild(t)
-			_ = syscall.Kill(pid, syscall.SIGSTOP)
+			pid := serveChild(t, addr)
+			stopped(t, pid)
 			check("hung webhook", "while-hung")
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 			for i := 0; running(pid) && i < 100; i++ {
