@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/dynamic"
 
 	"presetsim.dev/presetsim/harness/backend"
 )
@@ -63,8 +64,7 @@ const cleanupBound = 60 * time.Second
 // foreground (an owner goes after its dependents: a ReplicaSet after its
 // pods), pods at once (grace period 0), and any pod left in the run's
 // namespaces (pods a controller made for an owner a scenario deleted),
-// then waits until all are gone, up to
-// cleanupBound. The run's namespaces are deleted after this, so a cluster
+// then waits until all are gone, up to cleanupBound. The run's namespaces are deleted after this, so a cluster
 // whose namespaces are never emptied (no namespace controller) keeps
 // nothing of the run but the empty namespaces. What it could not delete is
 // the error, object by object.
@@ -111,14 +111,10 @@ func (c *Cluster) cleanUp(namespaces []string) error {
 	err := wait.PollUntilContextCancel(ctx, 250*time.Millisecond, true, func(ctx context.Context) (bool, error) {
 		left = left[:0]
 		for gvr, objs := range byResource {
-			list, err := dyn.Resource(gvr).List(ctx, metav1.ListOptions{})
+			there, err := remaining(ctx, dyn, gvr, namespaces)
 			if err != nil {
 				left = append(left, fmt.Sprintf("%s (%v)", gvr.Resource, err))
 				continue
-			}
-			there := map[types.UID]*unstructured.Unstructured{}
-			for i := range list.Items {
-				there[list.Items[i].GetUID()] = &list.Items[i]
 			}
 			for _, o := range objs {
 				if got, ok := there[o.uid]; ok {
@@ -136,6 +132,34 @@ func (c *Cluster) cleanUp(namespaces []string) error {
 		errs = append(errs, fmt.Errorf("not deleted within %s: %s", cleanupBound, strings.Join(left, "; ")))
 	}
 	return errors.Join(errs...)
+}
+
+// remaining lists the objects of a resource that are still there, by UID:
+// with one list of every namespace, or, for an identity that may not list
+// them cluster-wide, one list per run namespace.
+func remaining(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionResource, namespaces []string) (map[types.UID]*unstructured.Unstructured, error) {
+	there := map[types.UID]*unstructured.Unstructured{}
+	add := func(l *unstructured.UnstructuredList) {
+		for i := range l.Items {
+			there[l.Items[i].GetUID()] = &l.Items[i]
+		}
+	}
+	list, err := dyn.Resource(gvr).List(ctx, metav1.ListOptions{})
+	if err == nil {
+		add(list)
+		return there, nil
+	}
+	if !apierrors.IsForbidden(err) {
+		return nil, err
+	}
+	for _, ns := range namespaces {
+		list, err := dyn.Resource(gvr).Namespace(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return nil, err
+		}
+		add(list)
+	}
+	return there, nil
 }
 
 // describe says what holds an object that is still there.
