@@ -153,22 +153,22 @@ func findings(pod *corev1.Pod, template *corev1.Pod, presets []*v1alpha1.PodPres
 	if template.Annotations[prof.Spec.Annotations.Exclude] != "true" {
 		selected, _ := merge.Select(template, presets)
 		result := merge.Apply(defaults.Pod(template), selected)
-		if len(result.Conflicts) > 0 {
-			for _, m := range merge.Messages(result.Conflicts) {
-				out = append(out, Finding{Kind: Conflict, Preset: conflictPreset(m), Detail: m + "; so no preset applies to this workload's new pods"})
+		// Messages has one per preset, in the order the presets first
+		// conflict.
+		var culprits []string
+		for _, c := range result.Conflicts {
+			if !slices.Contains(culprits, c.Preset) {
+				culprits = append(culprits, c.Preset)
 			}
+		}
+		for i, m := range merge.Messages(result.Conflicts) {
+			out = append(out, Finding{Kind: Conflict, Preset: culprits[i], Detail: m + "; so no preset applies to this workload's new pods"})
 		}
 		for _, name := range result.Applied {
 			want[name] = byName[name].ResourceVersion
 		}
 	}
-	have := map[string]string{}
-	prefix := prof.AppliedPrefix()
-	for k, v := range pod.Annotations {
-		if name, ok := strings.CutPrefix(k, prefix); ok && prof.AppliedKey(name) == k {
-			have[name] = v
-		}
-	}
+	have := Carried(pod, prof)
 	for _, name := range slices.Sorted(maps.Keys(want)) {
 		got, ok := have[name]
 		switch {
@@ -197,11 +197,16 @@ func findings(pod *corev1.Pod, template *corev1.Pod, presets []*v1alpha1.PodPres
 	return out
 }
 
-// conflictPreset is the preset a merge.Messages line names.
-func conflictPreset(message string) string {
-	rest, _ := strings.CutPrefix(message, "Conflict on pod preset ")
-	name, _, _ := strings.Cut(rest, ":")
-	return name
+// Carried returns the presets a pod carries, by name, with the
+// resourceVersion its annotation (the profile's) recorded at admission.
+func Carried(pod *corev1.Pod, prof *profile.Profile) map[string]string {
+	carried := map[string]string{}
+	for k, v := range pod.Annotations {
+		if name, ok := strings.CutPrefix(k, prof.AppliedPrefix()); ok && prof.AppliedKey(name) == k {
+			carried[name] = v
+		}
+	}
+	return carried
 }
 
 // fix is the command that replaces a workload's pods by new ones, which

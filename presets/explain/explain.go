@@ -90,6 +90,16 @@ func Pod(pod *corev1.Pod, presets []*v1alpha1.PodPreset) []Verdict {
 	}
 	selected, _ := merge.Select(pod, candidates)
 	result := merge.Apply(pod, selected)
+	// applied(k) is the pod with the first k selected presets applied, each
+	// computed once: a preset's contribution is what it adds to the one
+	// before.
+	prefixes := map[int]*corev1.Pod{len(selected): result.Pod}
+	applied := func(k int) *corev1.Pod {
+		if prefixes[k] == nil {
+			prefixes[k] = merge.Apply(pod, selected[:k]).Pod
+		}
+		return prefixes[k]
+	}
 	for i := range verdicts {
 		v := &verdicts[i]
 		at := slices.IndexFunc(selected, func(p *v1alpha1.PodPreset) bool { return p == presets[i] })
@@ -101,7 +111,7 @@ func Pod(pod *corev1.Pod, presets []*v1alpha1.PodPreset) []Verdict {
 			continue
 		}
 		v.Outcome, v.Rule = Applied, "R2.3"
-		v.Added, v.Skipped = contribution(pod, selected, at)
+		v.Added, v.Skipped = contribution(applied(at), applied(at+1), presets[i])
 		v.Reason = fmt.Sprintf("the selector matches; applied %s of %d, in name order; %s added, %s skipped as identical; annotated %s=%q",
 			ordinal(at+1), len(selected), count(len(v.Added), "item"), count(len(v.Skipped), "item"), merge.AnnotationKey(v.Preset), presets[i].ResourceVersion)
 	}
@@ -177,13 +187,10 @@ func requirement(r labels.Requirement) string {
 	return r.String()
 }
 
-// contribution returns the items the preset at index at of selected added,
-// and those it skipped: the difference between applying the presets up to
-// it and up to the one before.
-func contribution(pod *corev1.Pod, selected []*v1alpha1.PodPreset, at int) (added, skipped []string) {
-	before := merge.Apply(pod, selected[:at]).Pod
-	after := merge.Apply(pod, selected[:at+1]).Pod
-	p := selected[at]
+// contribution returns the items preset p added, and those it skipped:
+// the difference between the pod with the presets up to it applied (after)
+// and up to the one before (before).
+func contribution(before, after *corev1.Pod, p *v1alpha1.PodPreset) (added, skipped []string) {
 	for _, v := range p.Spec.Volumes {
 		sortInto(&added, &skipped, newIn(after.Spec.Volumes, before.Spec.Volumes, func(x corev1.Volume) bool { return x.Name == v.Name }), "volume "+v.Name)
 	}
@@ -204,7 +211,7 @@ func items(added, skipped *[]string, p *v1alpha1.PodPreset, before, after *corev
 		sortInto(added, skipped, newIn(after.Env, before.Env, func(x corev1.EnvVar) bool { return x.Name == e.Name }), "env "+e.Name+where)
 	}
 	for _, e := range p.Spec.EnvFrom {
-		sortInto(added, skipped, newIn(after.EnvFrom, before.EnvFrom, func(x corev1.EnvFromSource) bool { return sameSource(x, e) }), "envFrom "+source(e)+where)
+		sortInto(added, skipped, newIn(after.EnvFrom, before.EnvFrom, func(x corev1.EnvFromSource) bool { return merge.EnvFromLabel(&x) == merge.EnvFromLabel(&e) }), "envFrom "+merge.EnvFromLabel(&e)+where)
 	}
 	for _, m := range p.Spec.VolumeMounts {
 		sortInto(added, skipped, newIn(after.VolumeMounts, before.VolumeMounts, func(x corev1.VolumeMount) bool { return x.MountPath == m.MountPath }), "volumeMount "+m.MountPath+where)
@@ -224,23 +231,6 @@ func sortInto(added, skipped *[]string, isNew bool, item string) {
 	}
 }
 
-func sameSource(a, b corev1.EnvFromSource) bool { return source(a) == source(b) }
-
-// source names an envFrom entry by its key (R3.5).
-func source(e corev1.EnvFromSource) string {
-	var parts []string
-	if e.Prefix != "" {
-		parts = append(parts, "prefix "+e.Prefix)
-	}
-	if e.ConfigMapRef != nil {
-		parts = append(parts, "configMapRef "+e.ConfigMapRef.Name)
-	}
-	if e.SecretRef != nil {
-		parts = append(parts, "secretRef "+e.SecretRef.Name)
-	}
-	return strings.Join(parts, " ")
-}
-
 func hasKey(m map[string]string, k string) bool { _, ok := m[k]; return ok }
 
 func namespaceOr(ns string) string {
@@ -253,12 +243,8 @@ func namespaceOr(ns string) string {
 // message is the text of the PodPresetConflict event and warning (R4.3)
 // for the preset.
 func message(name string, conflicts []merge.Conflict) string {
-	for _, m := range merge.Messages(conflicts) {
-		if strings.HasPrefix(m, "Conflict on pod preset "+name+":") {
-			return strconv.Quote(m)
-		}
-	}
-	return ""
+	own := slices.DeleteFunc(slices.Clone(conflicts), func(c merge.Conflict) bool { return c.Preset != name })
+	return strconv.Quote(merge.Messages(own)[0])
 }
 
 // ordinal is 1st, 2nd, 3rd, 4th...

@@ -47,7 +47,7 @@ var volumeMountKeys = []key[corev1.VolumeMount]{{
 
 // envFromKeys: an envFrom entry is keyed by the tuple (prefix,
 // configMapRef.name, secretRef.name); a missing reference counts as "".
-var envFromKeys = []key[corev1.EnvFromSource]{{of: envFromKey, label: envFromLabel}}
+var envFromKeys = []key[corev1.EnvFromSource]{{of: envFromKey, label: EnvFromLabel}}
 
 func envFromKey(e *corev1.EnvFromSource) [3]string {
 	k := [3]string{e.Prefix}
@@ -60,9 +60,10 @@ func envFromKey(e *corev1.EnvFromSource) [3]string {
 	return k
 }
 
-// envFromLabel names the parts of the key that are set, e.g.
+// EnvFromLabel names the parts of an envFrom entry's key (R3.5) that are
+// set, as Conflict.Key shows them, e.g.
 // "prefix DB_ configMapRef db-env" or "secretRef db-creds".
-func envFromLabel(e *corev1.EnvFromSource) string {
+func EnvFromLabel(e *corev1.EnvFromSource) string {
 	k := envFromKey(e)
 	var parts []string
 	for i, name := range []string{"prefix", "configMapRef", "secretRef"} {

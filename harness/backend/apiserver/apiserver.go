@@ -192,15 +192,36 @@ func (c *Cluster) DeleteRunObjects(runID string) error {
 // DeleteRunNamespaces deletes the namespaces a run created (labelled
 // backend.RunLabel=runID), without waiting for them to go.
 func (c *Cluster) DeleteRunNamespaces(runID string) error {
+	names, err := c.RunNamespaces(runID)
+	if err != nil {
+		return err
+	}
+	return c.DeleteNamespaces(names)
+}
+
+// RunNamespaces lists the names of the namespaces a run created.
+func (c *Cluster) RunNamespaces(runID string) ([]string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	list, err := c.api.Client.CoreV1().Namespaces().List(ctx, metav1.ListOptions{LabelSelector: backend.RunLabel + "=" + runID})
 	if err != nil {
-		return fmt.Errorf("unable to list the run's namespaces: %w", err)
+		return nil, fmt.Errorf("unable to list the run's namespaces: %w", err)
 	}
+	names := make([]string, len(list.Items))
+	for i, ns := range list.Items {
+		names[i] = ns.Name
+	}
+	return names, nil
+}
+
+// DeleteNamespaces deletes namespaces by name, without waiting for them to
+// go.
+func (c *Cluster) DeleteNamespaces(names []string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
 	var errs []error
-	for _, ns := range list.Items {
-		if err := c.api.Client.CoreV1().Namespaces().Delete(ctx, ns.Name, metav1.DeleteOptions{}); err != nil {
+	for _, name := range names {
+		if err := c.api.Client.CoreV1().Namespaces().Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
 			errs = append(errs, err)
 		}
 	}

@@ -75,13 +75,18 @@ func (c *Cluster) cleanUp(namespaces []string) error {
 	foreground := metav1.DeletePropagationForeground
 	objects := c.created.list()
 	slices.Reverse(objects)
+	listed := map[types.UID]bool{}
+	for _, o := range objects {
+		listed[o.uid] = true
+	}
 	for _, ns := range namespaces {
 		pods, err := dyn.Resource(backend.Pods).Namespace(ns).List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return fmt.Errorf("unable to list the pods of namespace %s: %w", ns, err)
 		}
 		for _, p := range pods.Items {
-			if !slices.ContainsFunc(objects, func(o created) bool { return o.uid == p.GetUID() }) {
+			if !listed[p.GetUID()] {
+				listed[p.GetUID()] = true
 				objects = append(objects, created{gvr: backend.Pods, kind: "Pod", ns: ns, name: p.GetName(), uid: p.GetUID()})
 			}
 		}

@@ -5,10 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"time"
 
 	"github.com/spf13/pflag"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"presetsim.dev/presetsim/harness/backend"
@@ -78,19 +76,13 @@ func (b *Backend) Start(ctx context.Context, run backend.Run) (backend.Cluster, 
 // run's namespaces, without waiting for them to go: a cluster without a
 // namespace controller keeps the empty namespaces, and nothing in them.
 func (c *Cluster) Stop() error {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	list, err := c.API().Client.CoreV1().Namespaces().List(ctx, metav1.ListOptions{LabelSelector: backend.RunLabel + "=" + c.runID})
+	namespaces, err := c.RunNamespaces(c.runID)
 	if err != nil {
-		return fmt.Errorf("unable to list the run's namespaces: %w", err)
-	}
-	var namespaces []string
-	for _, ns := range list.Items {
-		namespaces = append(namespaces, ns.Name)
+		return err
 	}
 	var errs []error
 	if err := c.cleanUp(namespaces); err != nil {
 		errs = append(errs, fmt.Errorf("the run's objects: %w", err))
 	}
-	return errors.Join(append(errs, c.DeleteRunNamespaces(c.runID))...)
+	return errors.Join(append(errs, c.DeleteNamespaces(namespaces))...)
 }

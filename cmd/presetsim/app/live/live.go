@@ -7,7 +7,6 @@ import (
 	"io"
 	"maps"
 	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 	corev1 "k8s.io/api/core/v1"
@@ -199,21 +198,18 @@ func listPresets(ctx context.Context, dyn dynamic.Interface, prof *profile.Profi
 // records says, for each preset annotation the pod carries, what it
 // recorded at admission against the preset now.
 func records(pod *corev1.Pod, presets []*v1alpha1.PodPreset, prof *profile.Profile) []string {
-	ann := pod.Annotations
+	carried := audit.Carried(pod, prof)
 	var out []string
-	for _, k := range slices.Sorted(maps.Keys(ann)) {
-		name, ok := strings.CutPrefix(k, prof.AppliedPrefix())
-		if !ok || prof.AppliedKey(name) != k {
-			continue
-		}
+	for _, name := range slices.Sorted(maps.Keys(carried)) {
+		rv := carried[name]
 		i := slices.IndexFunc(presets, func(p *v1alpha1.PodPreset) bool { return p.Name == name && p.Namespace == pod.Namespace })
 		switch {
 		case i < 0:
-			out = append(out, fmt.Sprintf("%s at resourceVersion %s: the preset no longer exists", name, ann[k]))
-		case presets[i].ResourceVersion != ann[k]:
-			out = append(out, fmt.Sprintf("%s at resourceVersion %s: the preset has changed since (now %s)", name, ann[k], presets[i].ResourceVersion))
+			out = append(out, fmt.Sprintf("%s at resourceVersion %s: the preset no longer exists", name, rv))
+		case presets[i].ResourceVersion != rv:
+			out = append(out, fmt.Sprintf("%s at resourceVersion %s: the preset has changed since (now %s)", name, rv, presets[i].ResourceVersion))
 		default:
-			out = append(out, fmt.Sprintf("%s at resourceVersion %s: the preset as it is now", name, ann[k]))
+			out = append(out, fmt.Sprintf("%s at resourceVersion %s: the preset as it is now", name, rv))
 		}
 	}
 	return out
