@@ -80,6 +80,33 @@ type Result struct {
 	Conflicts []Conflict
 }
 
+// Variant is a departure from the specification that an implementation
+// declares (a profile's behaviour, harness.md "Verdicts come from a
+// model"). The zero Variant is the specification.
+type Variant struct {
+	// InitContainersUntouched leaves init containers alone (R3.2 varied:
+	// Kubernetes before 1.14 and some replacements did).
+	InitContainersUntouched bool
+	// EnvFrom is how envFrom entries are compared (R3.4, R3.5, R4.1 varied).
+	EnvFrom EnvFromMode
+}
+
+// EnvFromMode is how envFrom entries are compared with a container's.
+type EnvFromMode int
+
+const (
+	// EnvFromCompared, the specification's: by key (R3.5), an identical
+	// entry skipped (R3.4), a different one with the same key a conflict
+	// (R4.1).
+	EnvFromCompared EnvFromMode = iota
+	// EnvFromDeduplicated: an identical entry is skipped, any other is
+	// appended; entries never conflict.
+	EnvFromDeduplicated
+	// EnvFromAppended: every entry is appended, duplicates included, as
+	// Kubernetes 1.19 did.
+	EnvFromAppended
+)
+
 // Apply merges the presets, in the order given, into a copy of pod (callers
 // use Select first to pick and order them). It never mutates its arguments;
 // nil presets are ignored and a nil pod yields a Result with a nil Pod.
@@ -88,57 +115,26 @@ type Result struct {
 // pod's items (defaults.Preset), so that they compare with the pod's own
 // defaulted items as the user wrote them, and are injected in that form.
 func Apply(pod *corev1.Pod, presets []*v1alpha1.PodPreset) Result {
+	return ApplyVariant(pod, presets, Variant{})
+}
+
+// ApplyVariant is Apply with a declared variant of the specification; with
+// the zero Variant it is Apply.
+func ApplyVariant(pod *corev1.Pod, presets []*v1alpha1.PodPreset, v Variant) Result {
 	if pod == nil {
 		return Result{}
 	}
-	out := pod.DeepCopy()
-	// R3.2: every init container and every container, in pod order;
-	// ephemeral containers are not touched.
-	var containers []*corev1.Container
-	for i := range out.Spec.InitContainers {
-		containers = append(containers, &out.Spec.InitContainers[i])
-	}
-	for i := range out.Spec.Containers {
-		containers = append(containers, &out.Spec.Containers[i])
-	}
-
-	var (
-		applied   []*v1alpha1.PodPreset
-		conflicts conflictList
-	)
-	for _, p := range presets {
-		if p == nil {
-			continue
-		}
-		// A copy of its own: the pod's items then share no memory with the
-		// preset. Each container gets copies of the items, so that no two
-		// containers share memory either.
-		p = defaults.Preset(p)
-		// R3.1: volumes go to the pod spec.
-		for _, v := range p.Spec.Volumes {
-			conflicts.add(p.Name, "", fieldVolumes, inject(&out.Spec.Volumes, v, volumeKeys))
-		}
-		for _, c := range containers {
-			for _, e := range p.Spec.Env {
-				conflicts.add(p.Name, c.Name, fieldEnv, inject(&c.Env, *e.DeepCopy(), envKeys))
-			}
-			for _, e := range p.Spec.EnvFrom {
-				conflicts.add(p.Name, c.Name, fieldEnvFrom, inject(&c.EnvFrom, *e.DeepCopy(), envFromKeys))
-			}
-			for _, m := range p.Spec.VolumeMounts {
-				conflicts.add(p.Name, c.Name, fieldVolumeMounts, inject(&c.VolumeMounts, *m.DeepCopy(), volumeMountKeys))
-			}
-		}
-		applied = append(applied, p)
-	}
-
-	// R4.2: one conflict anywhere and nothing is applied; the check above
-	// went through every preset so that the report is complete (R4.3).
+	out, conflicts := Merge(pod, presets, v)
+	// R4.2: one conflict anywhere and nothing is applied; Merge went
+	// through every preset so that the report is complete (R4.3).
 	if len(conflicts) > 0 {
 		return Result{Pod: pod.DeepCopy(), Conflicts: conflicts}
 	}
 	result := Result{Pod: out}
-	for _, p := range applied {
+	for _, p := range presets {
+		if p == nil {
+			continue
+		}
 		// R3.7: the annotation records the preset's version, even when the
 		// preset added nothing new.
 		if out.Annotations == nil {
@@ -148,6 +144,65 @@ func Apply(pod *corev1.Pod, presets []*v1alpha1.PodPreset) Result {
 		result.Applied = append(result.Applied, p.Name)
 	}
 	return result
+}
+
+// Merge adds the presets' items, in the order given, to a copy of pod and
+// returns it with every conflict found: an item that conflicts is not
+// added, the others are, and no annotation is written. Apply is Merge
+// followed by R4.2 and R3.7; an implementation that applies presets in
+// spite of conflicts (a profile's "conflicts: apply") makes the pod Merge
+// returns. A nil pod yields a nil pod.
+func Merge(pod *corev1.Pod, presets []*v1alpha1.PodPreset, v Variant) (*corev1.Pod, []Conflict) {
+	if pod == nil {
+		return nil, nil
+	}
+	out := pod.DeepCopy()
+	// R3.2: every init container and every container, in pod order;
+	// ephemeral containers are not touched.
+	var containers []*corev1.Container
+	for i := range out.Spec.InitContainers {
+		if v.InitContainersUntouched {
+			break
+		}
+		containers = append(containers, &out.Spec.InitContainers[i])
+	}
+	for i := range out.Spec.Containers {
+		containers = append(containers, &out.Spec.Containers[i])
+	}
+
+	var conflicts conflictList
+	for _, p := range presets {
+		if p == nil {
+			continue
+		}
+		// A copy of its own: the pod's items then share no memory with the
+		// preset. Each container gets copies of the items, so that no two
+		// containers share memory either.
+		p = defaults.Preset(p)
+		// R3.1: volumes go to the pod spec.
+		for _, vol := range p.Spec.Volumes {
+			conflicts.add(p.Name, "", fieldVolumes, inject(&out.Spec.Volumes, vol, volumeKeys))
+		}
+		for _, c := range containers {
+			for _, e := range p.Spec.Env {
+				conflicts.add(p.Name, c.Name, fieldEnv, inject(&c.Env, *e.DeepCopy(), envKeys))
+			}
+			for _, e := range p.Spec.EnvFrom {
+				switch v.EnvFrom {
+				case EnvFromDeduplicated:
+					appendNew(&c.EnvFrom, *e.DeepCopy())
+				case EnvFromAppended:
+					c.EnvFrom = append(c.EnvFrom, *e.DeepCopy())
+				default:
+					conflicts.add(p.Name, c.Name, fieldEnvFrom, inject(&c.EnvFrom, *e.DeepCopy(), envFromKeys))
+				}
+			}
+			for _, m := range p.Spec.VolumeMounts {
+				conflicts.add(p.Name, c.Name, fieldVolumeMounts, inject(&c.VolumeMounts, *m.DeepCopy(), volumeMountKeys))
+			}
+		}
+	}
+	return out, conflicts
 }
 
 // inject appends item to *list, after the items already there (R3.3),
@@ -184,6 +239,17 @@ func inject[T any](list *[]T, item T, keys []key[T]) (conflicts []sharedKey) {
 	}
 	*list = append(*list, item)
 	return nil
+}
+
+// appendNew appends item to *list unless an identical item is there
+// (EnvFromDeduplicated).
+func appendNew[T any](list *[]T, item T) {
+	for i := range *list {
+		if equality.Semantic.DeepEqual((*list)[i], item) {
+			return
+		}
+	}
+	*list = append(*list, item)
 }
 
 // sharedKey is a key an injected item shares with a different item already
