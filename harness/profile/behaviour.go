@@ -5,6 +5,9 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"presetsim.dev/presetsim/presets/merge"
+	"presetsim.dev/presetsim/presets/model"
 )
 
 // Behaviour is how an implementation departs from the specification by
@@ -21,6 +24,14 @@ type Behaviour struct {
 	Validation string `yaml:"validation"`
 	// Order is the order it applies presets in (R3.6): OrderName when empty.
 	Order string `yaml:"order"`
+	// InitContainers says whether init containers get the presets' items
+	// (R3.2): InitInjected when empty, unless the profile leaves the
+	// initContainers capability unclaimed.
+	InitContainers string `yaml:"initContainers"`
+	// EnvFrom is how envFrom entries are compared (R3.4, R3.5, R4.1):
+	// EnvFromCompared when empty, unless the profile leaves the
+	// envFromConflicts capability unclaimed (then EnvFromAppended).
+	EnvFrom string `yaml:"envFrom"`
 }
 
 // Values of Behaviour's settings; the first of each is the specification's.
@@ -36,14 +47,23 @@ const (
 
 	OrderName        = "name"        // by name (R3.6)
 	OrderUnspecified = "unspecified" // an order the implementation does not promise
+
+	InitInjected  = "injected"  // init containers get the items (R3.2)
+	InitUntouched = "untouched" // init containers are left alone
+
+	EnvFromCompared     = "compared"     // by key: identical skipped, different a conflict
+	EnvFromDeduplicated = "deduplicated" // identical skipped, any other appended
+	EnvFromAppended     = "appended"     // every entry appended, duplicates included
 )
 
 // settings are the values each Behaviour setting takes, the
 // specification's first.
 var settings = map[string][]string{
-	"conflicts":  {ConflictSkipAll, ConflictReject, ConflictSkipPreset, ConflictApply},
-	"validation": {ValidationFull, ValidationSchema, ValidationNone},
-	"order":      {OrderName, OrderUnspecified},
+	"conflicts":      {ConflictSkipAll, ConflictReject, ConflictSkipPreset, ConflictApply},
+	"validation":     {ValidationFull, ValidationSchema, ValidationNone},
+	"order":          {OrderName, OrderUnspecified},
+	"initContainers": {InitInjected, InitUntouched},
+	"envFrom":        {EnvFromCompared, EnvFromDeduplicated, EnvFromAppended},
 }
 
 // Difference is one declared departure from the specification: the rules it
@@ -70,6 +90,9 @@ var differences = []Difference{
 	{"validation", ValidationSchema, []string{"R1.3", "R1.4", "R1.5", "R1.6", "R1.7", "R1.8"}, []string{"rejected"}},
 	{"validation", ValidationNone, []string{"R1.2", "R1.3", "R1.4", "R1.5", "R1.6", "R1.7", "R1.8"}, []string{"rejected"}},
 	{"order", OrderUnspecified, []string{"R3.6"}, []string{"content"}},
+	{"initContainers", InitUntouched, []string{"R3.2"}, []string{"content"}},
+	{"envFrom", EnvFromDeduplicated, []string{"R4.1", "R3.5"}, []string{"content"}},
+	{"envFrom", EnvFromAppended, []string{"R3.4", "R4.1", "R3.5"}, []string{"content"}},
 }
 
 // Differences are the profile's declared departures from the specification.
@@ -96,7 +119,8 @@ func (p *Profile) Declared(rule, shows string) (Difference, bool) {
 
 // fields are the behaviour's settings by name, to read and default.
 func (b *Behaviour) fields() map[string]*string {
-	return map[string]*string{"conflicts": &b.Conflicts, "validation": &b.Validation, "order": &b.Order}
+	return map[string]*string{"conflicts": &b.Conflicts, "validation": &b.Validation, "order": &b.Order,
+		"initContainers": &b.InitContainers, "envFrom": &b.EnvFrom}
 }
 
 func (p *Profile) setting(name string) string { return *p.Spec.Behaviour.fields()[name] }
@@ -119,4 +143,19 @@ func (b *Behaviour) setDefaults() {
 			*field = settings[name][0]
 		}
 	}
+}
+
+// Options are the model's options for the profile's declarations: the
+// variant of the specification its verdicts are computed from.
+func (p *Profile) Options() model.Options {
+	b := p.Spec.Behaviour
+	o := model.Options{Conflicts: model.Conflicts(b.Conflicts), Order: model.Order(b.Order)}
+	o.Variant.InitContainersUntouched = b.InitContainers == InitUntouched
+	switch b.EnvFrom {
+	case EnvFromDeduplicated:
+		o.Variant.EnvFrom = merge.EnvFromDeduplicated
+	case EnvFromAppended:
+		o.Variant.EnvFrom = merge.EnvFromAppended
+	}
+	return o
 }

@@ -188,6 +188,15 @@ func (pr *Preset) setDefaults() {
 }
 
 func (p *Profile) setDefaults() {
+	// A content capability left unclaimed is a variant of the model, so
+	// that its scenarios still run and check the rest.
+	b := &p.Spec.Behaviour
+	if b.InitContainers == "" && p.Spec.Claims != nil && !slices.Contains(p.Spec.Claims, "initContainers") {
+		b.InitContainers = InitUntouched
+	}
+	if b.EnvFrom == "" && p.Spec.Claims != nil && !slices.Contains(p.Spec.Claims, "envFromConflicts") {
+		b.EnvFrom = EnvFromAppended
+	}
 	p.Spec.Behaviour.setDefaults()
 	p.Spec.Preset.setDefaults()
 	if p.Spec.Annotations.Applied == "" {

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"presetsim.dev/presetsim/harness/backend"
@@ -108,4 +110,17 @@ func (s *Scenario) ObjectNamespace(ctx context.Context, kind, name string) (sche
 	}
 	ns, err := s.Namespace(ctx, s.NamespaceOf(gvk.Kind, name))
 	return gvk, mapping, ns, err
+}
+
+// CreateObject creates one API object given in Go (its apiVersion and kind
+// set), as Create creates an object of a DocString: a canonical PodPreset
+// in the implementation's terms, a pod's annotations translated, in the
+// object's logical namespace. It returns what the API server returned.
+func (s *Scenario) CreateObject(ctx context.Context, obj runtime.Object, opts *backend.CreateOptions) (*unstructured.Unstructured, error) {
+	raw, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return nil, err
+	}
+	u := &unstructured.Unstructured{Object: raw}
+	return s.create(ctx, manifest.Object{Object: obj, Raw: u, GVK: u.GroupVersionKind()}, opts)
 }

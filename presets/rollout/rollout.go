@@ -93,6 +93,9 @@ func (c *Controller) Run(ctx context.Context) {
 func (c *Controller) handle(ctx context.Context, ch change) error {
 	ns := ch.preset.Namespace
 	namespace, err := c.client.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil // deleted with its namespace: nothing left to restart
+	}
 	if err != nil {
 		return err
 	}

@@ -23,19 +23,8 @@ import (
 	"presetsim.dev/presetsim/cmd/presetsim/app/policy"
 	"presetsim.dev/presetsim/cmd/presetsim/app/serve"
 	"presetsim.dev/presetsim/cmd/presetsim/app/watch"
-	"presetsim.dev/presetsim/harness"
-	"presetsim.dev/presetsim/harness/backend"
-	"presetsim.dev/presetsim/harness/backend/envtest"
-	"presetsim.dev/presetsim/harness/backend/existing"
-	"presetsim.dev/presetsim/harness/implementation"
-	externalimpl "presetsim.dev/presetsim/harness/implementation/external"
-	"presetsim.dev/presetsim/harness/implementation/installed"
-	"presetsim.dev/presetsim/harness/implementation/module"
-	policyimpl "presetsim.dev/presetsim/harness/implementation/policy"
 	"presetsim.dev/presetsim/harness/mutants"
 	"presetsim.dev/presetsim/harness/profile"
-	"presetsim.dev/presetsim/harness/scenario/environment"
-	"presetsim.dev/presetsim/internal/interrupt"
 	"presetsim.dev/presetsim/profiles"
 	"presetsim.dev/presetsim/steps"
 	"presetsim.dev/presetsim/steps/result"
@@ -97,6 +86,7 @@ one installed on a cluster; and previews offline what presets do to pods.`,
 	root.AddCommand(
 		newRunCommand(stdin, stdout, stderr),
 		newDifferentialCommand(stdout, stderr),
+		newFuzzCommand(stdout, stderr),
 		newApplyCommand(stdin, stdout, stderr),
 		policy.NewCommand(stdin, stdout, stderr),
 		live.NewExplainCommand(stdout, stderr),
@@ -136,119 +126,22 @@ usage error, 130 or 143 when interrupted.`,
   presetsim run --kubeconfig ~/.kube/config --report-dir reports/prod`,
 	}
 	fs := cmd.Flags()
-	moduleName := fs.String("module", module.Reference, "in-process admission module to test")
-	implName := fs.String("implementation", "", "what implements PodPreset, when not a module, a webhook (--webhook-url) or what is installed (--kubeconfig): "+
-		policyimpl.Name+" (the presets compiled into MutatingAdmissionPolicies, no webhook; profile profiles/policy.yaml unless --profile)")
+	t := targetFlags(fs)
+	fs.Lookup("report-dir").Usage = "write summary.json, summary.yaml, junit.xml, cucumber.json and report.html here"
 	format := fs.String("format", "pretty", "output format: pretty, progress, cucumber, junit")
 	tags := fs.String("tags", "", "run only scenarios matching this tag expression, e.g. @R4.2")
 	concurrency := fs.Int("concurrency", steps.DefaultConcurrency, "scenarios to run at once (@serial ones run alone)")
-	registry := harness.Backends()
-	var summaries []string
-	constructors := map[string]func() (backend.Backend, error){}
-	for _, reg := range registry {
-		summaries = append(summaries, fmt.Sprintf("%s (%s)", reg.Name, reg.Summary))
-		constructors[reg.Name] = reg.Flags(fs)
-	}
-	backendName := fs.String("backend", registry.Names()[0], "where objects live: "+strings.Join(summaries, ", "))
 	watchFlag := fs.Bool("watch", false, "keep the control plane and the implementation up; run a feature file's scenarios again when it is saved (all on r and Enter) and print what changed; Ctrl-C stops")
-	settle := fs.Duration("settle", 0, "how long a check that something does not happen watches (no events, stays as submitted); the backend's default when 0: 1s with an API server, 200ms offline. A step may end with \"for 5s\" for its own")
-	showSecrets := fs.Bool("show-secrets", false, "show values that come from Secrets in messages, instead of "+environment.Mask)
-	ext := externalFlags(fs)
-	profilePath := fs.String("profile", "", "profile (YAML) of the implementation under test; the canonical PodPreset when empty")
-	reportDir := fs.String("report-dir", "", "write summary.json, summary.yaml, junit.xml, cucumber.json and report.html here")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		ctx := cmd.Context()
-		external, err := ext.module()
+		st, err := t.start(cmd.Context(), cmd, stderr)
 		if err != nil {
-			fmt.Fprintf(stderr, "presetsim run: %v\n", err)
-			return cli.ExitError{Code: 2}
-		}
-		if *settle < 0 {
-			return cli.UsageError(cmd, fmt.Sprintf("--settle must not be negative, not %s", *settle))
-		}
-		if fs.Changed("kubeconfig") {
-			*backendName = existing.Name
-		}
-		newBackend, ok := constructors[*backendName]
-		if !ok {
-			fmt.Fprintf(stderr, "presetsim run: unknown backend %q (known: %s)\n", *backendName, strings.Join(registry.Names(), ", "))
-			return cli.ExitError{Code: 2}
-		}
-		switch {
-		case *implName != "" && *implName != policyimpl.Name:
-			fmt.Fprintf(stderr, "presetsim run: unknown implementation %q (known: %s)\n", *implName, policyimpl.Name)
-			return cli.ExitError{Code: 2}
-		case *implName != "" && (external != nil || fs.Changed("module")):
-			fmt.Fprintf(stderr, "presetsim run: --implementation %s cannot be combined with --module or --webhook-url\n", *implName)
-			return cli.ExitError{Code: 2}
-		}
-		var prof *profile.Profile
-		if *profilePath != "" {
-			if prof, err = profile.Load(*profilePath); err != nil {
-				fmt.Fprintf(stderr, "presetsim run: %v\n", err)
-				return cli.ExitError{Code: 2}
-			}
-		} else if *implName == policyimpl.Name {
-			if prof, err = shippedProfile("policy.yaml"); err != nil {
-				return err
-			}
-		}
-
-		if *reportDir != "" {
-			if err := os.MkdirAll(*reportDir, 0o755); err != nil {
-				return err
-			}
-			if external != nil && len(external.Command) > 0 {
-				external.LogFile = filepath.Join(*reportDir, "webhook.log")
-			}
-		}
-
-		start := time.Now()
-		interrupts := interrupt.Catch(ctx)
-		defer interrupts.Release()
-		// The envtest backend gets the binaries the command found or built;
-		// the others are made from their own flags.
-		var be backend.Backend
-		if *backendName == envtest.Name {
-			bin, err := cli.Binaries(interrupts.Context(), stderr)
-			if err != nil {
-				return err
-			}
-			be = envtest.New(envtest.Options{BinDir: bin})
-		} else if be, err = newBackend(); err != nil {
 			return err
 		}
-		var impl implementation.Implementation
-		switch {
-		case *implName == policyimpl.Name:
-			impl = policyimpl.New(policyimpl.Options{})
-		case external != nil:
-			impl = externalimpl.New(*external)
-		case *backendName == existing.Name:
-			impl = installed.New()
-		default:
-			if impl, err = module.Implementation(mutants.Registry(), *moduleName); err != nil {
-				fmt.Fprintf(stderr, "presetsim run: %v\n", err)
-				return cli.ExitError{Code: 2}
-			}
-		}
-		w, err := harness.Start(interrupts.Context(), harness.Options{Backend: be, Implementation: impl, Profile: prof, ShowSecrets: *showSecrets, Progress: stderr,
-			Timeouts: harness.Timeouts{Settle: *settle}})
-		if err != nil {
-			if code := interrupts.Code(); code != 0 {
-				return cli.ExitError{Code: code}
-			}
-			return err
-		}
-		interrupts.OnSignal(w.Stop)
-		defer func() {
-			if err := w.Stop(); err != nil {
-				fmt.Fprintf(stderr, "error while stopping the control plane: %v\n", err)
-			}
-		}()
+		defer st.stop(stderr)
+		w, external, start, reportDir := st.world, st.external, st.began, t.reportDir
 
 		if *watchFlag {
-			return watch.Loop(interrupts.Context(), w, watch.Options{Paths: args, Tags: *tags, Concurrency: *concurrency, Out: stdout, Keys: stdin})
+			return watch.Loop(st.interrupts.Context(), w, watch.Options{Paths: args, Tags: *tags, Concurrency: *concurrency, Out: stdout, Keys: stdin})
 		}
 		formats := *format
 		if *reportDir != "" {
@@ -260,11 +153,7 @@ usage error, 130 or 143 when interrupted.`,
 		})
 		suiteTime := time.Since(suiteStart)
 		if *reportDir != "" {
-			implementation := impl.Name()
-			if prof != nil && prof.Spec.Implementation != "" {
-				implementation = fmt.Sprintf("%s %s (%s)", prof.Spec.Implementation, prof.Spec.Version, implementation)
-			}
-			if err := writeReports(*reportDir, implementation, w, timings.List()); err != nil {
+			if err := writeReports(*reportDir, st.implementationName(), w, timings.List()); err != nil {
 				return err
 			}
 			kept := "summary.json, summary.yaml, junit.xml, cucumber.json, report.html"

@@ -17,7 +17,7 @@ func TestHelp(t *testing.T) {
 	commands := [][]string{
 		{}, {"run"}, {"differential"}, {"apply"}, {"up"}, {"bench"}, {"serve"},
 		{"report"}, {"report", "compare"}, {"modules"}, {"completion"}, {"completion", "bash"},
-		{"policy"}, {"audit"}, {"explain"},
+		{"policy"}, {"audit"}, {"explain"}, {"fuzz"},
 	}
 	for _, path := range commands {
 		name := strings.Join(append([]string{"presetsim"}, path...), "-")
@@ -47,6 +47,8 @@ func TestUsageErrors(t *testing.T) {
 		{name: "apply with an argument", args: []string{"apply", "-f", "x.yaml", "extra"}, wantCode: 2, wantInErr: "presetsim apply"},
 		{name: "report without a subcommand", args: []string{"report"}, wantCode: 2, wantInErr: "Run 'presetsim report --help' for usage."},
 		{name: "compare with a bad -o", args: []string{"report", "compare", "dir", "-o", "pdf"}, wantCode: 2, wantInErr: "-o must be markdown or html"},
+		{name: "fuzz with no cases", args: []string{"fuzz", "--cases", "0"}, wantCode: 2, wantInErr: "--cases"},
+		{name: "fuzz with an argument", args: []string{"fuzz", "extra"}, wantCode: 2, wantInErr: "presetsim fuzz"},
 		{name: "serve without --kubeconfig", args: []string{"serve", "--ca-out", "ca.pem"}, wantCode: 2, wantInErr: "presetsim serve"},
 	}
 	for _, tc := range tests {

@@ -77,10 +77,23 @@ func (s Steps) Expected(src manifest.Source, content, ns string) (*corev1.Pod, e
 // controller sets per pod are left out of the actual one unless expected.
 // The error is a *compare.Mismatch when the pods differ.
 func (s Steps) Compare(ctx context.Context, want, got *corev1.Pod) error {
-	defaulted, err := s.defaultPod(ctx, want)
+	defaulted, err := s.Defaulted(ctx, want)
 	if err != nil {
 		return err
 	}
+	return s.CompareDefaulted(want, defaulted, got)
+}
+
+// Defaulted is an expected pod with the backend's defaults, as Compare
+// gives it; CompareDefaulted then compares it with actual pods, so that a
+// caller comparing one expectation with several pods defaults it once.
+func (s Steps) Defaulted(ctx context.Context, want *corev1.Pod) (*corev1.Pod, error) {
+	return s.defaultPod(ctx, want)
+}
+
+// CompareDefaulted is Compare with the expected pod already defaulted
+// (want is the expectation as written, defaulted its Defaulted form).
+func (s Steps) CompareDefaulted(want, defaulted, got *corev1.Pod) error {
 	got = withoutControllerFields(want, got)
 	if m := compare.Pods(defaulted, got, compare.Options{AnnotationPrefix: s.World().AnnotationPrefix}); m != nil {
 		return m

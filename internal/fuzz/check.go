@@ -1,0 +1,235 @@
+package fuzz
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+
+	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/harness/compare"
+	"presetsim.dev/presetsim/harness/scenario"
+	"presetsim.dev/presetsim/harness/scenario/podcheck"
+	"presetsim.dev/presetsim/presets/model"
+)
+
+// Disagreement is one way the implementation's outcome differs from every
+// outcome the model allows.
+type Disagreement struct {
+	// Rules are the rules of podpreset.md the difference shows broken.
+	Rules []string
+	// Summary is one line; Detail the whole difference (a pod diff, say).
+	Summary, Detail string
+}
+
+// check compares what the implementation did with the model's outcomes
+// under the profile and returns every disagreement; none means the case
+// agrees. The events are compared only after the case settled (events).
+func check(ctx context.Context, w *harness.World, obs Observed, events bool) ([]Disagreement, error) {
+	if obs.PresetErr != nil {
+		return []Disagreement{{Rules: []string{"R1.2", "R1.3"}, Summary: "a valid preset was refused: " + oneLine(obs.PresetErr.Error()),
+			Detail: obs.PresetErr.Error()}}, nil
+	}
+	want := Expect(w, obs)
+	pods := podcheck.Of(scenario.New(w))
+	var out []Disagreement
+	for _, r := range []struct {
+		name     string
+		dryRun   bool
+		outcomes []model.Outcome
+		got      Request
+	}{{"the dry-run create", true, want.DryRun, obs.DryRun}, {"the create", false, want.Create, obs.Create}} {
+		d, err := checkRequest(ctx, w, pods, obs, r.name, r.dryRun, r.outcomes, r.got)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, d...)
+	}
+	if events {
+		out = append(out, eventDisagreements(w, obs)...)
+	}
+	return out, nil
+}
+
+// eventDisagreements compares a settled case's conflict events with the
+// model's, when the profile claims events.
+func eventDisagreements(w *harness.World, obs Observed) []Disagreement {
+	if obs.PresetErr != nil || !w.Profile.Claims("events") {
+		return nil
+	}
+	want := Expect(w, obs)
+	if len(want.Create) == 0 {
+		return nil
+	}
+	if d := checkEvents(obs, want); d != nil {
+		return []Disagreement{*d}
+	}
+	return nil
+}
+
+// checkRequest compares one request with the outcomes the model allows:
+// it agrees when it matches any of them, and is compared with the first
+// (name order) otherwise.
+func checkRequest(ctx context.Context, w *harness.World, pods podcheck.Steps, obs Observed, name string, dryRun bool, outcomes []model.Outcome, got Request) ([]Disagreement, error) {
+	if len(outcomes) == 0 {
+		return nil, nil
+	}
+	var first *Disagreement
+	for i, o := range outcomes {
+		d, err := compareOutcome(ctx, w, pods, obs, name, dryRun, o, got)
+		if err != nil {
+			return nil, err
+		}
+		if d == nil {
+			return nil, nil
+		}
+		if i == 0 {
+			first = d
+		}
+	}
+	if len(outcomes) > 1 {
+		first.Summary += fmt.Sprintf(" (nor any of the %d orders the profile's order: unspecified allows)", len(outcomes))
+	}
+	return []Disagreement{*first}, nil
+}
+
+// compareOutcome compares a request with one outcome of the model.
+func compareOutcome(ctx context.Context, w *harness.World, pods podcheck.Steps, obs Observed, name string, dryRun bool, want model.Outcome, got Request) (*Disagreement, error) {
+	switch {
+	case want.Refused && got.Err == nil:
+		return &Disagreement{Rules: []string{"R4.2"}, Summary: fmt.Sprintf("%s was admitted; the profile declares conflicts: reject, and the model refuses it: %s", name, want.Message)}, nil
+	case !want.Refused && got.Err != nil:
+		return &Disagreement{Rules: refusalRules(want, got.Err), Summary: fmt.Sprintf("%s was refused: %s", name, oneLine(got.Err.Error())), Detail: got.Err.Error()}, nil
+	case want.Refused:
+		return nil, nil
+	}
+	expected := want.Pod.DeepCopy()
+	expected.Annotations = w.Profile.Annotations(expected.Annotations)
+	defaulted, err := pods.Defaulted(ctx, expected)
+	if err != nil {
+		return nil, fmt.Errorf("unable to default the model's pod: %w", err)
+	}
+	if err := pods.CompareDefaulted(expected, defaulted, got.Pod); err != nil {
+		var m *compare.Mismatch
+		if !errors.As(err, &m) {
+			return nil, err
+		}
+		return &Disagreement{Rules: podRules(w, obs, want, got, dryRun, m), Summary: fmt.Sprintf("%s made another pod than the model: %s", name, firstLine(m.Error())), Detail: m.Error()}, nil
+	}
+	if w.Profile.Claims("warnings") && !slices.Equal(sortedCopy(want.Warnings), sortedCopy(got.Warnings)) {
+		return &Disagreement{Rules: []string{"R4.3"}, Summary: fmt.Sprintf("%s returned the warnings %q; the model returns %q", name, got.Warnings, want.Warnings)}, nil
+	}
+	return nil, nil
+}
+
+// checkEvents compares the conflict events with the model's for the real
+// create (a dry run records none, R2.1).
+func checkEvents(obs Observed, want Expectation) *Disagreement {
+	got := eventKeys(obs.Events)
+	for _, o := range want.Create {
+		if slices.Equal(eventKeys(o.Events), got) {
+			return nil
+		}
+	}
+	expected := eventKeys(want.Create[0].Events)
+	rules := []string{"R4.3"}
+	if len(got) > len(expected) && len(want.DryRun) > 0 && len(want.DryRun[0].Conflicts) > 0 {
+		rules = []string{"R2.1", "R4.3"} // the dry run's conflict recorded too, most likely
+	}
+	return &Disagreement{Rules: rules, Summary: fmt.Sprintf("conflict events %q; the model records %q", got, expected)}
+}
+
+// refusalRules are the rules a refusal the model does not make breaks:
+// R4.2 ("admission still succeeds") when the implementation denied the
+// pod; when the API server refused the pod the implementation made, the
+// rule the model's explanation names (a missed conflict made it invalid).
+func refusalRules(want model.Outcome, err error) []string {
+	denied := strings.Contains(err.Error(), "denied the request")
+	switch {
+	case want.Skipped == "excluded":
+		return []string{"R2.4"}
+	case want.Skipped == "mirror":
+		return []string{"R2.5"}
+	case denied:
+		return []string{"R4.2"}
+	case len(want.Conflicts) > 0:
+		return []string{"R4.1"}
+	}
+	return []string{"R3.5", "R4.1"}
+}
+
+// oneLine is the first line of a message, trimmed to 200 characters.
+func oneLine(s string) string {
+	s = firstLine(s)
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return s
+}
+
+func firstLine(s string) string {
+	first, _, _ := strings.Cut(s, "\n")
+	return first
+}
+
+// lostItems lists what the submitted pod (defaulted) had that an admitted
+// pod lacks, against R4.4: its labels and annotations, its volumes, and
+// each container's env vars, envFrom entries and volume mounts.
+func lostItems(submitted, got *corev1.Pod) []string {
+	var lost []string
+	for k, v := range submitted.Labels {
+		if got.Labels[k] != v {
+			lost = append(lost, "label "+k)
+		}
+	}
+	for k, v := range submitted.Annotations {
+		if got.Annotations[k] != v {
+			lost = append(lost, "annotation "+k)
+		}
+	}
+	for _, v := range submitted.Spec.Volumes {
+		if !slices.ContainsFunc(got.Spec.Volumes, func(g corev1.Volume) bool { return g.Name == v.Name }) {
+			lost = append(lost, "volume "+v.Name)
+		}
+	}
+	byName := map[string]corev1.Container{}
+	for _, c := range slices.Concat(got.Spec.InitContainers, got.Spec.Containers) {
+		byName[c.Name] = c
+	}
+	for _, c := range slices.Concat(submitted.Spec.InitContainers, submitted.Spec.Containers) {
+		g := byName[c.Name]
+		for _, e := range c.Env {
+			if !slices.ContainsFunc(g.Env, func(x corev1.EnvVar) bool { return equality.Semantic.DeepEqual(x, e) }) {
+				lost = append(lost, fmt.Sprintf("env %s of container %s", e.Name, c.Name))
+			}
+		}
+		for _, e := range c.EnvFrom {
+			if !slices.ContainsFunc(g.EnvFrom, func(x corev1.EnvFromSource) bool { return envFromLabel(x) == envFromLabel(e) }) {
+				lost = append(lost, fmt.Sprintf("envFrom %s of container %s", envFromLabel(e), c.Name))
+			}
+		}
+		for _, m := range c.VolumeMounts {
+			if !slices.ContainsFunc(g.VolumeMounts, func(x corev1.VolumeMount) bool { return x.Name == m.Name && x.MountPath == m.MountPath }) {
+				lost = append(lost, fmt.Sprintf("volumeMount %s of container %s", m.MountPath, c.Name))
+			}
+		}
+	}
+	slices.Sort(lost)
+	return lost
+}
+
+func envFromLabel(e corev1.EnvFromSource) string {
+	k := e.Prefix + "|"
+	if e.ConfigMapRef != nil {
+		k += e.ConfigMapRef.Name
+	}
+	k += "|"
+	if e.SecretRef != nil {
+		k += e.SecretRef.Name
+	}
+	return k
+}

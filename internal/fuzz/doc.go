@@ -1,0 +1,28 @@
+// Package fuzz is generative conformance (presetsim fuzz, harness.md
+// "Generative conformance"): it generates cases — the presets of a
+// namespace, a preset in another one, and a pod — from the Go types, has
+// the implementation under test admit each (a server-side dry run, then a
+// real create) on any backend, and compares the whole outcome (the stored
+// pod, its annotations, the warnings, the conflict events, a refusal)
+// with the model (presets/model) under the profile's declarations.
+//
+// Generation (gen.go) draws from the API surface rather than from a
+// hand-picked list — every kind of env var source, envFrom source, the
+// volume sources a pod may use, every VolumeMount field, selectors with
+// every operator, any number of app and init containers (sidecars
+// included), exclude and mirror annotations with any value, pods without a
+// name and pods with a controller owner — and takes keys from small pools,
+// so that identical items, conflicts between the pod and a preset and
+// between presets, several at once and in every kind of container, are
+// frequent. The same seed gives the same cases.
+//
+// A disagreement is credited to the rules its differences show, read with
+// the model's explanation (rules.go); the first of each kind is shrunk,
+// greedily, to a smaller case that still breaks the rule (shrink.go) and
+// written as a ready-to-run scenario (feature.go).
+//
+// What it does not generate: invalid presets (the model has no R1
+// validation of its own yet), ephemeral containers (an API server refuses
+// them at creation), and workloads (a pod's controller owner is a
+// ConfigMap, which is what R4.3 looks at).
+package fuzz

@@ -1,0 +1,164 @@
+package fuzz
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/yaml"
+
+	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/presets/admission"
+	"presetsim.dev/presetsim/presets/merge"
+	"presetsim.dev/presetsim/presets/model"
+)
+
+// Feature renders a case as a ready-to-run scenario in the step language:
+// Given its presets, When the pod is created (a server-side dry run
+// first), Then the outcome the model expects under the profile. The
+// scenario is tagged with the rules the report names.
+func Feature(w *harness.World, c Case, obs Observed, rep *Report) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Written by presetsim fuzz: case seed %d, shrunk.\n", rep.CaseSeed)
+	fmt.Fprintf(&b, "# The implementation disagreed with the model (profile %s): %s\n", w.Profile.Metadata.Name, rep.Summary)
+	b.WriteString("Feature: a case presetsim fuzz generated\n\n")
+	var tags []string
+	for _, r := range rep.Rules {
+		tags = append(tags, "@"+r)
+	}
+	fmt.Fprintf(&b, "  %s\n  Scenario: case %d\n", strings.Join(tags, " "), rep.CaseSeed)
+	want := Expect(w, obs)
+
+	var objects []any
+	for _, p := range slices.Concat(c.Others, c.Presets) {
+		objects = append(objects, p)
+	}
+	if len(objects) > 0 {
+		b.WriteString("    Given the objects:\n")
+		docString(&b, objects...)
+	}
+	pod := obs.Pod.DeepCopy()
+	name := pod.Name
+	if name == "" {
+		// The step language reads pods by name: the scenario names the
+		// pod the case left unnamed (what an unnamed pod changes is in
+		// the comment above).
+		name = "website"
+		pod.Name, pod.GenerateName = name, ""
+		b.WriteString("    # The case's pod had a generateName and no name; it is named here.\n")
+	}
+	pod.OwnerReferences = nil
+	claims := w.Profile.Claims
+	if len(want.DryRun) > 0 && !want.DryRun[0].Refused {
+		b.WriteString("    When I try to create with a server-side dry run:\n")
+		docString(&b, pod)
+		b.WriteString("    Then the dry-run pod should be:\n")
+		docString(&b, expectedPod(want.DryRun[0], name))
+	}
+	create := want.Create[0]
+	if create.Refused {
+		b.WriteString("    When I try to create:\n")
+		docString(&b, pod)
+		b.WriteString("    Then the request should be rejected with a message containing \"\"\n")
+		fmt.Fprintf(&b, "    And the pod %q should not exist\n", name)
+		return b.String()
+	}
+	b.WriteString("    When I try to create:\n")
+	docString(&b, pod)
+	b.WriteString("    Then the request should succeed\n")
+	if claims("warnings") {
+		if len(create.Warnings) == 0 {
+			b.WriteString("    And the request should have no warnings\n")
+		}
+		for _, m := range create.Warnings {
+			fmt.Fprintf(&b, "    And the request should have a warning containing %q\n", m)
+		}
+	}
+	fmt.Fprintf(&b, "    And the pod %q should be:\n", name)
+	docString(&b, expectedPod(create, name))
+	if claims("events") {
+		if len(create.Events) == 0 {
+			fmt.Fprintf(&b, "    And the pod %q should have no events with reason %q\n", name, admission.ConflictReason)
+		}
+		if len(create.Events) > 0 && create.Events[0].Kind == "Pod" {
+			fmt.Fprintf(&b, "    And the pod %q should have the event:\n      | type | reason | message |\n", name)
+			for _, e := range create.Events {
+				fmt.Fprintf(&b, "      | %s | %s | %s |\n", e.Type, e.Reason, e.Message)
+			}
+		}
+	}
+	return b.String()
+}
+
+// expectedPod is the model's pod as a "should be" DocString writes it:
+// labels, annotations (an applied preset's version as ${rv:<name>}) and
+// spec.
+func expectedPod(o model.Outcome, name string) map[string]any {
+	p := o.Pod.DeepCopy()
+	annotations := maps.Clone(p.Annotations)
+	for _, applied := range o.Applied {
+		annotations[merge.AnnotationKey(applied)] = "${rv:" + applied + "}"
+	}
+	meta := map[string]any{"name": name}
+	if len(p.Labels) > 0 {
+		meta["labels"] = p.Labels
+	}
+	if len(annotations) > 0 {
+		meta["annotations"] = annotations
+	}
+	spec, _ := runtime.DefaultUnstructuredConverter.ToUnstructured(&p.Spec)
+	return map[string]any{"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec}
+}
+
+// docString writes objects as a multi-document YAML DocString, without
+// the empty fields Go's types add (creationTimestamp: null, status: {}).
+func docString(b *strings.Builder, objects ...any) {
+	b.WriteString("      \"\"\"\n")
+	for i, o := range objects {
+		if i > 0 {
+			b.WriteString("      ---\n")
+		}
+		m, ok := o.(map[string]any)
+		if !ok {
+			if u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o); err == nil {
+				m = u
+			}
+		}
+		prune(m)
+		if meta, ok := m["metadata"].(map[string]any); ok && meta["namespace"] == metav1.NamespaceDefault {
+			delete(meta, "namespace")
+		}
+		data, err := yaml.Marshal(m)
+		if err != nil {
+			data = []byte(fmt.Sprintf("# unable to render: %v\n", err))
+		}
+		for _, line := range strings.Split(strings.TrimRight(string(data), "\n"), "\n") {
+			b.WriteString("      " + line + "\n")
+		}
+	}
+	b.WriteString("      \"\"\"\n")
+}
+
+// prune removes nil values and empty maps, recursively.
+func prune(m map[string]any) {
+	for k, v := range m {
+		switch v := v.(type) {
+		case nil:
+			delete(m, k)
+		case map[string]any:
+			prune(v)
+			if len(v) == 0 && k != "selector" {
+				delete(m, k)
+			}
+		case []any:
+			for _, item := range v {
+				if im, ok := item.(map[string]any); ok {
+					prune(im)
+				}
+			}
+		}
+	}
+}

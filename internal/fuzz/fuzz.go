@@ -1,0 +1,266 @@
+package fuzz
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"presetsim.dev/presetsim/harness"
+)
+
+// Options configure a fuzz run.
+type Options struct {
+	// Cases is how many cases to generate (when Time is zero, or whichever
+	// ends first).
+	Cases int
+	// Seed is the run's seed: case i is Generate(CaseSeed(Seed, i)).
+	Seed uint64
+	// Time bounds the run, when not zero.
+	Time time.Duration
+	// Out is where minimal scenarios are written (one .feature per
+	// disagreement); nothing is written when empty.
+	Out string
+	// Concurrency is how many cases run at once; 1 when zero.
+	Concurrency int
+	// Shrink is how many distinct disagreements are shrunk (the first of
+	// each kind); DefaultShrink when zero, none when negative.
+	Shrink int
+	// Progress receives a progress line now and then, and Log one line per
+	// disagreement found; both may be nil.
+	Progress, Log io.Writer
+}
+
+// DefaultShrink is how many distinct disagreements a run shrinks.
+const DefaultShrink = 8
+
+// Summary is a run's result, as fuzz.json holds it.
+type Summary struct {
+	Seed          uint64   `json:"seed"`
+	Cases         int      `json:"cases"`
+	Disagreements []Report `json:"disagreements"`
+	// Disagreeing is how many cases disagreed in all (Disagreements holds
+	// one per kind).
+	Disagreeing int     `json:"disagreeingCases"`
+	Seconds     float64 `json:"seconds"`
+}
+
+// Report is one kind of disagreement: its first case, shrunk.
+type Report struct {
+	Rules   []string `json:"rules"`
+	Feature string   `json:"feature,omitempty"`
+	Summary string   `json:"summary"`
+	// CaseSeed regenerates the case as found (before shrinking).
+	CaseSeed uint64 `json:"caseSeed"`
+	// Count is how many cases disagreed this way.
+	Count  int    `json:"count"`
+	Detail string `json:"detail,omitempty"`
+}
+
+// CaseSeed is the seed of case i of a run (splitmix64 of the two).
+func CaseSeed(seed uint64, i int) uint64 {
+	z := seed + uint64(i+1)*0x9e3779b97f4a7c15
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}
+
+// Run generates cases, has the World's implementation admit each and
+// compares the outcomes with the model under the World's profile.
+func Run(ctx context.Context, w *harness.World, opts Options) (Summary, error) {
+	if opts.Concurrency <= 0 {
+		opts.Concurrency = 1
+	}
+	if opts.Shrink == 0 {
+		opts.Shrink = DefaultShrink
+	}
+	start := time.Now()
+	if opts.Time > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, opts.Time)
+		defer cancel()
+	}
+	r := runner{w: w}
+	var (
+		next, done atomic.Int64
+		mu         sync.Mutex
+		byKind     = map[string]*Report{}
+		kinds      []string
+		failed     error
+		wg         sync.WaitGroup
+	)
+	progress := newProgress(opts.Progress, opts.Cases)
+	record := func(c Case, ds []Disagreement, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil {
+			if ctx.Err() == nil && failed == nil {
+				failed = fmt.Errorf("case seed %d: %w", c.Seed, err)
+			}
+			return
+		}
+		done.Add(1)
+		for _, d := range ds {
+			k := kindOf(d)
+			if rep, ok := byKind[k]; ok {
+				rep.Count++
+				continue
+			}
+			byKind[k] = &Report{Rules: d.Rules, Summary: d.Summary, CaseSeed: c.Seed, Count: 1, Detail: d.Detail}
+			kinds = append(kinds, k)
+			if opts.Log != nil {
+				fmt.Fprintf(opts.Log, "disagreement (%s), case seed %d: %s\n", strings.Join(d.Rules, ", "), c.Seed, d.Summary)
+			}
+		}
+		progress.update(int(done.Load()), len(kinds))
+	}
+	// Admitted cases wait out their settle windows in the settlers, so
+	// that a window costs no worker its time; the queue bounds how many
+	// cases are in flight.
+	type pending struct {
+		c  Case
+		t  *trial
+		ds []Disagreement
+	}
+	queue := make(chan pending, 16*opts.Concurrency)
+	var settlers sync.WaitGroup
+	for range 4 * opts.Concurrency {
+		settlers.Go(func() {
+			for p := range queue {
+				err := r.settle(ctx, p.t)
+				record(p.c, append(p.ds, eventDisagreements(w, p.t.obs)...), err)
+			}
+		})
+	}
+	for range opts.Concurrency {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				mu.Lock()
+				stop := failed != nil
+				mu.Unlock()
+				if i >= opts.Cases || ctx.Err() != nil || stop {
+					return
+				}
+				c := Generate(CaseSeed(opts.Seed, i))
+				t, err := r.admit(ctx, c)
+				var ds []Disagreement
+				if err == nil {
+					ds, err = check(ctx, w, t.obs, false)
+				}
+				if err != nil {
+					if t != nil {
+						_ = r.settle(ctx, t)
+					}
+					record(c, nil, err)
+					continue
+				}
+				queue <- pending{c, t, ds}
+			}
+		})
+	}
+	wg.Wait()
+	close(queue)
+	settlers.Wait()
+	progress.finish(int(done.Load()), len(kinds))
+	if failed != nil {
+		return Summary{}, failed
+	}
+	if err := context.Cause(ctx); err != nil && opts.Time == 0 {
+		return Summary{}, err
+	}
+	sum := Summary{Seed: opts.Seed, Cases: int(done.Load())}
+	for i, k := range kinds {
+		rep := byKind[k]
+		sum.Disagreeing += rep.Count
+		if i < opts.Shrink && opts.Out != "" {
+			if err := r.shrinkAndWrite(context.WithoutCancel(ctx), rep, opts); err != nil {
+				return sum, err
+			}
+		}
+		sum.Disagreements = append(sum.Disagreements, *rep)
+	}
+	sum.Seconds = time.Since(start).Seconds()
+	return sum, nil
+}
+
+// disagreements runs one case and checks it, its events too when asked.
+func (r runner) disagreements(ctx context.Context, c Case, events bool) ([]Disagreement, error) {
+	t, err := r.admit(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	if !events {
+		err = t.s.DeleteNamespaces(context.WithoutCancel(ctx))
+		if err != nil {
+			return nil, err
+		}
+		return check(ctx, r.w, t.obs, false)
+	}
+	if err := r.settle(ctx, t); err != nil {
+		return nil, err
+	}
+	return check(ctx, r.w, t.obs, true)
+}
+
+// kindOf groups disagreements: the same rules and the same kind of
+// summary (up to its first colon).
+func kindOf(d Disagreement) string {
+	head, _, _ := strings.Cut(d.Summary, ":")
+	return strings.Join(d.Rules, ",") + "|" + head
+}
+
+// shrinkAndWrite shrinks a report's case and writes it as a feature.
+func (r runner) shrinkAndWrite(ctx context.Context, rep *Report, opts Options) error {
+	c := Generate(rep.CaseSeed)
+	small, d := r.shrink(ctx, c, rep.Rules)
+	if d != nil {
+		rep.Summary, rep.Detail = d.Summary, d.Detail
+	}
+	obs, err := r.run(ctx, small)
+	if err != nil {
+		return err
+	}
+	text := Feature(r.w, small, obs, rep)
+	if err := os.MkdirAll(opts.Out, 0o755); err != nil {
+		return err
+	}
+	path := filepath.Join(opts.Out, fmt.Sprintf("case-%d.feature", rep.CaseSeed))
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		return err
+	}
+	rep.Feature = path
+	return nil
+}
+
+// WriteSummary writes fuzz.json into dir.
+func WriteSummary(dir string, s Summary) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if s.Disagreements == nil {
+		s.Disagreements = []Report{}
+	}
+	data, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "fuzz.json"), append(data, '\n'), 0o644)
+}
+
+// Rules lists the rules of every disagreement, sorted.
+func (s Summary) Rules() []string {
+	var out []string
+	for _, d := range s.Disagreements {
+		out = append(out, d.Rules...)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}

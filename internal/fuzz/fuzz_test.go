@@ -1,0 +1,75 @@
+package fuzz_test
+
+import (
+	"context"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/harness/backend/offline"
+	"presetsim.dev/presetsim/harness/mutants"
+	"presetsim.dev/presetsim/internal/fuzz"
+)
+
+// startOffline starts the offline backend with an in-process module.
+func startOffline(t testing.TB, module string) *harness.World {
+	t.Helper()
+	impl, err := mutants.Implementation(module)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := harness.Start(context.Background(), harness.Options{Backend: offline.New(), Implementation: impl})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = w.Stop() })
+	return w
+}
+
+// TestReferenceAgrees: the reference agrees with the model on every case
+// of a fixed seed.
+func TestReferenceAgrees(t *testing.T) {
+	w := startOffline(t, "reference")
+	cases := 200
+	if n := os.Getenv("FUZZ_CASES"); n != "" {
+		cases, _ = strconv.Atoi(n)
+	}
+	sum, err := fuzz.Run(context.Background(), w, fuzz.Options{Cases: cases, Seed: 1, Concurrency: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Cases != cases {
+		t.Errorf("ran %d cases, want %d", sum.Cases, cases)
+	}
+	for _, d := range sum.Disagreements {
+		t.Errorf("the reference disagrees with the model (%v, case seed %d): %s\n%s", d.Rules, d.CaseSeed, d.Summary, d.Detail)
+	}
+}
+
+// TestMutantsFound: three mutants, each found with the rule it breaks
+// named, and shrunk to a scenario.
+func TestMutantsFound(t *testing.T) {
+	for _, m := range []struct{ name, rule string }{
+		{"partial-apply", "R4.2"},
+		{"skips-init-containers", "R3.2"},
+		{"ignores-exclude", "R2.4"},
+	} {
+		t.Run(m.name, func(t *testing.T) {
+			w := startOffline(t, mutants.Prefix+m.name)
+			out := t.TempDir()
+			sum, err := fuzz.Run(context.Background(), w, fuzz.Options{Cases: 200, Seed: 1, Concurrency: 4, Out: out, Shrink: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Contains(sum.Rules(), m.rule) {
+				t.Fatalf("fuzz did not name %s; disagreements: %+v", m.rule, sum.Disagreements)
+			}
+			if sum.Disagreements[0].Feature == "" || !strings.HasPrefix(sum.Disagreements[0].Feature, out) {
+				t.Errorf("the first disagreement was not written as a scenario: %+v", sum.Disagreements[0])
+			}
+		})
+	}
+}

@@ -1,0 +1,56 @@
+package fuzz
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"golang.org/x/term"
+)
+
+// progress shows how far a run is: a bar redrawn in place on a terminal,
+// a line every 5 seconds elsewhere (a CI log).
+type progress struct {
+	out      io.Writer
+	total    int
+	terminal bool
+	last     time.Time
+	start    time.Time
+}
+
+func newProgress(out io.Writer, total int) *progress {
+	p := &progress{out: out, total: total, start: time.Now(), last: time.Now()}
+	if f, ok := out.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		p.terminal = true
+	}
+	return p
+}
+
+func (p *progress) update(done, kinds int) {
+	if p.out == nil {
+		return
+	}
+	switch {
+	case p.terminal && time.Since(p.last) > 100*time.Millisecond:
+		width := 30
+		filled := width * done / max(p.total, 1)
+		fmt.Fprintf(p.out, "\r[%s%s] %d/%d cases, %d kinds of disagreement", strings.Repeat("#", filled), strings.Repeat(".", width-filled), done, p.total, kinds)
+		p.last = time.Now()
+	case !p.terminal && time.Since(p.last) > 5*time.Second:
+		fmt.Fprintf(p.out, "%d/%d cases, %d kinds of disagreement, %s\n", done, p.total, kinds, time.Since(p.start).Round(time.Second))
+		p.last = time.Now()
+	}
+}
+
+func (p *progress) finish(done, kinds int) {
+	if p.out == nil {
+		return
+	}
+	if p.terminal {
+		fmt.Fprint(p.out, "\r\033[K")
+	}
+	elapsed := time.Since(p.start)
+	fmt.Fprintf(p.out, "%d cases in %s (%.0f cases/s), %d kinds of disagreement\n", done, elapsed.Round(time.Millisecond), float64(done)/elapsed.Seconds(), kinds)
+}

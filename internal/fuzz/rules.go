@@ -1,0 +1,183 @@
+package fuzz
+
+import (
+	"slices"
+	"strings"
+
+	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/harness/compare"
+	"presetsim.dev/presetsim/harness/compare/valuediff"
+	"presetsim.dev/presetsim/presets/defaults"
+	"presetsim.dev/presetsim/presets/model"
+)
+
+// podRules names the rules a pod that differs from the model's breaks,
+// from what the differences show read with the model's explanation (which
+// presets match, which the model applies, why a request is left alone):
+//
+//   - something the pod had is gone or rewritten: R4.4, whatever else;
+//   - a preset the model does not apply was applied: R2.2 (another
+//     namespace's), R2.4 (excluded pod), R2.5 (mirror pod), R4.2 (a
+//     conflict: only some applied) or R4.1 (a conflict: all applied, the
+//     conflict unseen), else R2.3 (its selector does not match);
+//   - a preset the model applies was not: R2.1 (only in the dry run),
+//     R2.6 (a pod without a name), R1.3 (the empty selector), R3.4/R3.5 (a
+//     conflict the implementation saw that the model does not), else
+//     R2.3; when only the last preset was applied, R3.6 as well;
+//   - every preset's annotation right but the items not, or an annotation's
+//     value wrong: R3.7;
+//   - items in another order: R3.3 (injected before the pod's own) or
+//     R3.6 (presets in another order);
+//   - items missing: R3.1 (volumes), R3.2 (in some containers or some
+//     kinds of item); items added: R3.4 (a duplicate) or R4.1.
+func podRules(w *harness.World, obs Observed, want model.Outcome, got Request, dryRun bool, m *compare.Mismatch) []string {
+	var rules []string
+	add := func(r ...string) {
+		for _, x := range r {
+			if !slices.Contains(rules, x) {
+				rules = append(rules, x)
+			}
+		}
+	}
+	submitted := defaults.Pod(obs.Pod)
+	submitted.Annotations = w.Profile.Annotations(submitted.Annotations)
+	if lost := lostItems(submitted, got.Pod); len(lost) > 0 {
+		add("R4.4")
+	}
+	applied := appliedNames(w, got)
+	extra, missing := difference(applied, want.Applied), difference(want.Applied, applied)
+	for _, name := range extra {
+		switch {
+		case !slices.Contains(want.Matching, name) && isOther(obs, name):
+			add("R2.2")
+		case want.Skipped == "excluded":
+			add("R2.4")
+		case want.Skipped == "mirror":
+			add("R2.5")
+		case slices.Contains(want.Matching, name) && len(want.Conflicts) > 0 && len(applied) < len(want.Matching):
+			add("R4.2")
+		case slices.Contains(want.Matching, name) && len(want.Conflicts) > 0:
+			add("R4.1")
+		default:
+			add("R2.3")
+		}
+	}
+	if len(missing) > 0 {
+		switch {
+		case len(applied) == 0 && dryRun:
+			add("R2.1", "R2.3")
+		case len(applied) == 0 && got.Pod.GenerateName != "" && obs.Pod.Name == "":
+			add("R2.6", "R2.3")
+		case conflictWarned(got.Warnings):
+			add("R3.4", "R3.5", "R4.1")
+		}
+		for _, name := range missing {
+			if emptySelector(obs, name) {
+				add("R1.3")
+			}
+		}
+		if len(applied) == 1 && applied[0] == want.Applied[len(want.Applied)-1] {
+			add("R3.6")
+		}
+		if len(rules) == 0 {
+			add("R2.3")
+		}
+	}
+	if len(extra) == 0 && len(missing) == 0 {
+		add(itemRules(w, m.Differences, want)...)
+	}
+	if len(rules) == 0 {
+		add("R3.5", "R4.1") // the items differ in a way none of the above names
+	}
+	return rules
+}
+
+// itemRules reads the differences of a pod to which the right presets
+// were applied.
+func itemRules(w *harness.World, diffs []valuediff.Difference, want model.Outcome) []string {
+	var rules []string
+	annotation := "metadata.annotations[" + w.Profile.AppliedPrefix()
+	for _, d := range diffs {
+		switch {
+		case strings.HasPrefix(d.Path, annotation):
+			rules = append(rules, "R3.7")
+		case d.Order():
+			if len(want.Applied) > 1 {
+				rules = append(rules, "R3.6", "R3.3")
+			} else {
+				rules = append(rules, "R3.3")
+			}
+		case d.Got == valuediff.Absent && strings.HasPrefix(d.Path, "spec.volumes"):
+			rules = append(rules, "R3.1")
+		case d.Got == valuediff.Absent:
+			rules = append(rules, "R3.2")
+		case d.Want == valuediff.Absent:
+			rules = append(rules, "R3.4", "R4.1")
+		case strings.HasPrefix(d.Path, "metadata."):
+			rules = append(rules, "R4.4")
+		default:
+			rules = append(rules, "R3.5", "R4.1")
+		}
+	}
+	if slices.Contains(rules, "R3.2") || slices.Contains(rules, "R3.1") {
+		// Missing items: the cause, not a missing annotation, is the rule.
+		rules = slices.DeleteFunc(rules, func(r string) bool { return r == "R3.7" })
+	}
+	slices.Sort(rules)
+	return slices.Compact(rules)
+}
+
+// appliedNames are the presets whose applied annotation the pod carries
+// and did not carry when submitted.
+func appliedNames(w *harness.World, got Request) []string {
+	if got.Pod == nil {
+		return nil
+	}
+	prefix := w.Profile.AppliedPrefix()
+	var out []string
+	for k := range got.Pod.Annotations {
+		if name, ok := strings.CutPrefix(k, prefix); ok && name != "" && k != w.Profile.Spec.Annotations.Exclude {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// difference is what a holds that b does not.
+func difference(a, b []string) []string {
+	var out []string
+	for _, x := range a {
+		if !slices.Contains(b, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func isOther(obs Observed, name string) bool {
+	for _, p := range obs.Presets {
+		if p.Name == name {
+			return false
+		}
+	}
+	return true
+}
+
+func emptySelector(obs Observed, name string) bool {
+	for _, p := range obs.Presets {
+		if p.Name == name {
+			return len(p.Spec.Selector.MatchLabels) == 0 && len(p.Spec.Selector.MatchExpressions) == 0
+		}
+	}
+	return false
+}
+
+func conflictWarned(warnings []string) bool {
+	for _, w := range warnings {
+		if strings.Contains(strings.ToLower(w), "conflict") {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,247 @@
+package fuzz
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/harness/backend"
+	"presetsim.dev/presetsim/harness/scenario"
+	"presetsim.dev/presetsim/harness/scenario/eventcheck"
+	"presetsim.dev/presetsim/presets/admission"
+	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
+	"presetsim.dev/presetsim/presets/defaults"
+	"presetsim.dev/presetsim/presets/model"
+)
+
+// Observed is what the implementation under test did with a case.
+type Observed struct {
+	// PresetErr is set when the implementation's API refused a preset of
+	// the case (all of them are valid); nothing else was tried then.
+	PresetErr error
+	// Presets are the presets of the pod's namespace as created, with
+	// their resourceVersions: the model's input.
+	Presets []*v1alpha1.PodPreset
+	// Pod is the pod as submitted, with its owner when the case has one.
+	Pod *corev1.Pod
+	// DryRun and Create are the two requests: a server-side dry run, then
+	// a real create.
+	DryRun, Create Request
+	// Events are the PodPresetConflict events of the pod's namespace.
+	Events []model.Event
+}
+
+// Request is one create of the case's pod.
+type Request struct {
+	// Pod is what the API server returned (nil when refused), Err the
+	// refusal.
+	Pod      *corev1.Pod
+	Err      error
+	Warnings []string
+}
+
+// runner admits cases on a World, each in namespaces of its own.
+type runner struct {
+	w *harness.World
+}
+
+// trial is a case admitted whose events are still to be read and whose
+// namespaces are still to be deleted (settle).
+type trial struct {
+	s   *scenario.Scenario
+	obs Observed
+	// settled is when the case's settle window ends.
+	settled time.Time
+}
+
+// run admits one case and settles it.
+func (r runner) run(ctx context.Context, c Case) (Observed, error) {
+	t, err := r.admit(ctx, c)
+	if err != nil {
+		return Observed{}, err
+	}
+	err = r.settle(ctx, t)
+	return t.obs, err
+}
+
+// admit creates a case's objects: its presets, then the pod with a
+// server-side dry run and for real. On error, the case's namespaces are
+// deleted.
+func (r runner) admit(ctx context.Context, c Case) (_ *trial, err error) {
+	t := &trial{s: scenario.New(r.w)}
+	defer func() {
+		if err != nil {
+			_ = t.s.DeleteNamespaces(context.WithoutCancel(ctx))
+		}
+	}()
+	pod := c.Pod.DeepCopy()
+	pod.Namespace = "default"
+	if c.Owned {
+		owner := &corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}, ObjectMeta: metav1.ObjectMeta{Name: OwnerName, Namespace: "default"}}
+		created, err := t.s.CreateObject(ctx, owner, nil)
+		if err != nil {
+			return nil, fmt.Errorf("unable to create the pod's owner: %w", err)
+		}
+		pod.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: OwnerName, UID: created.GetUID(), Controller: ptr(true)}}
+	}
+	t.obs.Pod = pod
+	for _, p := range slices.Concat(c.Others, c.Presets) {
+		created, err := t.s.CreateObject(ctx, p, nil)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, err
+			}
+			t.obs.PresetErr = fmt.Errorf("%s %s/%s: %v", r.w.PresetKind(), p.Namespace, p.Name, err)
+			return t, nil
+		}
+		if p.Namespace == "default" {
+			stored := p.DeepCopy()
+			stored.ResourceVersion = created.GetResourceVersion()
+			t.obs.Presets = append(t.obs.Presets, stored)
+		}
+	}
+	t.obs.DryRun = r.create(ctx, t.s, pod, true)
+	t.obs.Create = r.create(ctx, t.s, pod, false)
+	t.settled = time.Now().Add(t.s.SettleWindow(0))
+	return t, nil
+}
+
+// settle reads the conflict events of an admitted case, when the profile
+// claims events: it waits until the events the model expects are there,
+// and, when the case has a conflict, until its settle window has passed
+// (an event may come later than the request), then lists them once more.
+// Then it deletes the case's namespaces.
+func (r runner) settle(ctx context.Context, t *trial) (err error) {
+	defer func() {
+		if derr := t.s.DeleteNamespaces(context.WithoutCancel(ctx)); derr != nil && err == nil {
+			err = fmt.Errorf("unable to delete the case's namespaces: %w", derr)
+		}
+	}()
+	if t.obs.PresetErr != nil || !r.w.Profile.Claims("events") {
+		return nil
+	}
+	expected := Expect(r.w, t.obs)
+	ns, err := t.s.Namespace(ctx, "default")
+	if err != nil {
+		return err
+	}
+	events := eventcheck.Of(t.s)
+	list := func(ctx context.Context) error {
+		var err error
+		t.obs.Events, err = conflictEvents(ctx, events, ns)
+		return err
+	}
+	if want := expected.eventCount(); want > 0 {
+		err := t.s.WaitUntil(ctx, ns, r.w.Timeouts.Wait, func(ctx context.Context) (bool, error) {
+			if err := list(ctx); err != nil {
+				return false, err
+			}
+			return len(t.obs.Events) >= want, nil
+		}, backend.Events)
+		if err != nil && ctx.Err() != nil {
+			return err
+		}
+	}
+	if expected.conflicts() {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Until(t.settled)):
+		}
+	}
+	return list(ctx)
+}
+
+// create creates the case's pod, with a dry run or not.
+func (r runner) create(ctx context.Context, s *scenario.Scenario, pod *corev1.Pod, dryRun bool) Request {
+	warnings := &backend.Warnings{}
+	created, err := s.CreateObject(ctx, pod, &backend.CreateOptions{DryRun: dryRun, Warnings: warnings})
+	req := Request{Err: err, Warnings: warnings.List()}
+	if err == nil {
+		req.Pod, req.Err = backend.ToPod(created)
+	}
+	return req
+}
+
+// conflictEvents lists the PodPresetConflict events of a namespace, one
+// per occurrence (an event the recorder aggregated counts Count times).
+func conflictEvents(ctx context.Context, events eventcheck.Steps, ns string) ([]model.Event, error) {
+	list, err := events.Objects().List(ctx, backend.Events, ns)
+	if err != nil {
+		return nil, err
+	}
+	var out []model.Event
+	for _, u := range list {
+		var e corev1.Event
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &e); err != nil {
+			return nil, err
+		}
+		if e.Reason != admission.ConflictReason {
+			continue
+		}
+		for n := max(e.Count, 1); n > 0; n-- {
+			out = append(out, model.Event{Kind: e.InvolvedObject.Kind, Name: e.InvolvedObject.Name, Type: e.Type, Reason: e.Reason, Message: e.Message})
+		}
+	}
+	return out, nil
+}
+
+// Expectation is what the model says a case's two requests make, under
+// the profile's options.
+type Expectation struct {
+	DryRun, Create []model.Outcome
+}
+
+// Expect runs the model on what a case submitted.
+func Expect(w *harness.World, obs Observed) Expectation {
+	pod := defaults.Pod(obs.Pod)
+	opts := w.Profile.Options()
+	return Expectation{
+		DryRun: model.Admit(model.Admission{Presets: obs.Presets, Pod: pod, DryRun: true}, opts),
+		Create: model.Admit(model.Admission{Presets: obs.Presets, Pod: pod}, opts),
+	}
+}
+
+// eventCount is the number of events every allowed outcome records.
+func (e Expectation) eventCount() int {
+	if len(e.Create) == 0 {
+		return 0
+	}
+	return len(e.Create[0].Events)
+}
+
+// conflicts reports whether the case has a conflict in some outcome.
+func (e Expectation) conflicts() bool {
+	for _, o := range slices.Concat(e.DryRun, e.Create) {
+		if len(o.Conflicts) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// sortedCopy is a sorted copy of a list of strings.
+func sortedCopy(list []string) []string {
+	out := slices.Clone(list)
+	slices.Sort(out)
+	return out
+}
+
+// eventKeys renders events for comparison, sorted.
+func eventKeys(events []model.Event) []string {
+	out := make([]string, len(events))
+	for i, e := range events {
+		out[i] = strings.Join([]string{e.Kind, e.Name, e.Type, e.Reason, e.Message}, " ")
+	}
+	slices.Sort(out)
+	return out
+}

@@ -1,0 +1,223 @@
+package fuzz
+
+import (
+	"context"
+	"maps"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
+)
+
+// maxShrinkRuns bounds the cases one shrink runs.
+const maxShrinkRuns = 300
+
+// shrink makes a disagreeing case smaller, one simplification at a time,
+// keeping each that still disagrees with one of the rules, until none
+// does (greedy, as QuickCheck's shrinking): fewer presets, containers,
+// items, labels, annotations, selector terms and pod fields. It returns
+// the smallest case found and its disagreement (nil if the case no longer
+// disagrees at all: a flake).
+func (r runner) shrink(ctx context.Context, c Case, rules []string) (Case, *Disagreement) {
+	// Events are waited for only when the rule is about them: a settle
+	// window per run would make shrinking slow.
+	events := slices.Contains(rules, "R4.3") || slices.Contains(rules, "R2.1")
+	fails := func(c Case) *Disagreement {
+		ds, err := r.disagreements(ctx, c, events)
+		if err != nil {
+			return nil
+		}
+		for i := range ds {
+			for _, rule := range ds[i].Rules {
+				if slices.Contains(rules, rule) {
+					return &ds[i]
+				}
+			}
+		}
+		return nil
+	}
+	last := fails(c)
+	if last == nil {
+		return c, nil
+	}
+	runs := 1
+	for progress := true; progress && runs < maxShrinkRuns; {
+		progress = false
+		for _, smaller := range simplifications(c) {
+			if runs >= maxShrinkRuns || ctx.Err() != nil {
+				break
+			}
+			runs++
+			if d := fails(smaller); d != nil {
+				c, last, progress = smaller, d, true
+				break
+			}
+		}
+	}
+	return c, last
+}
+
+// simplifications are the cases one step simpler than c, all valid.
+func simplifications(c Case) []Case {
+	var out []Case
+	edit := func(f func(*Case) bool) {
+		n := clone(c)
+		if f(&n) {
+			out = append(out, n)
+		}
+	}
+	for i := range c.Presets {
+		edit(func(n *Case) bool { n.Presets = slices.Delete(n.Presets, i, i+1); return len(n.Presets) > 0 })
+	}
+	if len(c.Others) > 0 {
+		edit(func(n *Case) bool { n.Others = nil; return true })
+	}
+	if c.Owned {
+		edit(func(n *Case) bool { n.Owned = false; return true })
+	}
+	if c.Pod.Name == "" {
+		edit(func(n *Case) bool { n.Pod.Name, n.Pod.GenerateName, n.Owned = "website", "", false; return true })
+	}
+	for k := range c.Pod.Labels {
+		edit(func(n *Case) bool { delete(n.Pod.Labels, k); return true })
+	}
+	for k := range c.Pod.Annotations {
+		edit(func(n *Case) bool { delete(n.Pod.Annotations, k); return true })
+	}
+	for i := range c.Pod.Spec.InitContainers {
+		edit(func(n *Case) bool {
+			n.Pod.Spec.InitContainers = slices.Delete(n.Pod.Spec.InitContainers, i, i+1)
+			return true
+		})
+	}
+	for i := range c.Pod.Spec.Containers {
+		edit(func(n *Case) bool {
+			n.Pod.Spec.Containers = slices.Delete(n.Pod.Spec.Containers, i, i+1)
+			return len(n.Pod.Spec.Containers) > 0
+		})
+	}
+	for i, v := range c.Pod.Spec.Volumes {
+		edit(func(n *Case) bool {
+			n.Pod.Spec.Volumes = slices.Delete(n.Pod.Spec.Volumes, i, i+1)
+			for j := range n.Pod.Spec.InitContainers {
+				dropMounts(&n.Pod.Spec.InitContainers[j], v.Name)
+			}
+			for j := range n.Pod.Spec.Containers {
+				dropMounts(&n.Pod.Spec.Containers[j], v.Name)
+			}
+			return true
+		})
+	}
+	for ci := range slices.Concat(c.Pod.Spec.InitContainers, c.Pod.Spec.Containers) {
+		container := func(n *Case) *corev1.Container {
+			if ci < len(n.Pod.Spec.InitContainers) {
+				return &n.Pod.Spec.InitContainers[ci]
+			}
+			return &n.Pod.Spec.Containers[ci-len(n.Pod.Spec.InitContainers)]
+		}
+		cc := container(&c)
+		for i := range cc.Env {
+			edit(func(n *Case) bool { k := container(n); k.Env = slices.Delete(k.Env, i, i+1); return true })
+		}
+		for i := range cc.EnvFrom {
+			edit(func(n *Case) bool { k := container(n); k.EnvFrom = slices.Delete(k.EnvFrom, i, i+1); return true })
+		}
+		for i := range cc.VolumeMounts {
+			edit(func(n *Case) bool { k := container(n); k.VolumeMounts = slices.Delete(k.VolumeMounts, i, i+1); return true })
+		}
+		if cc.Command != nil || cc.Ports != nil || cc.Resources.Limits != nil || cc.RestartPolicy != nil {
+			edit(func(n *Case) bool {
+				k := container(n)
+				k.Command, k.Ports, k.Resources, k.RestartPolicy = nil, nil, corev1.ResourceRequirements{}, nil
+				return true
+			})
+		}
+	}
+	if !equalSpecFields(c.Pod.Spec) {
+		edit(func(n *Case) bool { clearSpecFields(&n.Pod.Spec); return true })
+	}
+	for pi := range c.Presets {
+		out = append(out, presetSimplifications(c, pi)...)
+	}
+	return out
+}
+
+// presetSimplifications are the cases with preset pi one step simpler.
+func presetSimplifications(c Case, pi int) []Case {
+	var out []Case
+	p := c.Presets[pi]
+	edit := func(f func(p *v1alpha1.PodPreset) bool) {
+		n := clone(c)
+		if f(n.Presets[pi]) && hasItems(n.Presets[pi]) {
+			out = append(out, n)
+		}
+	}
+	for i := range p.Spec.Env {
+		edit(func(p *v1alpha1.PodPreset) bool { p.Spec.Env = slices.Delete(p.Spec.Env, i, i+1); return true })
+	}
+	for i := range p.Spec.EnvFrom {
+		edit(func(p *v1alpha1.PodPreset) bool { p.Spec.EnvFrom = slices.Delete(p.Spec.EnvFrom, i, i+1); return true })
+	}
+	for i := range p.Spec.VolumeMounts {
+		edit(func(p *v1alpha1.PodPreset) bool {
+			p.Spec.VolumeMounts = slices.Delete(p.Spec.VolumeMounts, i, i+1)
+			return true
+		})
+	}
+	for i, v := range p.Spec.Volumes {
+		edit(func(p *v1alpha1.PodPreset) bool {
+			p.Spec.Volumes = slices.Delete(p.Spec.Volumes, i, i+1)
+			p.Spec.VolumeMounts = slices.DeleteFunc(p.Spec.VolumeMounts, func(m corev1.VolumeMount) bool { return m.Name == v.Name })
+			return true
+		})
+	}
+	for k := range p.Spec.Selector.MatchLabels {
+		edit(func(p *v1alpha1.PodPreset) bool { delete(p.Spec.Selector.MatchLabels, k); return true })
+	}
+	for i := range p.Spec.Selector.MatchExpressions {
+		edit(func(p *v1alpha1.PodPreset) bool {
+			p.Spec.Selector.MatchExpressions = slices.Delete(p.Spec.Selector.MatchExpressions, i, i+1)
+			return true
+		})
+	}
+	return out
+}
+
+func hasItems(p *v1alpha1.PodPreset) bool {
+	return len(p.Spec.Env)+len(p.Spec.EnvFrom)+len(p.Spec.Volumes)+len(p.Spec.VolumeMounts) > 0
+}
+
+func dropMounts(c *corev1.Container, volume string) {
+	c.VolumeMounts = slices.DeleteFunc(c.VolumeMounts, func(m corev1.VolumeMount) bool { return m.Name == volume })
+}
+
+// clearSpecFields resets the pod fields podFields sets.
+func clearSpecFields(s *corev1.PodSpec) {
+	s.RestartPolicy, s.NodeSelector, s.Tolerations, s.Hostname, s.Subdomain = "", nil, nil, "", ""
+	s.EnableServiceLinks, s.TerminationGracePeriodSeconds, s.SchedulingGates, s.OS, s.HostAliases = nil, nil, nil, nil, nil
+}
+
+func equalSpecFields(s corev1.PodSpec) bool {
+	c := *s.DeepCopy()
+	clearSpecFields(&c)
+	return equalPodSpec(c, s)
+}
+
+func equalPodSpec(a, b corev1.PodSpec) bool {
+	return a.RestartPolicy == b.RestartPolicy && maps.Equal(a.NodeSelector, b.NodeSelector) && len(a.Tolerations) == len(b.Tolerations) &&
+		a.Hostname == b.Hostname && a.EnableServiceLinks == b.EnableServiceLinks && a.TerminationGracePeriodSeconds == b.TerminationGracePeriodSeconds &&
+		len(a.SchedulingGates) == len(b.SchedulingGates) && a.OS == b.OS && len(a.HostAliases) == len(b.HostAliases)
+}
+
+// clone is a deep copy of a case.
+func clone(c Case) Case {
+	n := Case{Seed: c.Seed, Owned: c.Owned, Pod: c.Pod.DeepCopy()}
+	for _, p := range c.Presets {
+		n.Presets = append(n.Presets, p.DeepCopy())
+	}
+	for _, p := range c.Others {
+		n.Others = append(n.Others, p.DeepCopy())
+	}
+	return n
+}
