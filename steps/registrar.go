@@ -4,11 +4,15 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/cucumber/godog"
 
 	"presetsim.dev/presetsim/harness/backend"
+	"presetsim.dev/presetsim/harness/profile"
+	"presetsim.dev/presetsim/internal/fuzz"
 	"presetsim.dev/presetsim/steps/attribution"
 	"presetsim.dev/presetsim/steps/result"
 )
@@ -65,7 +69,7 @@ func (r registrar) Step(expr string, spec checkSpec, handler any) {
 		out := v.Call(args)
 		last := out[len(out)-1]
 		err, _ := last.Interface().(error)
-		if result := s.judge(spec, err); result != err {
+		if result := s.judge(ctx, spec, err); result != err {
 			set := reflect.New(errorType).Elem()
 			if result != nil {
 				set.Set(reflect.ValueOf(result))
@@ -88,7 +92,12 @@ func zeroResults(t reflect.Type) []reflect.Value {
 }
 
 // judge records a step's outcome and returns the error godog should see.
-func (s *state) judge(spec checkSpec, err error) error {
+// A failure is credited to the rules its check establishes and, when the
+// scenario's pods differ from the model's, to the rules those differences
+// show; it is "differs as declared" only when the profile declares every
+// one of those rules different and the implementation did exactly what the
+// model does under the profile's options.
+func (s *state) judge(ctx context.Context, spec checkSpec, err error) error {
 	if u, ok := backend.IsUnsupported(err); ok {
 		return skippedStep{u}
 	}
@@ -103,10 +112,111 @@ func (s *state) judge(spec checkSpec, err error) error {
 		narrowed = spec.narrow(err, s.profile().AnnotationPrefix())
 	}
 	rules := attribution.Attribute(narrowed, spec.rules, s.tags)
-	if reason, ok := s.declared(rules, spec); ok {
+	v := s.againstModel(ctx)
+	if v.disagreement != nil {
+		rules = mergeRules(rules, v.disagreement.Rules)
+		s.model.reported = true
+	}
+	reason, declared := s.declared(rules, spec)
+	if len(v.explained) > 0 {
+		var ds []string
+		for _, d := range v.explained {
+			ds = append(ds, d.String())
+		}
+		reason, declared = fmt.Sprintf("profile %s declares %s", s.profile().Metadata.Name, strings.Join(ds, "; ")), true
+	}
+	switch {
+	case !declared:
+	case v.err != nil:
+		err = fmt.Errorf("%w\n%s, but the difference could not be checked against the model: %v", err, reason, v.err)
+	case v.disagreement != nil:
+		err = fmt.Errorf("%w\n%s, but the implementation did not do what the model does under that declaration: %s\n%s",
+			err, reason, v.disagreement.Summary, v.disagreement.Detail)
+	default:
+		reason += "; " + v.verified
 		s.record(result.Check{Rules: rules, Outcome: result.CheckDeclared, Err: err, Reason: reason})
 		return skippedStep{fmt.Errorf("differs as declared: %s: %w", reason, err)}
 	}
 	s.record(result.Check{Rules: rules, Outcome: result.CheckFailed, Err: err})
 	return err
+}
+
+// ModelCheck names the check the model makes after a scenario's last step.
+const ModelCheck = "the pods the scenario submitted came out as the model makes them"
+
+// finalVerdict is the model's verdict on a scenario whose steps all held:
+// a pod that came out otherwise than the model makes it under the profile
+// (something no step looked at) fails the scenario, credited to the rules
+// its differences show.
+func (s *state) finalVerdict(ctx context.Context) error {
+	v := s.againstModel(ctx)
+	var err error
+	switch {
+	case v.err != nil:
+		err = v.err
+	case v.disagreement != nil && !s.model.reported:
+		s.model.reported = true
+		err = fmt.Errorf("every step held, but a pod the scenario submitted came out otherwise than the model makes it under profile %s: %s\n%s",
+			s.profile().Metadata.Name, v.disagreement.Summary, v.disagreement.Detail)
+	default:
+		return nil
+	}
+	var rules []string
+	if v.disagreement != nil {
+		rules = v.disagreement.Rules
+	}
+	s.checks = append(s.checks, result.Check{Step: ModelCheck, Rules: rules, Outcome: result.CheckFailed, Err: err})
+	return err
+}
+
+// verdict is what the model says of the scenario's pod admissions.
+type verdict struct {
+	// disagreement is the first admission the implementation made
+	// differently from every outcome the model allows.
+	disagreement *fuzz.Disagreement
+	// verified says what was checked when nothing disagreed.
+	verified string
+	// explained are the profile's declarations that change the model's
+	// outcome for the scenario's admissions, when nothing disagreed.
+	explained []profile.Difference
+	err       error
+}
+
+// againstModel compares every pod the scenario's steps submitted with the
+// model under the profile (internal/fuzz.CheckAdmission); each admission
+// is checked once, and the first that disagrees is kept.
+func (s *state) againstModel(ctx context.Context) verdict {
+	admissions := s.scenario.Admissions()
+	if len(admissions) == 0 {
+		return verdict{verified: "not verified: the scenario submitted no pod itself (a controller made its pods)"}
+	}
+	for ; s.model.checked < len(admissions) && s.model.disagreement == nil; s.model.checked++ {
+		d, err := fuzz.CheckAdmission(ctx, s.scenario.World(), admissions[s.model.checked])
+		if err != nil {
+			return verdict{err: fmt.Errorf("unable to compare a pod with the model: %w", err)}
+		}
+		s.model.disagreement = d
+	}
+	if s.model.disagreement != nil {
+		return verdict{disagreement: s.model.disagreement}
+	}
+	return verdict{explained: fuzz.Explain(s.scenario.World(), admissions), verified: fmt.Sprintf("verified: the %s the scenario submitted came out as the model makes them under the profile", plural(len(admissions), "pod"))}
+}
+
+// mergeRules is a ∪ b, in a's order, then b's.
+func mergeRules(a, b []string) []string {
+	out := slices.Clone(a)
+	for _, r := range b {
+		if !slices.Contains(out, r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -2,6 +2,7 @@ package steps
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -22,6 +23,7 @@ import (
 	"presetsim.dev/presetsim/harness/scenario/podcheck"
 	"presetsim.dev/presetsim/harness/scenario/requestcheck"
 	"presetsim.dev/presetsim/harness/scenario/workload"
+	"presetsim.dev/presetsim/internal/fuzz"
 	"presetsim.dev/presetsim/steps/attribution"
 	"presetsim.dev/presetsim/steps/featureloc"
 	"presetsim.dev/presetsim/steps/result"
@@ -52,6 +54,12 @@ type state struct {
 	// window is the settle window the current step watched for, when it
 	// checks that something does not happen.
 	window time.Duration
+	// model is how far the scenario's pods were compared with the model.
+	model struct {
+		checked      int                // admissions compared so far
+		disagreement *fuzz.Disagreement // the first that disagreed
+		reported     bool               // whether a check reported it
+	}
 }
 
 // record adds a check's outcome for the current step.
@@ -196,6 +204,14 @@ func Initializer(w *harness.World) func(*godog.ScenarioContext) {
 				if s.unlock != nil {
 					defer s.unlock()
 					s.unlock = nil
+				}
+				if err == nil && ctx.Err() == nil {
+					if verr := s.finalVerdict(ctx); verr != nil {
+						if cerr := s.scenario.Cleanup(ctx); cerr != nil {
+							return ctx, errors.Join(verr, fmt.Errorf("unable to clean up after the scenario: %w", cerr))
+						}
+						return ctx, verr
+					}
 				}
 				if cerr := s.scenario.Cleanup(ctx); cerr != nil {
 					return ctx, fmt.Errorf("unable to clean up after the scenario: %w", cerr)

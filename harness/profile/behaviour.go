@@ -117,6 +117,42 @@ func (p *Profile) Declared(rule, shows string) (Difference, bool) {
 	return Difference{}, false
 }
 
+// Declarations are the profile's settings that depart from the
+// specification, one per setting, with every rule each affects.
+func (p *Profile) Declarations() []Difference {
+	var out []Difference
+	for _, d := range p.Differences() {
+		i := slices.IndexFunc(out, func(x Difference) bool { return x.Setting == d.Setting })
+		if i < 0 {
+			out = append(out, Difference{Setting: d.Setting, Value: d.Value})
+			i = len(out) - 1
+		}
+		for _, r := range d.Rules {
+			if !slices.Contains(out[i].Rules, r) {
+				out[i].Rules = append(out[i].Rules, r)
+			}
+		}
+		for _, c := range d.Checks {
+			if !slices.Contains(out[i].Checks, c) {
+				out[i].Checks = append(out[i].Checks, c)
+			}
+		}
+	}
+	return out
+}
+
+// OptionsWithout are the model's options with one setting set back to the
+// specification's value: what the model would say without that
+// declaration.
+func (p *Profile) OptionsWithout(setting string) model.Options {
+	q := *p
+	b := &q.Spec.Behaviour
+	if f, ok := b.fields()[setting]; ok {
+		*f = settings[setting][0]
+	}
+	return q.Options()
+}
+
 // fields are the behaviour's settings by name, to read and default.
 func (b *Behaviour) fields() map[string]*string {
 	return map[string]*string{"conflicts": &b.Conflicts, "validation": &b.Validation, "order": &b.Order,

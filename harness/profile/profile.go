@@ -30,6 +30,10 @@ const (
 // beyond the specification.
 var Capabilities = []string{"events", "warnings", "initContainers", "envFromConflicts", "rollout"}
 
+// ScenarioCapabilities are the capabilities a scenario's tag can make it
+// depend on as a whole (Unclaimed).
+var ScenarioCapabilities = []string{"rollout"}
+
 // CanonicalFields are the PodPreset fields a profile may map.
 var CanonicalFields = []string{"spec.selector", "spec.env", "spec.envFrom", "spec.volumes", "spec.volumeMounts"}
 
@@ -222,12 +226,17 @@ func (p *Profile) CRDPath() string {
 // Claims reports whether the profile claims the capability.
 func (p *Profile) Claims(capability string) bool { return slices.Contains(p.Spec.Claims, capability) }
 
-// Unclaimed returns the first capability among tags ("@events") that the
-// profile does not claim.
+// Unclaimed returns the first capability among a scenario's tags
+// ("@rollout") that the profile does not claim and that decides whether the
+// scenario can run at all. The others never stop a scenario: an unclaimed
+// events or warnings capability stops only the checks that need it
+// (decided by the check), and an unclaimed content capability
+// (initContainers, envFromConflicts) is a variant of the model the
+// scenario's pods are checked against.
 func (p *Profile) Unclaimed(tags []string) (string, bool) {
 	for _, t := range tags {
 		c := strings.TrimPrefix(t, "@")
-		if slices.Contains(Capabilities, c) && !p.Claims(c) {
+		if slices.Contains(ScenarioCapabilities, c) && !p.Claims(c) {
 			return c, true
 		}
 	}

@@ -99,8 +99,11 @@ func TestTranslation(t *testing.T) {
 	if got := p.Message("spec.selector: Required value"); got != "spec.podSelector: Required value" {
 		t.Errorf("message %q", got)
 	}
-	if c, ok := p.Unclaimed([]string{"@R4.3", "@events"}); !ok || c != "events" {
-		t.Errorf("unclaimed %q %v, want events", c, ok)
+	if c, ok := p.Unclaimed([]string{"@R4.3", "@rollout"}); !ok || c != "rollout" {
+		t.Errorf("unclaimed %q %v, want rollout", c, ok)
+	}
+	if c, ok := p.Unclaimed([]string{"@R4.3", "@events", "@envFromConflicts"}); ok {
+		t.Errorf("unclaimed %q: events are decided by each check, envFrom is a model option", c)
 	}
 	if _, ok := p.Unclaimed([]string{"@initContainers"}); ok {
 		t.Errorf("initContainers is claimed")

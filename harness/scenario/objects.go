@@ -85,6 +85,11 @@ func (s *Scenario) TryUpdatePreset(ctx context.Context, name string, src manifes
 	if err == nil {
 		key := objectKey{"PodPreset", logical, name}
 		s.versions[key] = updated.GetResourceVersion()
+		canonical := objs[0].Raw.DeepCopy()
+		canonical.SetName(name)
+		if err := s.rememberPreset(logical, canonical, updated); err != nil {
+			return err
+		}
 		return s.w.WaitForPreset(ctx, ns, name, updated.GetResourceVersion())
 	}
 	return nil

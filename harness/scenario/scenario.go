@@ -36,6 +36,9 @@ type Scenario struct {
 	versions  map[objectKey]string // PodPreset resourceVersions, for ${rv:name}
 	last      *Attempt
 
+	presets    map[string]map[string]*v1alpha1.PodPreset // live canonical presets by logical namespace and name
+	admissions []Admission                               // the pods steps submitted, in order
+
 	created  podOrder                          // pods in creation order, on real nodes
 	cleanups []func(ctx context.Context) error // what Cleanup undoes, in order
 
@@ -121,6 +124,7 @@ func New(w *harness.World) *Scenario {
 		physical:  map[string]string{},
 		submitted: map[objectKey]*unstructured.Unstructured{},
 		versions:  map[objectKey]string{},
+		presets:   map[string]map[string]*v1alpha1.PodPreset{},
 	}
 }
 
@@ -206,6 +210,13 @@ func (s *Scenario) create(ctx context.Context, o manifest.Object, opts *backend.
 	}
 	u := o.Raw.DeepCopy()
 	gvk := o.GVK
+	if isExpandable(u) {
+		if err := s.ExpandValues(u.Object, namespaceOr(u.GetNamespace())); err != nil {
+			return nil, err
+		}
+	}
+	canonical := u.DeepCopy()
+	isPod := gvk.Group == "" && gvk.Kind == "Pod"
 	switch {
 	case isPreset(gvk):
 		// Written in canonical terms; created in the implementation's.
@@ -214,7 +225,7 @@ func (s *Scenario) create(ctx context.Context, o manifest.Object, opts *backend.
 			return nil, err
 		}
 		u, gvk = impl, s.w.Profile.PresetGVK()
-	case gvk.Group == "" && gvk.Kind == "Pod":
+	case isPod:
 		s.translatePodAnnotations(u)
 	}
 	mapping, err := s.cluster.Mapper().RESTMapping(gvk.GroupKind(), gvk.Version)
@@ -229,10 +240,21 @@ func (s *Scenario) create(ctx context.Context, o manifest.Object, opts *backend.
 			return nil, err
 		}
 		u.SetNamespace(ns)
+		canonical.SetNamespace(ns)
 	}
 	key := objectKey{o.GVK.Kind, logical, u.GetName()}
 	submitted := u.DeepCopy()
-	created, err := s.cluster.Create(ctx, mapping.Resource, u, *opts)
+	// A pod's warnings are kept with its admission, whether the step
+	// collects them or not.
+	request := *opts
+	if request.Warnings == nil {
+		request.Warnings = &backend.Warnings{}
+	}
+	warned := len(request.Warnings.List())
+	created, err := s.cluster.Create(ctx, mapping.Resource, u, request)
+	if isPod && ctx.Err() == nil {
+		s.rememberAdmission(logical, canonical, created, opts.DryRun, request.Warnings.List()[warned:], err)
+	}
 	if err != nil {
 		return nil, s.Failed(err, "unable to create %s %q", o.GVK.Kind, u.GetName())
 	}
@@ -242,6 +264,9 @@ func (s *Scenario) create(ctx context.Context, o manifest.Object, opts *backend.
 	s.submitted[key] = submitted
 	if isPreset(o.GVK) {
 		s.versions[key] = created.GetResourceVersion()
+		if err := s.rememberPreset(logical, canonical, created); err != nil {
+			return nil, err
+		}
 		if err := s.w.WaitForPreset(ctx, created.GetNamespace(), created.GetName(), created.GetResourceVersion()); err != nil {
 			return nil, err
 		}

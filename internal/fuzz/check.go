@@ -233,3 +233,22 @@ func envFromLabel(e corev1.EnvFromSource) string {
 	}
 	return k
 }
+
+// CheckAdmission compares one pod admission a scenario's step made with
+// the model under the World's profile, as a case's requests are compared:
+// nil when the implementation did what one of the model's outcomes does.
+// The steps use it to verify a declared difference and to credit a
+// failure to the rules its differences show.
+func CheckAdmission(ctx context.Context, w *harness.World, a scenario.Admission) (*Disagreement, error) {
+	obs := Observed{Presets: a.Presets, Pod: a.Pod}
+	want, got := Expect(w, obs), Request{Pod: a.Returned, Err: a.Err, Warnings: a.Warnings}
+	outcomes, name := want.Create, "the create"
+	if a.DryRun {
+		outcomes, name = want.DryRun, "the dry-run create"
+	}
+	ds, err := checkRequest(ctx, w, podcheck.Of(scenario.New(w)), obs, name, a.DryRun, outcomes, got)
+	if err != nil || len(ds) == 0 {
+		return nil, err
+	}
+	return &ds[0], nil
+}

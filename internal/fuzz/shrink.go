@@ -124,7 +124,11 @@ func simplifications(c Case) []Case {
 			edit(func(n *Case) bool { k := container(n); k.EnvFrom = slices.Delete(k.EnvFrom, i, i+1); return true })
 		}
 		for i := range cc.VolumeMounts {
-			edit(func(n *Case) bool { k := container(n); k.VolumeMounts = slices.Delete(k.VolumeMounts, i, i+1); return true })
+			edit(func(n *Case) bool {
+				k := container(n)
+				k.VolumeMounts = slices.Delete(k.VolumeMounts, i, i+1)
+				return true
+			})
 		}
 		if cc.Command != nil || cc.Ports != nil || cc.Resources.Limits != nil || cc.RestartPolicy != nil {
 			edit(func(n *Case) bool {

@@ -1,6 +1,7 @@
 package result
 
 import (
+	"fmt"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -22,7 +23,8 @@ const (
 type Check struct {
 	// Step is the step's text, e.g. `the pod "website" should be as submitted`.
 	Step string
-	// Line is the step's line in its feature file.
+	// Line is the step's line in its feature file; 0 for the check the
+	// model makes after the last step.
 	Line int
 	// Rules are the rule ids (R4.2, without "@") the outcome is credited to.
 	Rules []string
@@ -35,6 +37,14 @@ type Check struct {
 	// Window is how long a check that something does not happen watched
 	// (the run's settle window, or the step's own); zero for other checks.
 	Window time.Duration
+}
+
+// Where is "line 12", or "after the last step" for the model's check.
+func (c Check) Where() string {
+	if c.Line == 0 {
+		return "after the last step"
+	}
+	return fmt.Sprintf("line %d", c.Line)
 }
 
 // Scenario is how one scenario went and how long it took.

@@ -177,14 +177,14 @@ usage error, 130 or 143 when interrupted.`,
 				fmt.Fprintf(stderr, "                 not applicable: %s\n", t.NotApplicable)
 			}
 			if c := t.FailedCheck(); c != nil {
-				fmt.Fprintf(stderr, "                 failed check (line %d): %s → %s\n", c.Line, c.Step, strings.Join(c.Rules, ", "))
+				fmt.Fprintf(stderr, "                 failed check (%s): %s → %s\n", c.Where(), c.Step, strings.Join(c.Rules, ", "))
 			}
 			if c := t.Declared(); c != nil {
-				fmt.Fprintf(stderr, "                 differs as declared (line %d): %s → %s: %s\n", c.Line, c.Step, strings.Join(c.Rules, ", "), c.Reason)
+				fmt.Fprintf(stderr, "                 differs as declared (%s): %s → %s: %s\n", c.Where(), c.Step, strings.Join(c.Rules, ", "), c.Reason)
 			}
 			for _, c := range t.Checks {
 				if c.Outcome == result.CheckNotClaimed {
-					fmt.Fprintf(stderr, "                 not claimed (line %d): %s: %s\n", c.Line, c.Step, c.Reason)
+					fmt.Fprintf(stderr, "                 not claimed (%s): %s: %s\n", c.Where(), c.Step, c.Reason)
 				}
 			}
 			for _, n := range t.Notes {

@@ -213,5 +213,8 @@ func (s Steps) Delete(ctx context.Context, kind, name string) error {
 	if err := s.Objects().Delete(ctx, t.gvr, t.ns, t.name); err != nil {
 		return s.Failed(err, "unable to delete %s %q", t.gvk.Kind, t.name)
 	}
+	if t.gvk.Kind == "PodPreset" || t.gvk == s.World().Profile.PresetGVK() {
+		s.ForgetPreset(t.ns, t.name)
+	}
 	return nil
 }
