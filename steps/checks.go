@@ -56,7 +56,12 @@ func check(kind string, rules ...string) checkSpec { return checkSpec{rules: rul
 // podCheck compares a pod with an expectation; a failure is narrowed by its
 // differences.
 func podCheck(rules ...string) checkSpec {
-	return checkSpec{rules: slices.Concat(attribution.PodContent, rules), shows: shows.content, narrow: attribution.DifferenceRules}
+	return checkSpec{rules: slices.Concat(attribution.PodContent, rules), shows: shows.content, narrow: func(err error, prefix string) []string {
+		if r := denied(err, prefix); r != nil {
+			return r // a workload's pods refused at admission
+		}
+		return attribution.DifferenceRules(err, prefix)
+	}}
 }
 
 // needs makes a check depend on a capability.

@@ -83,3 +83,39 @@ func TestKubernetes119Profile(t *testing.T) {
 		t.Error("no event or warning check was reported not claimed")
 	}
 }
+
+// TestLyingProfiles: a declaration is an option of the model, checked,
+// never an excuse. A profile that declares "conflicts: reject" for an
+// implementation that admits conflicting pods, or "conflicts: apply" for
+// one that wipes the pod's env on a conflict, gets failures credited to
+// the rules the model's differences show (R4.4 for the lost env), and no
+// scenario differs as declared unless the model agrees with what was done.
+func TestLyingProfiles(t *testing.T) {
+	for _, tc := range []struct {
+		name, module, conflicts string
+		wantRule                string
+	}{
+		{"reject declared, conflicts admitted", mutants.Kubernetes119Module, "reject", "R4.2"},
+		{"apply declared, env wiped", mutants.Prefix + "wipes-env-on-conflict", "apply", "R4.4"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lying := parseProfile(t, `apiVersion: presetsim.dev/v1alpha1
+kind: Profile
+metadata: {name: lying}
+spec:
+  referenceCRD: true
+  behaviour: {conflicts: `+tc.conflicts+`}
+`)
+			var failedRules []string
+			for _, s := range runOffline(t, tc.module, harness.Options{Profile: lying}) {
+				failedRules = append(failedRules, s.FailedRules()...)
+				if c := s.Declared(); c != nil && !strings.Contains(c.Reason, "verified") {
+					t.Errorf("%s differs as declared without the model's verification: %s", s.Scenario, c.Reason)
+				}
+			}
+			if !slices.Contains(failedRules, tc.wantRule) {
+				t.Errorf("the lying profile gets failures %v, want %s among them", failedRules, tc.wantRule)
+			}
+		})
+	}
+}

@@ -73,3 +73,46 @@ func TestMutantsFound(t *testing.T) {
 		})
 	}
 }
+
+// TestEnvtest: on a real control plane, the reference agrees with the
+// model on every case of a fixed seed (dry runs, creates, warnings and
+// conflict events), and a mutant is found with its rule named.
+func TestEnvtest(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts etcd and kube-apiserver; skipped with -short")
+	}
+	for _, m := range []struct{ module, rule string }{
+		{"reference", ""},
+		{mutants.Prefix + "partial-apply", "R4.2"},
+	} {
+		t.Run(m.module, func(t *testing.T) {
+			impl, err := mutants.Implementation(m.module)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w, err := harness.Start(context.Background(), harness.Options{Implementation: impl})
+			if err != nil {
+				t.Fatalf("unable to start envtest: %v", err)
+			}
+			t.Cleanup(func() {
+				if err := w.Stop(); err != nil {
+					t.Errorf("unable to stop envtest: %v", err)
+				}
+			})
+			sum, err := fuzz.Run(context.Background(), w, fuzz.Options{Cases: 200, Seed: 1, Concurrency: 8, Shrink: -1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%d cases in %.1fs (%.0f cases/s)", sum.Cases, sum.Seconds, float64(sum.Cases)/sum.Seconds)
+			if m.rule == "" {
+				for _, d := range sum.Disagreements {
+					t.Errorf("the reference disagrees with the model (%v, case seed %d): %s\n%s", d.Rules, d.CaseSeed, d.Summary, d.Detail)
+				}
+				return
+			}
+			if !slices.Contains(sum.Rules(), m.rule) {
+				t.Fatalf("fuzz did not name %s; disagreements: %+v", m.rule, sum.Disagreements)
+			}
+		})
+	}
+}

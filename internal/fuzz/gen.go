@@ -3,6 +3,7 @@ package fuzz
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -76,7 +77,63 @@ func Generate(seed uint64) Case {
 		c.Others = append(c.Others, g.preset(presetNames[names[count]], "other"))
 	}
 	c.Pod, c.Owned = g.pod()
+	if g.chance(25) {
+		g.echo(c.Pod, c.Presets[g.n(len(c.Presets))])
+	}
 	return c
+}
+
+// echo makes the pod carry a preset's items already, as written in the
+// preset, and the labels its matchLabels ask for: the preset then adds
+// nothing to a pod that still gets its annotation (R3.7, R3.8), and items
+// equal only once the API server has defaulted the pod are not conflicts
+// (R3.4). A mirror pod is left alone: it may not reference Secrets or
+// ConfigMaps.
+func (g gen) echo(pod *corev1.Pod, p *v1alpha1.PodPreset) {
+	if _, mirror := pod.Annotations[corev1.MirrorPodAnnotationKey]; mirror {
+		return
+	}
+	for k, v := range p.Spec.Selector.MatchLabels {
+		if pod.Labels == nil {
+			pod.Labels = map[string]string{}
+		}
+		pod.Labels[k] = v
+	}
+	for _, v := range p.Spec.Volumes {
+		if !slices.ContainsFunc(pod.Spec.Volumes, func(x corev1.Volume) bool { return x.Name == v.Name }) {
+			pod.Spec.Volumes = append(pod.Spec.Volumes, *v.DeepCopy())
+		}
+	}
+	for i := range pod.Spec.Containers {
+		echoItems(&pod.Spec.Containers[i], p, pod.Spec.Volumes)
+	}
+	if g.chance(50) {
+		for i := range pod.Spec.InitContainers {
+			echoItems(&pod.Spec.InitContainers[i], p, pod.Spec.Volumes)
+		}
+	}
+}
+
+// echoItems gives a container the preset's env, envFrom and mounts it can
+// take without a conflict of its own making (a name or path it uses).
+func echoItems(c *corev1.Container, p *v1alpha1.PodPreset, volumes []corev1.Volume) {
+	for _, e := range p.Spec.Env {
+		if !slices.ContainsFunc(c.Env, func(x corev1.EnvVar) bool { return x.Name == e.Name }) {
+			c.Env = append(c.Env, *e.DeepCopy())
+		}
+	}
+	for _, e := range p.Spec.EnvFrom {
+		if !slices.ContainsFunc(c.EnvFrom, func(x corev1.EnvFromSource) bool { return envFromLabel(x) == envFromLabel(e) }) {
+			c.EnvFrom = append(c.EnvFrom, *e.DeepCopy())
+		}
+	}
+	for _, m := range p.Spec.VolumeMounts {
+		taken := slices.ContainsFunc(c.VolumeMounts, func(x corev1.VolumeMount) bool { return x.MountPath == m.MountPath || x.Name == m.Name })
+		exists := slices.ContainsFunc(volumes, func(v corev1.Volume) bool { return v.Name == m.Name })
+		if !taken && exists {
+			c.VolumeMounts = append(c.VolumeMounts, *m.DeepCopy())
+		}
+	}
 }
 
 // preset is a valid preset (R1): a selector, at least one item, mounts

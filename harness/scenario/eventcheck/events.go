@@ -39,10 +39,13 @@ func (s Steps) HasEvent(ctx context.Context, kind, name string, want EventSpec) 
 	var seen []corev1.Event
 	var wrongUID bool
 	err = s.WaitUntil(ctx, ns, s.World().Timeouts.Wait, func(ctx context.Context) (bool, error) {
-		seen, err = s.Events(ctx, ns, gvk.Kind, name)
+		// A list cut short by the deadline keeps what the last whole
+		// one saw, for the message.
+		events, err := s.Events(ctx, ns, gvk.Kind, name)
 		if err != nil {
 			return false, err
 		}
+		seen = events
 		for _, e := range seen {
 			if (want.Type == "" || e.Type == want.Type) && (want.Reason == "" || e.Reason == want.Reason) && strings.Contains(e.Message, want.Message) {
 				if uid != "" && e.InvolvedObject.UID != uid {

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"presetsim.dev/presetsim/harness/backend"
@@ -35,6 +37,11 @@ func (s Steps) WaitForPods(ctx context.Context, n int, kind, name string) ([]cor
 		gvk = owner.GetKind()
 		if pods, err = s.ownedPods(ctx, owner); err != nil {
 			return false, err
+		}
+		if len(pods) < n {
+			if msg := deniedCreate(owner); msg != "" {
+				return false, fmt.Errorf("the implementation refused its pods: %s", msg)
+			}
 		}
 		var ok bool
 		ok, status = settled(owner)
@@ -82,4 +89,21 @@ func (s Steps) OwnedPodsShouldBe(ctx context.Context, n int, kind, name string, 
 		return fmt.Errorf("%d of %d pods differ:\n%w", len(errs), n, errors.Join(errs...))
 	}
 	return nil
+}
+
+// deniedCreate is the message of a workload's ReplicaFailure condition
+// when an admission webhook denied the pods its controller creates (a
+// profile may declare conflicts: reject), so that the wait ends with the
+// cause instead of a timeout.
+func deniedCreate(owner *unstructured.Unstructured) string {
+	conditions, _, _ := unstructured.NestedSlice(owner.Object, "status", "conditions")
+	for _, c := range conditions {
+		m, _ := c.(map[string]any)
+		if m["type"] == "ReplicaFailure" && m["status"] == "True" {
+			if msg, _ := m["message"].(string); strings.Contains(msg, "denied the request") {
+				return msg
+			}
+		}
+	}
+	return ""
 }
