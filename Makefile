@@ -24,11 +24,21 @@ test: ## generated files up to date, vet, unit tests and the feature suite with 
 	$(GO) vet ./...
 	PRESETSIM_BIN_DIR=$(BIN_DIR) $(GO) test -race ./...
 	$(MAKE) --no-print-directory fuzz FUZZTIME=500x
+	$(MAKE) --no-print-directory conformance-fuzz CASES=200
+
+# Generative conformance (presetsim fuzz, README "Generated cases"): the
+# reference against the model, offline and on envtest, with a fixed seed.
+CASES ?= 2000
+.PHONY: conformance-fuzz
+conformance-fuzz: ## presetsim fuzz: $(CASES) generated cases (seed 1), offline and on envtest, the reference against the model
+	$(GO) run ./cmd/presetsim fuzz --backend offline --cases $(CASES) --seed 1 --report-dir .cache/fuzz/offline
+	PRESETSIM_BIN_DIR=$(BIN_DIR) $(GO) run ./cmd/presetsim fuzz --cases $(CASES) --seed 1 --report-dir .cache/fuzz/envtest
 
 .PHONY: bench
-bench: ## start-up, per-scenario overhead, parallel speed-up, pod-create latency, merge pods/s, offline scenarios/s
+bench: ## start-up, per-scenario overhead, parallel speed-up, pod-create latency, merge pods/s, offline scenarios/s, fuzz cases/s
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./presets/merge/ ./steps/
 	PRESETSIM_BIN_DIR=$(BIN_DIR) $(GO) run ./cmd/presetsim bench
+	$(MAKE) --no-print-directory conformance-fuzz CASES=2000
 
 # The five seed features; cmd/presetsim/app/bench/bench.go's seedFeatures lists them too.
 SEED_FEATURES = features/simple.feature features/configmap.feature features/replicaset.feature features/multiple.feature features/conflict.feature

@@ -50,6 +50,9 @@ type Summary struct {
 	// one per kind).
 	Disagreeing int     `json:"disagreeingCases"`
 	Seconds     float64 `json:"seconds"`
+	// PeakRSSMiB is the peak memory of the process that ran the cases,
+	// when its caller measured it.
+	PeakRSSMiB float64 `json:"peakRSSMiB,omitempty"`
 }
 
 // Report is one kind of disagreement: its first case, shrunk.

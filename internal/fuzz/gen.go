@@ -214,11 +214,11 @@ func (g gen) selector() metav1.LabelSelector {
 // leaves out references a mirror pod may not have (Secrets, ConfigMaps).
 func (g gen) envVar(forMirror bool) corev1.EnvVar {
 	e := corev1.EnvVar{Name: g.pick(envNames)}
-	kinds := 5
-	if forMirror {
-		kinds = 3
+	kind := g.n(7) // 5 and 6: a plain value
+	if forMirror && (kind == 3 || kind == 4) {
+		kind = 5
 	}
-	switch g.n(kinds + 2) {
+	switch kind {
 	case 0:
 		e.ValueFrom = &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: g.pick(fieldPaths)}}
 		if g.chance(50) {
@@ -423,7 +423,9 @@ func (g gen) container(name string, volumes []corev1.Volume, mirror bool) corev1
 		c.Command = []string{"sh", "-c", "sleep 3600"}
 	}
 	if g.chance(30) {
-		c.Ports = []corev1.ContainerPort{{Name: "http", ContainerPort: 8080}}
+		// One port per container: the API server warns about duplicate
+		// ports, which would mix its warnings with the implementation's.
+		c.Ports = []corev1.ContainerPort{{Name: "http-" + portSuffix(name), ContainerPort: 8080 + portNumber(name)}}
 	}
 	if g.chance(30) {
 		c.Resources.Limits = corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("64Mi")}
@@ -454,7 +456,7 @@ func (g gen) podFields(p *corev1.Pod) {
 		s := int64(5)
 		p.Spec.TerminationGracePeriodSeconds = &s
 	}
-	if g.chance(15) {
+	if g.chance(15) && p.Spec.NodeName == "" { // a bound pod may not be gated
 		p.Spec.SchedulingGates = []corev1.PodSchedulingGate{{Name: "example.com/gate"}}
 	}
 	if g.chance(15) {
@@ -463,4 +465,20 @@ func (g gen) podFields(p *corev1.Pod) {
 	if g.chance(15) {
 		p.Spec.HostAliases = []corev1.HostAlias{{IP: "10.0.0.1", Hostnames: []string{"db.local"}}}
 	}
+}
+
+// portSuffix and portNumber make a container's port unique in its pod.
+func portSuffix(container string) string {
+	if len(container) > 8 {
+		return container[len(container)-8:]
+	}
+	return container
+}
+
+func portNumber(container string) int32 {
+	var n int32
+	for _, c := range container {
+		n = n*31 + c
+	}
+	return n%1000 + 1
 }

@@ -20,10 +20,14 @@ import (
 //     namespace's), R2.4 (excluded pod), R2.5 (mirror pod), R4.2 (a
 //     conflict: only some applied) or R4.1 (a conflict: all applied, the
 //     conflict unseen), else R2.3 (its selector does not match);
-//   - a preset the model applies was not: R2.1 (only in the dry run),
-//     R2.6 (a pod without a name), R1.3 (the empty selector), R3.4/R3.5 (a
+//   - a preset the model applies was not: R2.1 (only in the dry run: the
+//     real create got every one),
+//     R2.6 (a pod without a name), R1.3 (only presets with the empty
+//     selector missing, the others applied), R3.4/R3.5 (a
 //     conflict the implementation saw that the model does not), else
 //     R2.3; when only the last preset was applied, R3.6 as well;
+//   - only annotations differ (the items are the model's): R3.7, and R4.4
+//     when one of the pod's own is lost or rewritten;
 //   - every preset's annotation right but the items not, or an annotation's
 //     value wrong: R3.7;
 //   - items in another order: R3.3 (injected before the pod's own) or
@@ -43,6 +47,11 @@ func podRules(w *harness.World, obs Observed, want model.Outcome, got Request, d
 	submitted.Annotations = w.Profile.Annotations(submitted.Annotations)
 	if lost := lostItems(submitted, got.Pod); len(lost) > 0 {
 		add("R4.4")
+	}
+	if onlyAnnotations(m.Differences) {
+		// The items are the model's; only annotations differ.
+		add(itemRules(w, m.Differences, want)...)
+		return rules
 	}
 	applied := appliedNames(w, got)
 	extra, missing := difference(applied, want.Applied), difference(want.Applied, applied)
@@ -64,17 +73,15 @@ func podRules(w *harness.World, obs Observed, want model.Outcome, got Request, d
 	}
 	if len(missing) > 0 {
 		switch {
-		case len(applied) == 0 && dryRun:
-			add("R2.1", "R2.3")
+		case len(applied) == 0 && dryRun && slices.Equal(appliedNames(w, obs.Create), want.Applied):
+			add("R2.1") // the real create got them; only the dry run did not
 		case len(applied) == 0 && got.Pod.GenerateName != "" && obs.Pod.Name == "":
 			add("R2.6", "R2.3")
 		case conflictWarned(got.Warnings):
 			add("R3.4", "R3.5", "R4.1")
 		}
-		for _, name := range missing {
-			if emptySelector(obs, name) {
-				add("R1.3")
-			}
+		if len(applied) > 0 && !slices.ContainsFunc(missing, func(name string) bool { return !emptySelector(obs, name) }) {
+			add("R1.3") // the others applied; only the empty selectors did not match
 		}
 		if len(applied) == 1 && applied[0] == want.Applied[len(want.Applied)-1] {
 			add("R3.6")
@@ -101,6 +108,8 @@ func itemRules(w *harness.World, diffs []valuediff.Difference, want model.Outcom
 		switch {
 		case strings.HasPrefix(d.Path, annotation):
 			rules = append(rules, "R3.7")
+		case strings.HasPrefix(d.Path, "metadata.annotations["):
+			rules = append(rules, "R3.7", "R4.4") // the pod's own annotation, replaced or lost
 		case d.Order():
 			if len(want.Applied) > 1 {
 				rules = append(rules, "R3.6", "R3.3")
@@ -180,4 +189,15 @@ func conflictWarned(warnings []string) bool {
 		}
 	}
 	return false
+}
+
+// onlyAnnotations reports whether every difference is in the pod's
+// annotations.
+func onlyAnnotations(diffs []valuediff.Difference) bool {
+	for _, d := range diffs {
+		if !strings.HasPrefix(d.Path, "metadata.annotations[") {
+			return false
+		}
+	}
+	return len(diffs) > 0
 }

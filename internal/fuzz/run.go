@@ -47,6 +47,9 @@ type Request struct {
 	Warnings []string
 }
 
+// UnscheduledName is the schedulerName of the pods fuzz creates.
+const UnscheduledName = "presetsim-fuzz-unscheduled"
+
 // runner admits cases on a World, each in namespaces of its own.
 type runner struct {
 	w *harness.World
@@ -83,6 +86,12 @@ func (r runner) admit(ctx context.Context, c Case) (_ *trial, err error) {
 	}()
 	pod := c.Pod.DeepCopy()
 	pod.Namespace = "default"
+	if pod.Spec.NodeName == "" && pod.Spec.SchedulerName == "" {
+		// No scheduler serves this name: the pod is never bound, so that
+		// a case costs the API server its admission alone, not a
+		// scheduling, a kubelet's status updates and their events.
+		pod.Spec.SchedulerName = UnscheduledName
+	}
 	if c.Owned {
 		owner := &corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}, ObjectMeta: metav1.ObjectMeta{Name: OwnerName, Namespace: "default"}}
 		created, err := t.s.CreateObject(ctx, owner, nil)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -73,6 +74,8 @@ error, 130 or 143 when interrupted.`,
 		if err != nil {
 			return err
 		}
+		sum.PeakRSSMiB = peakRSSMiB()
+		fmt.Fprintf(stderr, "peak memory (RSS) of this process: %.0f MiB\n", sum.PeakRSSMiB)
 		if *t.reportDir != "" {
 			if err := fuzz.WriteSummary(*t.reportDir, sum); err != nil {
 				return err
@@ -104,4 +107,14 @@ func printSummary(w io.Writer, sum fuzz.Summary) {
 		}
 	}
 	fmt.Fprintf(w, "\nrules broken: %s\n", strings.Join(sum.Rules(), ", "))
+}
+
+// peakRSSMiB is the process's peak resident set size so far, in MiB (0
+// where the system does not say).
+func peakRSSMiB() float64 {
+	var u syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &u); err != nil {
+		return 0
+	}
+	return float64(u.Maxrss) / 1024 // kilobytes on Linux
 }
