@@ -126,6 +126,9 @@ func compareOutcome(ctx context.Context, w *harness.World, pods podcheck.Steps, 
 	return nil, nil
 }
 
+// eventsSummary begins the summary of a disagreement about events.
+const eventsSummary = "conflict events"
+
 // checkEvents compares the conflict events with the model's for the real
 // create (a dry run records none, R2.1).
 func checkEvents(obs Observed, want Expectation) *Disagreement {
@@ -140,7 +143,7 @@ func checkEvents(obs Observed, want Expectation) *Disagreement {
 	if len(got) > len(expected) && len(want.DryRun) > 0 && len(want.DryRun[0].Conflicts) > 0 {
 		rules = []string{"R2.1", "R4.3"} // the dry run's conflict recorded too, most likely
 	}
-	return &Disagreement{Rules: rules, Summary: fmt.Sprintf("conflict events %q; the model records %q", got, expected)}
+	return &Disagreement{Rules: rules, Summary: fmt.Sprintf(eventsSummary+" %q; the model records %q", got, expected)}
 }
 
 // refusalRules are the rules a refusal the model does not make breaks:

@@ -8,12 +8,14 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/harness/scenario"
 )
 
 // Options configure a fuzz run.
@@ -217,13 +219,18 @@ func (r runner) disagreements(ctx context.Context, c Case, events bool) ([]Disag
 // summary (up to its first colon).
 func kindOf(d Disagreement) string {
 	head, _, _ := strings.Cut(d.Summary, ":")
+	if strings.HasPrefix(d.Summary, eventsSummary) {
+		// Events differ by their messages; missing ones are one kind.
+		head = eventsSummary + " " + strconv.FormatBool(strings.HasPrefix(d.Summary, eventsSummary+" []"))
+	}
 	return strings.Join(d.Rules, ",") + "|" + head
 }
 
 // shrinkAndWrite shrinks a report's case and writes it as a feature.
 func (r runner) shrinkAndWrite(ctx context.Context, rep *Report, opts Options) error {
 	c := Generate(rep.CaseSeed)
-	small, d := r.shrink(ctx, c, rep.Rules)
+	r.eventWait = scenario.New(r.w).SettleWindow(0)
+	small, d := r.shrink(ctx, c, rep.Rules, strings.HasPrefix(rep.Summary, eventsSummary))
 	if d != nil {
 		rep.Summary, rep.Detail = d.Summary, d.Detail
 	}

@@ -53,6 +53,10 @@ const UnscheduledName = "presetsim-fuzz-unscheduled"
 // runner admits cases on a World, each in namespaces of its own.
 type runner struct {
 	w *harness.World
+	// eventWait bounds the wait for the conflict events the model
+	// expects: the World's wait timeout when zero. Shrinking waits only a
+	// settle window, since it runs many cases whose events may never come.
+	eventWait time.Duration
 }
 
 // trial is a case admitted whose events are still to be read and whose
@@ -148,7 +152,11 @@ func (r runner) settle(ctx context.Context, t *trial) (err error) {
 		return err
 	}
 	if want := expected.eventCount(); want > 0 {
-		err := t.s.WaitUntil(ctx, ns, r.w.Timeouts.Wait, func(ctx context.Context) (bool, error) {
+		wait := r.eventWait
+		if wait == 0 {
+			wait = r.w.Timeouts.Wait
+		}
+		err := t.s.WaitUntil(ctx, ns, wait, func(ctx context.Context) (bool, error) {
 			if err := list(ctx); err != nil {
 				return false, err
 			}

@@ -19,10 +19,10 @@ const maxShrinkRuns = 300
 // items, labels, annotations, selector terms and pod fields. It returns
 // the smallest case found and its disagreement (nil if the case no longer
 // disagrees at all: a flake).
-func (r runner) shrink(ctx context.Context, c Case, rules []string) (Case, *Disagreement) {
-	// Events are waited for only when the rule is about them: a settle
-	// window per run would make shrinking slow.
-	events := slices.Contains(rules, "R4.3") || slices.Contains(rules, "R2.1")
+//
+// Events are waited for only when the disagreement is about them
+// (events): a settle window per run would make shrinking slow.
+func (r runner) shrink(ctx context.Context, c Case, rules []string, events bool) (Case, *Disagreement) {
 	fails := func(c Case) *Disagreement {
 		ds, err := r.disagreements(ctx, c, events)
 		if err != nil {
