@@ -121,7 +121,11 @@ func compareOutcome(ctx context.Context, w *harness.World, pods podcheck.Steps, 
 		return &Disagreement{Rules: podRules(w, obs, want, got, dryRun, m), Summary: fmt.Sprintf("%s made another pod than the model: %s", name, firstLine(m.Error())), Detail: m.Error()}, nil
 	}
 	if w.Profile.Claims("warnings") && !slices.Equal(sortedCopy(want.Warnings), sortedCopy(got.Warnings)) {
-		return &Disagreement{Rules: []string{"R4.3"}, Summary: fmt.Sprintf("%s returned the warnings %q; the model returns %q", name, got.Warnings, want.Warnings)}, nil
+		rules := []string{"R4.3"}
+		if foreign(obs, got.Warnings) {
+			rules = []string{"R2.2"}
+		}
+		return &Disagreement{Rules: rules, Summary: fmt.Sprintf("%s returned the warnings %q; the model returns %q", name, got.Warnings, want.Warnings)}, nil
 	}
 	return nil, nil
 }
@@ -140,6 +144,9 @@ func checkEvents(obs Observed, want Expectation) *Disagreement {
 	}
 	expected := eventKeys(want.Create[0].Events)
 	rules := []string{"R4.3"}
+	if foreign(obs, got) {
+		return &Disagreement{Rules: []string{"R2.2"}, Summary: fmt.Sprintf(eventsSummary+" %q name presets of another namespace; the model records %q", got, expected)}
+	}
 	if len(got) > len(expected) && len(want.DryRun) > 0 && len(want.DryRun[0].Conflicts) > 0 {
 		rules = []string{"R2.1", "R4.3"} // the dry run's conflict recorded too, most likely
 	}

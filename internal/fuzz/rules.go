@@ -1,6 +1,7 @@
 package fuzz
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 
@@ -8,6 +9,7 @@ import (
 	"presetsim.dev/presetsim/harness/compare"
 	"presetsim.dev/presetsim/harness/compare/valuediff"
 	"presetsim.dev/presetsim/presets/defaults"
+	"presetsim.dev/presetsim/presets/merge"
 	"presetsim.dev/presetsim/presets/model"
 )
 
@@ -21,7 +23,8 @@ import (
 //     conflict: only some applied) or R4.1 (a conflict: all applied, the
 //     conflict unseen), else R2.3 (its selector does not match);
 //   - a preset the model applies was not: R2.1 (only in the dry run: the
-//     real create got every one),
+//     real create got every one), R2.4 (none, and the pod carries the
+//     exclude annotation with a value that does not exclude),
 //     R2.6 (a pod without a name), R1.3 (only presets with the empty
 //     selector missing, the others applied), R3.4/R3.5 (a
 //     conflict the implementation saw that the model does not), else
@@ -75,8 +78,12 @@ func podRules(w *harness.World, obs Observed, want model.Outcome, got Request, d
 		switch {
 		case len(applied) == 0 && dryRun && slices.Equal(appliedNames(w, obs.Create), want.Applied):
 			add("R2.1") // the real create got them; only the dry run did not
+		case len(applied) == 0 && hasExclude(obs):
+			add("R2.4") // an exclude annotation whose value does not exclude
 		case len(applied) == 0 && got.Pod.GenerateName != "" && obs.Pod.Name == "":
 			add("R2.6", "R2.3")
+		case foreign(obs, got.Warnings):
+			add("R2.2") // a conflict with another namespace's preset
 		case conflictWarned(got.Warnings):
 			add("R3.4", "R3.5", "R4.1")
 		}
@@ -200,4 +207,29 @@ func onlyAnnotations(diffs []valuediff.Difference) bool {
 		}
 	}
 	return len(diffs) > 0
+}
+
+// hasExclude reports whether the submitted pod carries the exclude
+// annotation, with any value.
+func hasExclude(obs Observed) bool {
+	_, ok := obs.Pod.Annotations[merge.ExcludeAnnotation]
+	return ok
+}
+
+// conflictPreset finds the preset a conflict message names ("Conflict on
+// pod preset NAME: …").
+var conflictPreset = regexp.MustCompile(`Conflict on pod preset ([^:\s]+):`)
+
+// foreign reports whether warnings or event messages name a preset that
+// is not among the case's presets in the pod's namespace: one from
+// another namespace was considered (R2.2).
+func foreign(obs Observed, texts []string) bool {
+	for _, t := range texts {
+		for _, m := range conflictPreset.FindAllStringSubmatch(t, -1) {
+			if isOther(obs, m[1]) {
+				return true
+			}
+		}
+	}
+	return false
 }
