@@ -46,12 +46,18 @@ func TestLoop(t *testing.T) {
 	file := filepath.Join(dir, "watched.feature")
 	write := func(s string) {
 		t.Helper()
-		if err := os.WriteFile(file, []byte(s), 0o644); err != nil {
+		// Written beside it and renamed, as editors save: the poller must
+		// never read a half-written file (under load it once saw it empty).
+		tmp := file + ".tmp"
+		if err := os.WriteFile(tmp, []byte(s), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		// Some file systems keep a modification time to the second.
 		later := time.Now().Add(time.Duration(len(s)) * time.Millisecond)
-		if err := os.Chtimes(file, later, later); err != nil {
+		if err := os.Chtimes(tmp, later, later); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, file); err != nil {
 			t.Fatal(err)
 		}
 	}
