@@ -76,11 +76,36 @@ func Generate(seed uint64) Case {
 	if g.chance(25) {
 		c.Others = append(c.Others, g.preset(presetNames[names[count]], "other"))
 	}
+	if len(c.Presets) > 1 && g.chance(30) {
+		i := g.n(len(c.Presets))
+		g.share(c.Presets[i], c.Presets[(i+1+g.n(len(c.Presets)-1))%len(c.Presets)])
+	}
 	c.Pod, c.Owned = g.pod()
 	if g.chance(25) {
 		g.echo(c.Pod, c.Presets[g.n(len(c.Presets))])
 	}
 	return c
+}
+
+// share copies one item of a preset into another, as written: two
+// presets that inject the same item (R3.4: added once) are otherwise rare,
+// since items drawn apart seldom agree in every field.
+func (g gen) share(from, to *v1alpha1.PodPreset) {
+	switch {
+	case len(from.Spec.EnvFrom) > 0 && g.chance(50):
+		e := from.Spec.EnvFrom[g.n(len(from.Spec.EnvFrom))]
+		to.Spec.EnvFrom = append(to.Spec.EnvFrom, *e.DeepCopy())
+	case len(from.Spec.Env) > 0:
+		e := from.Spec.Env[g.n(len(from.Spec.Env))]
+		if !slices.ContainsFunc(to.Spec.Env, func(x corev1.EnvVar) bool { return x.Name == e.Name }) {
+			to.Spec.Env = append(to.Spec.Env, *e.DeepCopy())
+		}
+	case len(from.Spec.Volumes) > 0:
+		v := from.Spec.Volumes[g.n(len(from.Spec.Volumes))]
+		if !slices.ContainsFunc(to.Spec.Volumes, func(x corev1.Volume) bool { return x.Name == v.Name }) {
+			to.Spec.Volumes = append(to.Spec.Volumes, *v.DeepCopy())
+		}
+	}
 }
 
 // echo makes the pod carry a preset's items already, as written in the

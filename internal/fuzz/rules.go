@@ -1,9 +1,13 @@
 package fuzz
 
 import (
+	"encoding/json"
 	"regexp"
 	"slices"
 	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/harness/compare"
@@ -135,6 +139,9 @@ func itemRules(w *harness.World, diffs []valuediff.Difference, want model.Outcom
 			rules = append(rules, "R3.5", "R4.1")
 		}
 	}
+	if prefixDropped(diffs) {
+		rules = append(rules, "R3.5") // envFrom entries keyed without their prefix
+	}
 	if slices.Contains(rules, "R3.2") || slices.Contains(rules, "R3.1") {
 		// Missing items: the cause, not a missing annotation, is the rule.
 		rules = slices.DeleteFunc(rules, func(r string) bool { return r == "R3.7" })
@@ -227,6 +234,38 @@ func foreign(obs Observed, texts []string) bool {
 	for _, t := range texts {
 		for _, m := range conflictPreset.FindAllStringSubmatch(t, -1) {
 			if isOther(obs, m[1]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// prefixDropped reports whether an envFrom entry the model expects is
+// missing where one with the same source and another prefix is present:
+// the entries were keyed without their prefix (R3.5).
+func prefixDropped(diffs []valuediff.Difference) bool {
+	var missing, extra []corev1.EnvFromSource
+	read := func(text string) (corev1.EnvFromSource, bool) {
+		var e corev1.EnvFromSource
+		return e, json.Unmarshal([]byte(text), &e) == nil
+	}
+	for _, d := range diffs {
+		if !strings.Contains(d.Path, ".envFrom[") {
+			continue
+		}
+		if e, ok := read(d.Want); ok && d.Got == valuediff.Absent {
+			missing = append(missing, e)
+		}
+		if e, ok := read(d.Got); ok && d.Want == valuediff.Absent {
+			extra = append(extra, e)
+		}
+	}
+	for _, m := range missing {
+		for _, x := range extra {
+			same := m
+			same.Prefix = x.Prefix
+			if m.Prefix != x.Prefix && equality.Semantic.DeepEqual(same, x) {
 				return true
 			}
 		}
