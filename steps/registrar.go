@@ -38,8 +38,8 @@ var (
 //   - turns an UnsupportedError into a skip: the backend cannot honour the
 //     step, and the scenario neither passes nor fails;
 //   - records the check's outcome, credited to the rules it establishes;
-//   - turns a failure that the profile declares (profile.Differences) into a
-//     skip recorded as "differs as declared".
+//   - turns a failure that the declared model explains (judge) into a skip
+//     recorded as "differs as declared".
 type registrar struct {
 	sc      *godog.ScenarioContext
 	timeout time.Duration
@@ -94,9 +94,12 @@ func zeroResults(t reflect.Type) []reflect.Value {
 // judge records a step's outcome and returns the error godog should see.
 // A failure is credited to the rules its check establishes and, when the
 // scenario's pods differ from the model's, to the rules those differences
-// show; it is "differs as declared" only when the profile declares every
-// one of those rules different and the implementation did exactly what the
-// model does under the profile's options.
+// show. It is "differs as declared" only when every pod the scenario
+// submitted came out as the model makes it under the profile's options,
+// and either a declaration changes the model's outcome for those inputs
+// (it is named) or the profile declares every credited rule different in
+// the way the check shows (the scenario submitted no pod itself: "not
+// verified").
 func (s *state) judge(ctx context.Context, spec checkSpec, err error) error {
 	if u, ok := backend.IsUnsupported(err); ok {
 		return skippedStep{u}
@@ -188,7 +191,7 @@ type verdict struct {
 func (s *state) againstModel(ctx context.Context) verdict {
 	admissions := s.scenario.Admissions()
 	if len(admissions) == 0 {
-		return verdict{verified: "not verified: the scenario submitted no pod itself (a controller made its pods)"}
+		return verdict{verified: "not verified: the scenario submitted no pod itself"}
 	}
 	for ; s.model.checked < len(admissions) && s.model.disagreement == nil; s.model.checked++ {
 		d, err := fuzz.CheckAdmission(ctx, s.scenario.World(), admissions[s.model.checked])
