@@ -11,9 +11,10 @@ import (
 )
 
 // Behaviour is how an implementation departs from the specification by
-// design: documented choices, not accidents. A scenario that fails only in
-// the way a declared choice predicts is reported "differs as declared", not
-// failed; every other failure is still a failure.
+// design: documented choices, not accidents, each an option of the model
+// (Options). A check that fails while the implementation did exactly what
+// the model does under these options is reported "differs as declared";
+// every other failure is still a failure.
 type Behaviour struct {
 	// Conflicts is what the implementation does when a matching preset
 	// conflicts with the pod or another preset (R4.2): ConflictSkipAll, the

@@ -24,8 +24,11 @@
 // canonical implementation claiming every capability. The harness
 // translates what feature files write in canonical terms: PodPresets into
 // the implementation's kind and fields, the podpreset-<name> and exclude
-// annotation keys into the implementation's. Scenarios tagged with a
-// capability the profile does not claim (@events, @warnings,
-// @initContainers, @envFromConflicts, @rollout) are reported as not claimed,
-// and expected rejection messages have their canonical field paths mapped.
+// annotation keys into the implementation's, and expected rejection
+// messages have their canonical field paths mapped. The behaviour settings
+// and the unclaimed content capabilities are options of the model
+// (Options): verdicts are computed from the model under them, so a
+// declaration is checked, never trusted. A scenario tagged @rollout that the
+// profile does not claim is not run; an unclaimed events or warnings
+// capability stops only the checks that need it.
 package profile
