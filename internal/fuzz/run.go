@@ -151,6 +151,11 @@ func (r runner) settle(ctx context.Context, t *trial) (err error) {
 		t.obs.Events, err = conflictEvents(ctx, events, ns)
 		return err
 	}
+	if t.obs.Create.Err != nil && !expected.refused() {
+		// Refused, where the model admits: that is the disagreement
+		// already, and no event is waited for.
+		return list(ctx)
+	}
 	if want := expected.eventCount(); want > 0 {
 		wait := r.eventWait
 		if wait == 0 {
@@ -232,6 +237,11 @@ func (e Expectation) eventCount() int {
 		return 0
 	}
 	return len(e.Create[0].Events)
+}
+
+// refused reports whether the model refuses the real create.
+func (e Expectation) refused() bool {
+	return len(e.Create) > 0 && e.Create[0].Refused
 }
 
 // conflicts reports whether the case has a conflict in some outcome.
