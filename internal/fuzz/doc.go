@@ -14,7 +14,13 @@
 // name and pods with a controller owner — and takes keys from small pools,
 // so that identical items, conflicts between the pod and a preset and
 // between presets, several at once and in every kind of container, are
-// frequent. The same seed gives the same cases.
+// frequent; some pods already carry a preset's items as written, and some
+// presets share an item, so that items equal only once defaulted and items
+// two presets inject alike are frequent too. The same seed gives the same
+// cases.
+//
+// CheckAdmission and Explain serve the steps as well: a scenario's pods are
+// compared with the model there, and a declared difference is verified.
 //
 // A disagreement is credited to the rules its differences show, read with
 // the model's explanation (rules.go); the first of each kind is shrunk,
