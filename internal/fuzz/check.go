@@ -14,6 +14,7 @@ import (
 	"presetsim.dev/presetsim/harness/compare"
 	"presetsim.dev/presetsim/harness/scenario"
 	"presetsim.dev/presetsim/harness/scenario/podcheck"
+	"presetsim.dev/presetsim/presets/merge"
 	"presetsim.dev/presetsim/presets/model"
 )
 
@@ -218,8 +219,8 @@ func lostItems(submitted, got *corev1.Pod) []string {
 			}
 		}
 		for _, e := range c.EnvFrom {
-			if !slices.ContainsFunc(g.EnvFrom, func(x corev1.EnvFromSource) bool { return envFromLabel(x) == envFromLabel(e) }) {
-				lost = append(lost, fmt.Sprintf("envFrom %s of container %s", envFromLabel(e), c.Name))
+			if !slices.ContainsFunc(g.EnvFrom, func(x corev1.EnvFromSource) bool { return merge.EnvFromLabel(&x) == merge.EnvFromLabel(&e) }) {
+				lost = append(lost, fmt.Sprintf("envFrom %s of container %s", merge.EnvFromLabel(&e), c.Name))
 			}
 		}
 		for _, m := range c.VolumeMounts {
@@ -230,18 +231,6 @@ func lostItems(submitted, got *corev1.Pod) []string {
 	}
 	slices.Sort(lost)
 	return lost
-}
-
-func envFromLabel(e corev1.EnvFromSource) string {
-	k := e.Prefix + "|"
-	if e.ConfigMapRef != nil {
-		k += e.ConfigMapRef.Name
-	}
-	k += "|"
-	if e.SecretRef != nil {
-		k += e.SecretRef.Name
-	}
-	return k
 }
 
 // CheckAdmission compares one pod admission a scenario's step made with

@@ -148,7 +148,7 @@ func echoItems(c *corev1.Container, p *v1alpha1.PodPreset, volumes []corev1.Volu
 		}
 	}
 	for _, e := range p.Spec.EnvFrom {
-		if !slices.ContainsFunc(c.EnvFrom, func(x corev1.EnvFromSource) bool { return envFromLabel(x) == envFromLabel(e) }) {
+		if !slices.ContainsFunc(c.EnvFrom, func(x corev1.EnvFromSource) bool { return merge.EnvFromLabel(&x) == merge.EnvFromLabel(&e) }) {
 			c.EnvFrom = append(c.EnvFrom, *e.DeepCopy())
 		}
 	}

@@ -9,7 +9,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/harness/backend"
@@ -195,16 +194,12 @@ func (r runner) create(ctx context.Context, s *scenario.Scenario, pod *corev1.Po
 // conflictEvents lists the PodPresetConflict events of a namespace, one
 // per occurrence (an event the recorder aggregated counts Count times).
 func conflictEvents(ctx context.Context, events eventcheck.Steps, ns string) ([]model.Event, error) {
-	list, err := events.Objects().List(ctx, backend.Events, ns)
+	list, err := events.NamespaceEvents(ctx, ns)
 	if err != nil {
 		return nil, err
 	}
 	var out []model.Event
-	for _, u := range list {
-		var e corev1.Event
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &e); err != nil {
-			return nil, err
-		}
+	for _, e := range list {
 		if e.Reason != admission.ConflictReason {
 			continue
 		}

@@ -92,19 +92,12 @@ func (s Steps) HasNoEvents(ctx context.Context, kind, name, reason string, windo
 // Events lists the events of an object, by kind and name, in a physical
 // namespace.
 func (s Steps) Events(ctx context.Context, ns, kind, name string) ([]corev1.Event, error) {
-	list, err := s.Objects().List(ctx, backend.Events, ns)
-	if apierrors.IsNotFound(err) {
-		return nil, nil
-	}
+	all, err := s.NamespaceEvents(ctx, ns)
 	if err != nil {
 		return nil, err
 	}
 	var out []corev1.Event
-	for _, u := range list {
-		var e corev1.Event
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &e); err != nil {
-			return nil, fmt.Errorf("unable to read event %s: %w", u.GetName(), err)
-		}
+	for _, e := range all {
 		if e.InvolvedObject.Kind == kind && e.InvolvedObject.Name == name {
 			out = append(out, e)
 		}
@@ -121,4 +114,24 @@ func describeEvents(evs []corev1.Event) string {
 		parts[i] = fmt.Sprintf("%s %s %q", e.Type, e.Reason, e.Message)
 	}
 	return strings.Join(parts, "; ")
+}
+
+// NamespaceEvents lists every event of a physical namespace.
+func (s Steps) NamespaceEvents(ctx context.Context, ns string) ([]corev1.Event, error) {
+	list, err := s.Objects().List(ctx, backend.Events, ns)
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := make([]corev1.Event, 0, len(list))
+	for _, u := range list {
+		var e corev1.Event
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, &e); err != nil {
+			return nil, fmt.Errorf("unable to read event %s: %w", u.GetName(), err)
+		}
+		out = append(out, e)
+	}
+	return out, nil
 }
