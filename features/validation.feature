@@ -16,6 +16,27 @@ Feature: PodPreset validation
       """
     Then the request should be rejected with a message containing "spec.selector: Required value"
 
+  @R1.3
+  Scenario Outline: The selector must be a valid label selector
+    When I try to create:
+      """
+      apiVersion: settings.k8s.io/v1alpha1
+      kind: PodPreset
+      metadata: {name: bad-selector}
+      spec:
+        selector: <selector>
+        env: [{name: A, value: "1"}]
+      """
+    Then the request should be rejected with a message containing "<path>"
+
+    Examples:
+      | selector                                                           | path                                         |
+      | {matchExpressions: [{key: app, operator: Inn, values: [web]}]}     | spec.selector.matchExpressions[0].operator   |
+      | {matchExpressions: [{key: app, operator: In}]}                     | spec.selector.matchExpressions[0].values     |
+      | {matchExpressions: [{key: app, operator: Exists, values: [web]}]}  | spec.selector.matchExpressions[0].values     |
+      | {matchExpressions: [{key: app, operator: NotIn, values: ["web!"]}]} | spec.selector.matchExpressions[0].values[0] |
+      | {matchLabels: {-app: web}}                                         | spec.selector.matchLabels                    |
+
   @R1.4
   Scenario: A preset must inject something
     When I try to create:

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Regenerates the PodPreset deepcopy functions and CRD manifest, and the CRD
-# of the redhat-cop profile, with the controller-gen pinned in
+# of the redhat-cop and Kubeflow profiles, with the controller-gen pinned in
 # hack/tools/controller-gen.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -12,5 +12,9 @@ fi
 cd "$root"
 "$gen" object paths=./presets/apis/... crd paths=./presets/apis/... output:crd:dir=./presets/config/crd
 go run ./hack/crdpatch presets/config/crd/settings.k8s.io_podpresets.yaml
-# The CRD of the redhat-cop profile, from the API declared in profiles/crds.
+# The example implementation's CRD, the reference's with its own names.
+go run ./hack/examplecrd presets/config/crd/settings.k8s.io_podpresets.yaml profiles/example/crd.yaml
+# The CRDs of the redhat-cop and Kubeflow profiles, from the APIs declared in
+# profiles/crds (wozniakjan's, untyped upstream, is written by hand there).
 "$gen" crd paths=./profiles/crds/redhatcop/... output:crd:dir=./profiles/crds
+"$gen" crd paths=./profiles/crds/kubeflow/... output:crd:dir=./profiles/crds

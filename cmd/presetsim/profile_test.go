@@ -66,7 +66,7 @@ func TestProfileAttributesEveryDifference(t *testing.T) {
 }
 
 // TestShippedCRDs runs the R1 scenarios (features/validation.feature)
-// against the CRDs the redhat-cop and Kubeflow profiles install, on a real
+// against the CRDs the redhat-cop, Kubeflow and wozniakjan profiles install, on a real
 // API server. They only create and update presets, so the no-op module
 // serves as the implementation. Nothing may fail: what the CRDs do not
 // check is declared (validation: schema, none), and what they do check
@@ -79,8 +79,9 @@ func TestShippedCRDs(t *testing.T) {
 		profile string
 		pass    []string
 	}{
-		{"redhat-cop-podpreset-webhook.yaml", []string{"R1.2", "R1.3"}},
-		{"kubeflow-poddefault.yaml", []string{"R1.3"}},
+		{"redhat-cop-podpreset-webhook.yaml", []string{"R1.2"}},
+		{"kubeflow-poddefault.yaml", []string{"R1.2"}},
+		{"wozniakjan-podpreset-crd.yaml", nil},
 	} {
 		t.Run(tc.profile, func(t *testing.T) {
 			prof, err := profile.Load("../../profiles/" + tc.profile)

@@ -1,6 +1,6 @@
 // Command crdpatch adds to the generated PodPreset CRD the validation that
 // controller-gen markers cannot express, because it sits on fields of
-// Kubernetes' own core/v1 types (R1.5, R1.6). Where the schema can say a rule
+// Kubernetes' own core/v1 and meta/v1 types (R1.3, R1.5, R1.6). Where the schema can say a rule
 // (a pattern, a length), it does, so the API server names the exact field
 // path; CEL is kept for rules across fields. Run by hack/generate.sh.
 package main
@@ -24,6 +24,13 @@ const (
 	envVarName = `^[ -<>-~]+$`
 	// envVarPrefix is the same, possibly empty.
 	envVarPrefix = `^[ -<>-~]*$`
+	// labelKey is a qualified name (a label key), as metav1 validates a
+	// selector's keys: an optional DNS-subdomain prefix and "/", then a name
+	// part of at most 63 characters. The prefix's own limit of 253
+	// characters is left to maxLength on the whole key.
+	labelKey = `^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$`
+	// labelValue is a label value: empty, or at most 63 characters.
+	labelValue = `^(([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9])?$`
 )
 
 func main() {
@@ -119,8 +126,71 @@ func patch(root *apiextensionsv1.JSONSchemaProps) error {
 			Reason:            &fieldValueInvalid,
 		})
 	}
+	if err := patchSelector(&spec); err != nil {
+		return err
+	}
 	root.Properties["spec"] = spec
 	return nil
 }
 
-var fieldValueInvalid = apiextensionsv1.FieldValueInvalid
+// patchSelector makes the selector a valid label selector (R1.3), as
+// metav1's validation says: known operators, values exactly when the
+// operator needs them, valid keys and values.
+func patchSelector(spec *apiextensionsv1.JSONSchemaProps) error {
+	sel, ok := spec.Properties["selector"]
+	if !ok {
+		return fmt.Errorf("no spec.selector in schema")
+	}
+	exprs, ok := sel.Properties["matchExpressions"]
+	if !ok || exprs.Items == nil || exprs.Items.Schema == nil {
+		return fmt.Errorf("no spec.selector.matchExpressions items in schema")
+	}
+	req := exprs.Items.Schema
+	keyLen, valueLen, maxItems := int64(317), int64(63), int64(64)
+	key := req.Properties["key"]
+	key.Pattern, key.MaxLength = labelKey, &keyLen
+	req.Properties["key"] = key
+	op := req.Properties["operator"]
+	op.Enum = nil
+	for _, o := range []string{"In", "NotIn", "Exists", "DoesNotExist"} {
+		op.Enum = append(op.Enum, apiextensionsv1.JSON{Raw: []byte(`"` + o + `"`)})
+	}
+	req.Properties["operator"] = op
+	values := req.Properties["values"]
+	values.MaxItems = &maxItems
+	values.Items.Schema.Pattern, values.Items.Schema.MaxLength = labelValue, &valueLen
+	req.Properties["values"] = values
+	req.XValidations = append(req.XValidations,
+		apiextensionsv1.ValidationRule{
+			Rule:      "!(self.operator in ['In', 'NotIn']) || (has(self.values) && size(self.values) > 0)",
+			Message:   "must be specified when `operator` is 'In' or 'NotIn'",
+			FieldPath: ".values", Reason: &fieldValueRequired,
+		},
+		apiextensionsv1.ValidationRule{
+			Rule:      "!(self.operator in ['Exists', 'DoesNotExist']) || !has(self.values) || size(self.values) == 0",
+			Message:   "may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
+			FieldPath: ".values", Reason: &fieldValueForbidden,
+		})
+	exprs.MaxItems = &maxItems
+	sel.Properties["matchExpressions"] = exprs
+	labels, ok := sel.Properties["matchLabels"]
+	if !ok || labels.AdditionalProperties == nil || labels.AdditionalProperties.Schema == nil {
+		return fmt.Errorf("no spec.selector.matchLabels values in schema")
+	}
+	labels.AdditionalProperties.Schema.Pattern, labels.AdditionalProperties.Schema.MaxLength = labelValue, &valueLen
+	labels.MaxProperties = &maxItems
+	// A map's keys have no schema: CEL checks them.
+	labels.XValidations = append(labels.XValidations, apiextensionsv1.ValidationRule{
+		Rule:              fmt.Sprintf("self.all(k, size(k) <= %d && k.matches(%q))", keyLen, labelKey),
+		MessageExpression: fmt.Sprintf("'invalid label key: ' + self.filter(k, !(size(k) <= %d && k.matches(%q)))[0]", keyLen, labelKey),
+	})
+	sel.Properties["matchLabels"] = labels
+	spec.Properties["selector"] = sel
+	return nil
+}
+
+var (
+	fieldValueInvalid   = apiextensionsv1.FieldValueInvalid
+	fieldValueRequired  = apiextensionsv1.FieldValueRequired
+	fieldValueForbidden = apiextensionsv1.FieldValueForbidden
+)

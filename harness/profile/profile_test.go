@@ -9,7 +9,7 @@ import (
 )
 
 func TestShippedProfilesLoad(t *testing.T) {
-	for _, f := range []string{"../../profiles/reference.yaml", "../../profiles/kubernetes-1.19.yaml", "../../profiles/example/profile.yaml", "../../profiles/redhat-cop-podpreset-webhook.yaml", "../../profiles/kubeflow-poddefault.yaml"} {
+	for _, f := range []string{"../../profiles/reference.yaml", "../../profiles/kubernetes-1.19.yaml", "../../profiles/example/profile.yaml", "../../profiles/redhat-cop-podpreset-webhook.yaml", "../../profiles/kubeflow-poddefault.yaml", "../../profiles/wozniakjan-podpreset-crd.yaml"} {
 		t.Run(f, func(t *testing.T) {
 			p, err := Load(f)
 			if err != nil {

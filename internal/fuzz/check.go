@@ -35,9 +35,12 @@ func check(ctx context.Context, w *harness.World, obs Observed, events bool) ([]
 		return []Disagreement{{Rules: []string{"R1.2", "R1.3"}, Summary: "a valid preset was refused: " + oneLine(obs.PresetErr.Error()),
 			Detail: obs.PresetErr.Error()}}, nil
 	}
+	out := invalidDisagreements(w, obs.Invalid)
+	if !obs.admitted() {
+		return out, nil
+	}
 	want := Expect(w, obs)
 	pods := podcheck.Of(scenario.New(w))
-	var out []Disagreement
 	for _, r := range []struct {
 		name     string
 		dryRun   bool
@@ -59,7 +62,7 @@ func check(ctx context.Context, w *harness.World, obs Observed, events bool) ([]
 // eventDisagreements compares a settled case's conflict events with the
 // model's, when the profile claims events.
 func eventDisagreements(w *harness.World, obs Observed) []Disagreement {
-	if obs.PresetErr != nil || !w.Profile.Claims("events") {
+	if !obs.admitted() || !w.Profile.Claims("events") {
 		return nil
 	}
 	want := Expect(w, obs)

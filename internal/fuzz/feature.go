@@ -30,6 +30,10 @@ func Feature(w *harness.World, c Case, obs Observed, rep *Report) string {
 		tags = append(tags, "@"+r)
 	}
 	fmt.Fprintf(&b, "  %s\n  Scenario: case %d\n", strings.Join(tags, " "), rep.CaseSeed)
+	if inv := obs.Invalid; len(invalidDisagreements(w, inv)) > 0 {
+		invalidFeature(&b, c, inv)
+		return b.String()
+	}
 	want := Expect(w, obs)
 
 	var objects []any
@@ -91,6 +95,26 @@ func Feature(w *harness.World, c Case, obs Observed, rep *Report) string {
 		}
 	}
 	return b.String()
+}
+
+// invalidFeature writes the steps of a case whose invalid preset was
+// stored, or refused without naming the field: Given the case's other
+// presets, When the invalid one is created, Then the refusal names the
+// first offending field path (R1.3–R1.6, R1.8).
+func invalidFeature(b *strings.Builder, c Case, inv *InvalidPreset) {
+	var objects []any
+	for _, p := range slices.Concat(c.Others, c.Presets) {
+		if p != inv.Preset && (p.Namespace != inv.Preset.Namespace || p.Name != inv.Preset.Name) {
+			objects = append(objects, p)
+		}
+	}
+	if len(objects) > 0 {
+		b.WriteString("    Given the objects:\n")
+		docString(b, objects...)
+	}
+	b.WriteString("    When I try to create:\n")
+	docString(b, inv.Preset)
+	fmt.Fprintf(b, "    Then the request should be rejected with a message containing %q\n", inv.Reasons[0].Err.Field)
 }
 
 // expectedPod is the model's pod as a "should be" DocString writes it:

@@ -84,6 +84,7 @@ func Generate(seed uint64) Case {
 	if g.chance(25) {
 		g.echo(c.Pod, c.Presets[g.n(len(c.Presets))])
 	}
+	breakOne(seed, &c)
 	return c
 }
 

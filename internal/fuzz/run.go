@@ -22,9 +22,13 @@ import (
 
 // Observed is what the implementation under test did with a case.
 type Observed struct {
-	// PresetErr is set when the implementation's API refused a preset of
-	// the case (all of them are valid); nothing else was tried then.
+	// PresetErr is set when the implementation's API refused a valid
+	// preset of the case; nothing else was tried then.
 	PresetErr error
+	// Invalid is the case's preset that the specification refuses, if it
+	// has one. When the API stored it, nothing else was tried; when the
+	// API refused it, the case goes on without it.
+	Invalid *InvalidPreset
 	// Presets are the presets of the pod's namespace as created, with
 	// their resourceVersions: the model's input.
 	Presets []*v1alpha1.PodPreset
@@ -105,11 +109,25 @@ func (r runner) admit(ctx context.Context, c Case) (_ *trial, err error) {
 	}
 	t.obs.Pod = pod
 	for _, p := range slices.Concat(c.Others, c.Presets) {
+		reasons := model.Validate(p)
+		if len(reasons) > 0 && !t.s.Objects().Validates() {
+			// No API server validates here (offline): the case goes on
+			// without the preset, which is not judged.
+			t.obs.Invalid = &InvalidPreset{Preset: p, Reasons: reasons, Unvalidated: true}
+			continue
+		}
 		created, err := t.s.CreateObject(ctx, p, nil)
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, err
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if len(reasons) > 0 {
+			t.obs.Invalid = &InvalidPreset{Preset: p, Reasons: reasons, Err: err}
+			if err == nil {
+				return t, nil
 			}
+			continue
+		}
+		if err != nil {
 			t.obs.PresetErr = fmt.Errorf("%s %s/%s: %v", r.w.PresetKind(), p.Namespace, p.Name, err)
 			return t, nil
 		}
@@ -136,7 +154,7 @@ func (r runner) settle(ctx context.Context, t *trial) (err error) {
 			err = fmt.Errorf("unable to delete the case's namespaces: %w", derr)
 		}
 	}()
-	if t.obs.PresetErr != nil || !r.w.Profile.Claims("events") {
+	if !t.obs.admitted() || !r.w.Profile.Claims("events") {
 		return nil
 	}
 	expected := Expect(r.w, t.obs)
@@ -178,6 +196,12 @@ func (r runner) settle(ctx context.Context, t *trial) (err error) {
 		}
 	}
 	return list(ctx)
+}
+
+// admitted reports whether the case's pod was submitted: no valid preset
+// was refused and no invalid one stored.
+func (o Observed) admitted() bool {
+	return o.PresetErr == nil && (o.Invalid == nil || o.Invalid.Err != nil || o.Invalid.Unvalidated)
 }
 
 // create creates the case's pod, with a dry run or not.

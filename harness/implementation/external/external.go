@@ -35,8 +35,9 @@ type Options struct {
 	// FailurePolicy is Fail (the default) or Ignore.
 	FailurePolicy string
 	// Command, when set, starts the webhook once the API server is up:
-	// "{kubeconfig}" in an argument is replaced by the path of a kubeconfig
-	// for it. The process (group) is stopped with the World.
+	// "{kubeconfig}" in an argument or an Env value is replaced by the path
+	// of a kubeconfig for it (KUBECONFIG={kubeconfig} serves webhooks that
+	// take no flag for it). The process (group) is stopped with the World.
 	Command []string
 	// Env are NAME=value settings added to the command's environment
 	// (which is otherwise the harness's own).
@@ -185,7 +186,10 @@ func (e *Webhook) start(kubeconfig []byte) error {
 	}
 	e.cmd = exec.Command(args[0], args[1:]...)
 	if len(e.spec.Env) > 0 {
-		e.cmd.Env = append(os.Environ(), e.spec.Env...)
+		e.cmd.Env = os.Environ()
+		for _, kv := range e.spec.Env {
+			e.cmd.Env = append(e.cmd.Env, strings.ReplaceAll(kv, KubeconfigPlaceholder, path))
+		}
 	}
 	e.cmd.Stdout, e.cmd.Stderr = out, out
 	e.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}

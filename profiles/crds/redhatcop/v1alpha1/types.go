@@ -5,10 +5,15 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// PodPresetSpec is what a preset injects and into which pods. Only the
-// selector is required; the core types carry their own schemas.
+// Upstream marks the selector +kubebuilder:validation:Required, but its json
+// tag has omitempty and the controller-gen that generated the CRD shipped at
+// 4bf4993 (v0.4.1) let the tag win: that CRD requires no selector. This
+// declaration says what that CRD says (the marker is left out), so the R1.3
+// scenarios judge the CRD users install.
+
+// PodPresetSpec is what a preset injects and into which pods. The core
+// types carry their own schemas.
 type PodPresetSpec struct {
-	// +kubebuilder:validation:Required
 	Selector metav1.LabelSelector `json:"selector,omitempty"`
 	// +kubebuilder:validation:Optional
 	Env []corev1.EnvVar `json:"env,omitempty"`
