@@ -17,7 +17,7 @@ Feature: PodPreset validation
     Then the request should be rejected with a message containing "spec.selector: Required value"
 
   @R1.3
-  Scenario Outline: The selector must be a valid label selector
+  Scenario Outline: The selector must be a valid label selector: <selector> is refused
     When I try to create:
       """
       apiVersion: settings.k8s.io/v1alpha1

@@ -55,6 +55,9 @@ const (
 	EnvFromCompared     = "compared"     // by key: identical skipped, different a conflict
 	EnvFromDeduplicated = "deduplicated" // identical skipped, any other appended
 	EnvFromAppended     = "appended"     // every entry appended, duplicates included
+	// every entry appended, except one identical to an entry the container
+	// was submitted with (Kubeflow's JSON patch library diffs lists as sets)
+	EnvFromAppendedUnlessSubmitted = "appended-unless-submitted"
 )
 
 // settings are the values each Behaviour setting takes, the
@@ -64,7 +67,7 @@ var settings = map[string][]string{
 	"validation":     {ValidationFull, ValidationSchema, ValidationNone},
 	"order":          {OrderName, OrderUnspecified},
 	"initContainers": {InitInjected, InitUntouched},
-	"envFrom":        {EnvFromCompared, EnvFromDeduplicated, EnvFromAppended},
+	"envFrom":        {EnvFromCompared, EnvFromDeduplicated, EnvFromAppended, EnvFromAppendedUnlessSubmitted},
 }
 
 // Difference is one declared departure from the specification: the rules it
@@ -94,6 +97,7 @@ var differences = []Difference{
 	{"initContainers", InitUntouched, []string{"R3.2"}, []string{"content"}},
 	{"envFrom", EnvFromDeduplicated, []string{"R4.1", "R3.5"}, []string{"content"}},
 	{"envFrom", EnvFromAppended, []string{"R3.4", "R4.1", "R3.5"}, []string{"content"}},
+	{"envFrom", EnvFromAppendedUnlessSubmitted, []string{"R3.4", "R4.1", "R3.5"}, []string{"content"}},
 }
 
 // Differences are the profile's declared departures from the specification.
@@ -193,6 +197,8 @@ func (p *Profile) Options() model.Options {
 		o.Variant.EnvFrom = merge.EnvFromDeduplicated
 	case EnvFromAppended:
 		o.Variant.EnvFrom = merge.EnvFromAppended
+	case EnvFromAppendedUnlessSubmitted:
+		o.Variant.EnvFrom = merge.EnvFromAppendedUnlessSubmitted
 	}
 	return o
 }

@@ -168,6 +168,11 @@ func refusalRules(want model.Outcome, err error) []string {
 		return []string{"R2.4"}
 	case want.Skipped == "mirror":
 		return []string{"R2.5"}
+	case denied && len(want.Conflicts) == 0 && strings.Contains(strings.ToLower(err.Error()), "conflict"):
+		// A conflict the model does not see: items the specification
+		// calls identical (R3.4, compared once defaulted) or keys it keeps
+		// apart (R3.5) were taken for one (R4.1).
+		return []string{"R3.4", "R4.1"}
 	case denied:
 		return []string{"R4.2"}
 	case len(want.Conflicts) > 0:

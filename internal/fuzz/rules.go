@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/harness/compare"
@@ -21,7 +22,9 @@ import (
 // from what the differences show read with the model's explanation (which
 // presets match, which the model applies, why a request is left alone):
 //
-//   - something the pod had is gone or rewritten: R4.4, whatever else;
+//   - something the pod had is gone or rewritten: R4.4, whatever else
+//     (an item, or a field an implementation built on older API types does
+//     not know and drops);
 //   - a preset the model does not apply was applied: R2.2 (another
 //     namespace's), R2.4 (excluded pod), R2.5 (mirror pod), R4.2 (a
 //     conflict: only some applied) or R4.1 (a conflict: all applied, the
@@ -52,7 +55,7 @@ func podRules(w *harness.World, obs Observed, want model.Outcome, got Request, d
 	}
 	submitted := defaults.Pod(obs.Pod)
 	submitted.Annotations = w.Profile.Annotations(submitted.Annotations)
-	if lost := lostItems(submitted, got.Pod); len(lost) > 0 {
+	if lost := lostItems(submitted, got.Pod); len(lost) > 0 || lostField(obs.Pod, got.Pod) {
 		add("R4.4")
 	}
 	if onlyAnnotations(m.Differences) {
@@ -108,6 +111,25 @@ func podRules(w *harness.World, obs Observed, want model.Outcome, got Request, d
 		add("R3.5", "R4.1") // the items differ in a way none of the above names
 	}
 	return rules
+}
+
+// lostField reports whether a field of the submitted pod's spec is gone
+// from the implementation's pod: the API server only adds defaults, so the
+// implementation dropped it, as a webhook built on older API types does
+// with fields it cannot decode (spec.schedulingGates, an init container's
+// restartPolicy, a mount's recursiveReadOnly).
+func lostField(submitted, got *corev1.Pod) bool {
+	want, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&submitted.Spec)
+	if err != nil {
+		return false
+	}
+	have, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&got.Spec)
+	if err != nil {
+		return false
+	}
+	return slices.ContainsFunc(valuediff.Subset("spec", want, have, &corev1.PodSpec{}), func(d valuediff.Difference) bool {
+		return d.Got == valuediff.Absent
+	})
 }
 
 // itemRules reads the differences of a pod to which the right presets

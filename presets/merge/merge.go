@@ -105,6 +105,13 @@ const (
 	// EnvFromAppended: every entry is appended, duplicates included, as
 	// Kubernetes 1.19 did.
 	EnvFromAppended
+	// EnvFromAppendedUnlessSubmitted: every entry is appended, duplicates
+	// among presets included, except one identical to an entry the
+	// container was submitted with. Kubeflow's PodDefault webhook appends
+	// every entry, but its JSON patch library diffs lists of different
+	// lengths as sets, so an appended copy of an entry the pod already had
+	// never reaches the API server.
+	EnvFromAppendedUnlessSubmitted
 )
 
 // Apply merges the presets, in the order given, into a copy of pod (callers
@@ -170,6 +177,12 @@ func Merge(pod *corev1.Pod, presets []*v1alpha1.PodPreset, v Variant) (*corev1.P
 		containers = append(containers, &out.Spec.Containers[i])
 	}
 
+	// The entries each container was submitted with, by container
+	// (EnvFromAppendedUnlessSubmitted).
+	submitted := map[*corev1.Container][]corev1.EnvFromSource{}
+	for _, c := range containers {
+		submitted[c] = slices.Clone(c.EnvFrom)
+	}
 	var conflicts conflictList
 	for _, p := range presets {
 		if p == nil {
@@ -193,6 +206,10 @@ func Merge(pod *corev1.Pod, presets []*v1alpha1.PodPreset, v Variant) (*corev1.P
 					appendNew(&c.EnvFrom, *e.DeepCopy())
 				case EnvFromAppended:
 					c.EnvFrom = append(c.EnvFrom, *e.DeepCopy())
+				case EnvFromAppendedUnlessSubmitted:
+					if !slices.ContainsFunc(submitted[c], func(x corev1.EnvFromSource) bool { return equality.Semantic.DeepEqual(x, e) }) {
+						c.EnvFrom = append(c.EnvFrom, *e.DeepCopy())
+					}
 				default:
 					conflicts.add(p.Name, c.Name, fieldEnvFrom, inject(&c.EnvFrom, *e.DeepCopy(), envFromKeys))
 				}

@@ -176,8 +176,9 @@ func TestAdmit(t *testing.T) {
 	}
 }
 
-// TestEnvFromModes checks the three ways of comparing envFrom entries on
-// one pod: an identical entry and one that differs only in optional.
+// TestEnvFromModes checks the ways of comparing envFrom entries on one
+// pod: an entry identical to the pod's, and one that differs only in
+// optional, which two presets inject.
 func TestEnvFromModes(t *testing.T) {
 	cm := func(optional bool) corev1.EnvFromSource {
 		return corev1.EnvFromSource{ConfigMapRef: &corev1.ConfigMapEnvSource{LocalObjectReference: corev1.LocalObjectReference{Name: "cm"}, Optional: &optional}}
@@ -186,6 +187,7 @@ func TestEnvFromModes(t *testing.T) {
 	presets := []*v1alpha1.PodPreset{
 		preset("a", "1", v1alpha1.PodPresetSpec{EnvFrom: []corev1.EnvFromSource{cm(false)}}),
 		preset("b", "2", v1alpha1.PodPresetSpec{EnvFrom: []corev1.EnvFromSource{cm(true)}}),
+		preset("c", "3", v1alpha1.PodPresetSpec{EnvFrom: []corev1.EnvFromSource{cm(true)}}),
 	}
 	tests := []struct {
 		name      string
@@ -193,9 +195,10 @@ func TestEnvFromModes(t *testing.T) {
 		envFrom   []corev1.EnvFromSource
 		conflicts int
 	}{
-		{"compared: the identical skipped, the other a conflict", merge.EnvFromCompared, []corev1.EnvFromSource{cm(false)}, 1},
-		{"de-duplicated: the identical skipped, the other appended", merge.EnvFromDeduplicated, []corev1.EnvFromSource{cm(false), cm(true)}, 0},
-		{"appended: both appended", merge.EnvFromAppended, []corev1.EnvFromSource{cm(false), cm(false), cm(true)}, 0},
+		{"compared: the identical skipped, the others conflicts", merge.EnvFromCompared, []corev1.EnvFromSource{cm(false)}, 2},
+		{"de-duplicated: the identical skipped, the other appended once", merge.EnvFromDeduplicated, []corev1.EnvFromSource{cm(false), cm(true)}, 0},
+		{"appended: all appended", merge.EnvFromAppended, []corev1.EnvFromSource{cm(false), cm(false), cm(true), cm(true)}, 0},
+		{"appended unless submitted: the pod's own skipped, the presets' shared one twice", merge.EnvFromAppendedUnlessSubmitted, []corev1.EnvFromSource{cm(false), cm(true), cm(true)}, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
