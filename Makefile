@@ -67,7 +67,7 @@ fuzz: ## fuzz the merge engine, environment resolution, YAML decoding, webhook h
 	$(GO) test -run '^$$' -fuzz '^FuzzPodPatch$$' -fuzztime $(FUZZTIME) ./harness/webhook/
 
 .PHONY: mutation
-mutation: ## mutation-test presets/ with gremlins, judged by the offline feature suite alone; fails below 90 % (docs/mutation.md)
+mutation: ## mutation-test presets/ with gremlins: admission, merge, model by the offline suite; explain by its goldens; policy by the suite on envtest; fails below 90 % of all mutants (docs/mutation.md)
 	hack/mutation.sh
 
 .PHONY: generate

@@ -18,13 +18,21 @@ import (
 // check. A scenario the offline backend cannot run is logged, not failed.
 func Offline(t testing.TB, dir string) {
 	t.Helper()
-	w, err := harness.Start(context.Background(), harness.Options{Backend: offline.New()})
+	Run(t, harness.Options{Backend: offline.New()}, dir)
+}
+
+// Run runs the features under dir on a World started with opts (envtest
+// when opts names no backend) and fails t once per failed scenario, as
+// Offline does.
+func Run(t testing.TB, opts harness.Options, dir string) {
+	t.Helper()
+	w, err := harness.Start(context.Background(), opts)
 	if err != nil {
-		t.Fatalf("unable to start the offline backend: %v", err)
+		t.Fatalf("unable to start the backend: %v", err)
 	}
 	defer func() {
 		if err := w.Stop(); err != nil {
-			t.Errorf("stopping the offline backend: %v", err)
+			t.Errorf("stopping the backend: %v", err)
 		}
 	}()
 	_, timings := steps.Run(w, steps.SuiteOptions{Paths: []string{dir}, Format: "progress", Output: io.Discard})
@@ -34,7 +42,7 @@ func Offline(t testing.TB, dir string) {
 		case tm.Failed:
 			t.Errorf("%s: %s", tm.Scenario, failure(tm))
 		case tm.Unsupported != "":
-			t.Logf("%s: not run offline: %s", tm.Scenario, tm.Unsupported)
+			t.Logf("%s: not run on this backend: %s", tm.Scenario, tm.Unsupported)
 		default:
 			passed++
 		}

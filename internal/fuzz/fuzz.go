@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -216,15 +217,21 @@ func (r runner) disagreements(ctx context.Context, c Case, events bool) ([]Disag
 }
 
 // kindOf groups disagreements: the same rules and the same kind of
-// summary (up to its first colon).
+// summary (up to its first colon), whichever of the two requests showed it
+// and whichever preset was the invalid one.
 func kindOf(d Disagreement) string {
 	head, _, _ := strings.Cut(d.Summary, ":")
+	head = strings.Replace(head, "the dry-run create", "the create", 1)
+	head = invalidName.ReplaceAllString(head, "the invalid preset")
 	if strings.HasPrefix(d.Summary, eventsSummary) {
 		// Events differ by their messages; missing ones are one kind.
 		head = eventsSummary + " " + strconv.FormatBool(strings.HasPrefix(d.Summary, eventsSummary+" []"))
 	}
 	return strings.Join(d.Rules, ",") + "|" + head
 }
+
+// invalidName is the name in "the invalid preset NAME …".
+var invalidName = regexp.MustCompile(`the invalid preset \S+`)
 
 // shrinkAndWrite shrinks a report's case and writes it as a feature.
 func (r runner) shrinkAndWrite(ctx context.Context, rep *Report, opts Options) error {

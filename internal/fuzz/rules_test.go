@@ -39,3 +39,29 @@ func TestLostField(t *testing.T) {
 		})
 	}
 }
+
+// TestKindOf: the dry run and the create showing one fault are one kind,
+// and so are invalid presets of different names; different rules or
+// different faults are not.
+func TestKindOf(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		a, b Disagreement
+		same bool
+	}{
+		{"dry run and create", Disagreement{Rules: []string{"R3.2"}, Summary: "the dry-run create made another pod than the model: x"},
+			Disagreement{Rules: []string{"R3.2"}, Summary: "the create made another pod than the model: y"}, true},
+		{"two invalid presets", Disagreement{Rules: []string{"R1.3"}, Summary: "the invalid preset a was stored; the specification refuses it: x"},
+			Disagreement{Rules: []string{"R1.3"}, Summary: "the invalid preset b-2 was stored; the specification refuses it: y"}, true},
+		{"other rules", Disagreement{Rules: []string{"R3.2"}, Summary: "the create made another pod than the model: x"},
+			Disagreement{Rules: []string{"R3.1"}, Summary: "the create made another pod than the model: x"}, false},
+		{"stored or refused without a path", Disagreement{Rules: []string{"R1.3"}, Summary: "the invalid preset a was stored; the specification refuses it: x"},
+			Disagreement{Rules: []string{"R1.3"}, Summary: "the invalid preset a was refused without naming spec.selector: x"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if same := kindOf(tc.a) == kindOf(tc.b); same != tc.same {
+				t.Errorf("kindOf(%q) == kindOf(%q): %v, want %v", tc.a.Summary, tc.b.Summary, same, tc.same)
+			}
+		})
+	}
+}

@@ -69,6 +69,9 @@ func TestValidate(t *testing.T) {
 			[]string{"R1.5 spec.envFrom[0]"}},
 		{"a 54-character name", func(p *v1alpha1.PodPreset) { p.Name = strings.Repeat("a", 54) },
 			[]string{"R1.6 metadata.name"}},
+		{"only env and envFrom", func(p *v1alpha1.PodPreset) { p.Spec.Volumes, p.Spec.VolumeMounts = nil, nil }, nil},
+		{"only envFrom and a volume", func(p *v1alpha1.PodPreset) { p.Spec.Env, p.Spec.VolumeMounts = nil, nil }, nil},
+		{"only a volume and its mount", func(p *v1alpha1.PodPreset) { p.Spec.Env, p.Spec.EnvFrom = nil, nil }, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := valid()
@@ -79,6 +82,11 @@ func TestValidate(t *testing.T) {
 			}
 			if strings.Join(got, "; ") != strings.Join(tc.want, "; ") {
 				t.Errorf("Validate: %v, want %v", Validate(p), tc.want)
+			}
+			for _, i := range Validate(p) {
+				if want := i.Rule + " " + i.Err.Field + ": "; !strings.HasPrefix(i.String(), want) {
+					t.Errorf("String() = %q, want it to start with %q", i.String(), want)
+				}
 			}
 		})
 	}

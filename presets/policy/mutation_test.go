@@ -1,0 +1,33 @@
+//go:build mutation
+
+package policy_test
+
+import (
+	"os"
+	"testing"
+
+	"presetsim.dev/presetsim/harness"
+	policyimpl "presetsim.dev/presetsim/harness/implementation/policy"
+	"presetsim.dev/presetsim/harness/profile"
+	"presetsim.dev/presetsim/harness/suitetest"
+	"presetsim.dev/presetsim/profiles"
+)
+
+// TestEnvtestPolicySuite is the test make mutation runs against every
+// mutant of this package: the feature suite on envtest against the
+// presets compiled into MutatingAdmissionPolicies, under the policy's
+// profile (the offline backend cannot evaluate a policy).
+func TestEnvtestPolicySuite(t *testing.T) {
+	if os.Getenv("PRESETSIM_BIN_DIR") == "" {
+		t.Skip("PRESETSIM_BIN_DIR is not set: the policy needs a real API server (make mutation sets it)")
+	}
+	data, err := profiles.FS.ReadFile("policy.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	prof, err := profile.Parse("profiles/policy.yaml", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	suitetest.Run(t, harness.Options{Implementation: policyimpl.New(policyimpl.Options{}), Profile: prof}, "../../features")
+}
