@@ -19,6 +19,12 @@
 // two presets inject alike are frequent too. The same seed gives the same
 // cases.
 //
+// In InvalidPercent of the cases one preset is made invalid, one way of
+// the specification's R1.3–R1.6 (invalid.go); the implementation's API must
+// refuse it naming an offending field path (R1.8), unless the profile
+// declares validation: schema or none. Offline no API server validates,
+// so the case goes on without that preset, unjudged.
+//
 // CheckAdmission and Explain serve the steps as well: a scenario's pods are
 // compared with the model there, and a declared difference is verified.
 //
@@ -27,8 +33,7 @@
 // greedily, to a smaller case that still breaks the rule (shrink.go) and
 // written as a ready-to-run scenario (feature.go).
 //
-// What it does not generate: invalid presets (the model has no R1
-// validation of its own yet), ephemeral containers (an API server refuses
-// them at creation), and workloads (a pod's controller owner is a
+// What it does not generate: ephemeral containers (an API server refuses
+// them at creation), updates of a preset (R1.7), and workloads (a pod's controller owner is a
 // ConfigMap, which is what R4.3 looks at).
 package fuzz

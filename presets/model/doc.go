@@ -16,7 +16,12 @@
 //   - Order: ByName (R3.6) or Unspecified, for which Admit returns the
 //     outcome of every order of the matching presets.
 //   - Variant (merge.Variant): init containers untouched, envFrom entries
-//     de-duplicated only or always appended.
+//     de-duplicated only, always appended, or appended unless the container
+//     was submitted with an identical one.
+//
+// Validate says which presets the API must refuse at creation (R1.3–R1.6),
+// with the field paths a refusal must name (R1.8); a profile's
+// validation: schema or none declares that its API does not.
 //
 // The model says what an implementation must do; whether a check of it is
 // claimed (an implementation that records no events) is the harness's
