@@ -140,8 +140,20 @@ func (s *state) judge(ctx context.Context, spec checkSpec, err error) error {
 		s.record(result.Check{Rules: rules, Outcome: result.CheckDeclared, Err: err, Reason: reason})
 		return skippedStep{fmt.Errorf("differs as declared: %s: %w", reason, err)}
 	}
+	err = withWebhookOutput(err, s.scenario.World().ModuleOutput())
 	s.record(result.Check{Rules: rules, Outcome: result.CheckFailed, Err: err})
 	return err
+}
+
+// withWebhookOutput adds to a failure whose cause is the webhook itself
+// (the API server could not call it, or it answered with an error: a
+// panic shows as a stream error) the last lines of the webhook's process
+// and where all of its output is, when the harness started it.
+func withWebhookOutput(err error, output string) error {
+	if output == "" || !strings.Contains(err.Error(), "failed calling webhook") {
+		return err
+	}
+	return fmt.Errorf("%w\nthe API server could not get an answer from the webhook: its process may have failed; %s", err, output)
 }
 
 // ModelCheck names the check the model makes after a scenario's last step.

@@ -1,7 +1,6 @@
 package external
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -10,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -66,38 +64,9 @@ type Webhook struct {
 	profile *profile.Profile
 	dir     string
 	cmd     *exec.Cmd
-	output  *lockedBuffer
-	log     *os.File
+	output  *tailBuffer
+	log     *cappedLog
 	exited  chan struct{}
-}
-
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-// tailLines is how many of the process's last lines failure messages show.
-const tailLines = 20
-
-// tail returns the last lines of what the process wrote, "" when nothing.
-func (b *lockedBuffer) tail() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	text := strings.TrimSpace(b.buf.String())
-	if text == "" {
-		return ""
-	}
-	lines := strings.Split(text, "\n")
-	if len(lines) > tailLines {
-		lines = lines[len(lines)-tailLines:]
-	}
-	return strings.Join(lines, "\n")
 }
 
 // New returns the external webhook opts describe.
@@ -176,12 +145,16 @@ func (e *Webhook) start(kubeconfig []byte) error {
 	for i, a := range e.spec.Command {
 		args[i] = strings.ReplaceAll(a, KubeconfigPlaceholder, path)
 	}
-	e.output = &lockedBuffer{}
+	// What the process writes is bounded in memory (its last lines) and
+	// on disk (the log file is cut at maxLogBytes), however much it prints.
+	e.output = &tailBuffer{}
 	var out io.Writer = e.output
 	if e.spec.LogFile != "" {
-		if e.log, err = os.Create(e.spec.LogFile); err != nil {
+		f, err := os.Create(e.spec.LogFile)
+		if err != nil {
 			return fmt.Errorf("the external module's log: %w", err)
 		}
+		e.log = &cappedLog{w: f, limit: maxLogBytes}
 		out = io.MultiWriter(e.output, e.log)
 	}
 	e.cmd = exec.Command(args[0], args[1:]...)
