@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -141,4 +142,88 @@ func TestExternalOutputKept(t *testing.T) {
 	if !strings.Contains(string(kept), "starting 1\n") || !strings.Contains(string(kept), "panic: no certificate") {
 		t.Errorf("the log file does not hold the whole output:\n%s", kept)
 	}
+}
+
+// TestLoudExternalWebhook: a webhook that prints 1 GiB as fast as it can
+// (a line without end, then a flood of short lines) beside serving costs
+// presetsim a bounded amount of memory and disk, and the verdict is the
+// same: the seed feature passes.
+func TestLoudExternalWebhook(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a control plane; skipped with -short")
+	}
+	dir := t.TempDir()
+	certs, err := webhook.NewCertificates("127.0.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	certPEM, keyPEM, err := certs.ServingPEM()
+	if err != nil {
+		t.Fatal(err)
+	}
+	certFile, keyFile := filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
+	if err := os.WriteFile(certFile, certPEM, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyFile, keyPEM, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	addr, logFile := freeAddr(t), filepath.Join(dir, "webhook.log")
+	t.Setenv(childEnv, "1") // "$0" below is this test binary acting as presetsim
+	before := residentMiB(t)
+	loud := `(head -c 805306368 /dev/zero | tr '\000' x; yes 'a short line' | head -c 268435456) & exec "$0" "$@"`
+	w, err := harness.Start(context.Background(), harness.Options{
+		Implementation: externalimpl.New(externalimpl.Options{
+			URL: "https://" + addr + "/mutate-pods", CABundle: certs.CABundle, LogFile: logFile,
+			Command: []string{"sh", "-c", loud, os.Args[0], "serve", "--kubeconfig", externalimpl.KubeconfigPlaceholder,
+				"--addr", addr, "--cert", certFile, "--key", keyFile},
+		}),
+	})
+	if err != nil {
+		t.Fatalf("unable to start with the external module: %v", err)
+	}
+	defer func() {
+		if err := w.Stop(); err != nil {
+			t.Errorf("stop: %v", err)
+		}
+	}()
+	status, _ := steps.Run(w, steps.SuiteOptions{Paths: []string{"../../features/simple.feature"}, Format: "progress", TestingT: t})
+	if status != 0 {
+		t.Errorf("the seed feature failed against a loud external reference (status %d)", status)
+	}
+	// Let the printer finish: 1 GiB through the pipe takes a few seconds.
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) && !strings.Contains(w.ModuleOutput(), "a short line") {
+		time.Sleep(200 * time.Millisecond)
+	}
+	time.Sleep(2 * time.Second)
+	if grew := residentMiB(t) - before; grew > 200 {
+		t.Errorf("presetsim's resident memory grew by %d MiB while the webhook printed 1 GiB, want under 200", grew)
+	}
+	if info, err := os.Stat(logFile); err != nil || info.Size() > 65<<20 {
+		t.Errorf("webhook.log: %v, want at most 64 MiB", err)
+	} else if data, _ := os.ReadFile(logFile); !strings.Contains(string(data), "webhook.log is cut here") {
+		t.Errorf("webhook.log (%d bytes) has no note where it was cut", info.Size())
+	}
+	if out := w.ModuleOutput(); strings.Count(out, "\n") > 25 || len(out) > 64<<10 {
+		t.Errorf("the webhook's last output shown is %d bytes in %d lines, want its last 20 lines, each cut", len(out), strings.Count(out, "\n"))
+	}
+}
+
+// residentMiB is this process's resident memory (VmRSS), in MiB.
+func residentMiB(t *testing.T) int {
+	t.Helper()
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		t.Skipf("no /proc/self/status to read memory from: %v", err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
+			var kb int
+			_, _ = fmt.Sscan(f[1], &kb)
+			return kb >> 10
+		}
+	}
+	t.Skip("no VmRSS in /proc/self/status")
+	return 0
 }
