@@ -66,9 +66,9 @@ func TestProfileAttributesEveryDifference(t *testing.T) {
 }
 
 // TestShippedCRDs runs the R1 scenarios (features/validation.feature)
-// against the CRDs the redhat-cop, Kubeflow and wozniakjan profiles install, on a real
-// API server. They only create and update presets, so the no-op module
-// serves as the implementation. Nothing may fail: what the CRDs do not
+// against the CRDs the redhat-cop, Kubeflow and wozniakjan profiles
+// install, on a real API server. They only create and update presets, so
+// the no-op module serves as the implementation. Nothing may fail: what the CRDs do not
 // check is declared (validation: schema, none), and what they do check
 // must pass.
 func TestShippedCRDs(t *testing.T) {

@@ -29,14 +29,10 @@ func freeAddr(t *testing.T) string {
 	return addr
 }
 
-// TestSuiteAgainstExternalServe runs the whole feature suite against the
-// reference implementation served out of process by `presetsim serve`,
-// registered as an external module: the external path end to end.
-func TestSuiteAgainstExternalServe(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a control plane; skipped with -short")
-	}
-	dir := t.TempDir()
+// servingFiles makes certificates for 127.0.0.1 and writes the serving
+// certificate and key into dir, for `presetsim serve --cert --key`.
+func servingFiles(t *testing.T, dir string) (certs *webhook.Certificates, certFile, keyFile string) {
+	t.Helper()
 	certs, err := webhook.NewCertificates("127.0.0.1")
 	if err != nil {
 		t.Fatal(err)
@@ -45,13 +41,25 @@ func TestSuiteAgainstExternalServe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	certFile, keyFile := filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
+	certFile, keyFile = filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
 	if err := os.WriteFile(certFile, certPEM, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(keyFile, keyPEM, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	return certs, certFile, keyFile
+}
+
+// TestSuiteAgainstExternalServe runs the whole feature suite against the
+// reference implementation served out of process by `presetsim serve`,
+// registered as an external module: the external path end to end.
+func TestSuiteAgainstExternalServe(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a control plane; skipped with -short")
+	}
+	dir := t.TempDir()
+	certs, certFile, keyFile := servingFiles(t, dir)
 	addr := freeAddr(t)
 	t.Setenv(childEnv, "1") // the command below is this test binary acting as presetsim
 
@@ -153,21 +161,7 @@ func TestLoudExternalWebhook(t *testing.T) {
 		t.Skip("starts a control plane; skipped with -short")
 	}
 	dir := t.TempDir()
-	certs, err := webhook.NewCertificates("127.0.0.1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	certPEM, keyPEM, err := certs.ServingPEM()
-	if err != nil {
-		t.Fatal(err)
-	}
-	certFile, keyFile := filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
-	if err := os.WriteFile(certFile, certPEM, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(keyFile, keyPEM, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	certs, certFile, keyFile := servingFiles(t, dir)
 	addr, logFile := freeAddr(t), filepath.Join(dir, "webhook.log")
 	t.Setenv(childEnv, "1") // "$0" below is this test binary acting as presetsim
 	before := residentMiB(t)
