@@ -71,6 +71,10 @@ type Objects interface {
 	Update(ctx context.Context, gvr schema.GroupVersionResource, u *unstructured.Unstructured, warnings *Warnings) (*unstructured.Unstructured, error)
 	MergePatch(ctx context.Context, gvr schema.GroupVersionResource, namespace, name string, patch []byte) error
 	Delete(ctx context.Context, gvr schema.GroupVersionResource, namespace, name string) error
+	// DeleteAll deletes every object of a resource in a namespace at once,
+	// with no grace period, so that the namespace can be used again (as
+	// presetsim fuzz does) without waiting for a namespace to be deleted.
+	DeleteAll(ctx context.Context, gvr schema.GroupVersionResource, namespace string) error
 	// Watch reports changes to the resource in namespace (every namespace
 	// when "") until ctx ends or the watch is stopped.
 	Watch(ctx context.Context, gvr schema.GroupVersionResource, namespace string) (watch.Interface, error)

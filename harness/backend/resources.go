@@ -13,6 +13,7 @@ import (
 var (
 	Pods        = corev1.SchemeGroupVersion.WithResource("pods")
 	Events      = corev1.SchemeGroupVersion.WithResource("events")
+	ConfigMaps  = corev1.SchemeGroupVersion.WithResource("configmaps")
 	Namespaces  = corev1.SchemeGroupVersion.WithResource("namespaces")
 	ReplicaSets = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "replicasets"}
 )

@@ -88,6 +88,27 @@ func (s *Scenario) rememberAdmission(logical string, canonical, returned *unstru
 
 // isExpandable reports whether an object mentions ${rv:…} at all.
 func isExpandable(u *unstructured.Unstructured) bool {
-	data, err := u.MarshalJSON()
-	return err == nil && strings.Contains(string(data), "${rv:")
+	return mentions(u.Object, "${rv:")
+}
+
+// mentions reports whether a JSON value has a string (a key or a value)
+// that contains s.
+func mentions(v any, s string) bool {
+	switch v := v.(type) {
+	case string:
+		return strings.Contains(v, s)
+	case map[string]any:
+		for k, x := range v {
+			if strings.Contains(k, s) || mentions(x, s) {
+				return true
+			}
+		}
+	case []any:
+		for _, x := range v {
+			if mentions(x, s) {
+				return true
+			}
+		}
+	}
+	return false
 }

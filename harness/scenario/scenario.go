@@ -32,6 +32,7 @@ type Scenario struct {
 	id      string
 
 	physical  map[string]string // logical → physical namespace
+	adopted   map[string]bool   // physical namespaces the scenario did not create
 	submitted map[objectKey]*unstructured.Unstructured
 	versions  map[objectKey]string // PodPreset resourceVersions, for ${rv:name}
 	last      *Attempt
@@ -122,6 +123,7 @@ func New(w *harness.World) *Scenario {
 		// Eight characters: 10,000 scenarios of five drew the same name twice.
 		id:        utilrand.String(8),
 		physical:  map[string]string{},
+		adopted:   map[string]bool{},
 		submitted: map[objectKey]*unstructured.Unstructured{},
 		versions:  map[objectKey]string{},
 		presets:   map[string]map[string]*v1alpha1.PodPreset{},
@@ -137,13 +139,8 @@ func (s *Scenario) Namespace(ctx context.Context, logical string) (string, error
 	if p, ok := s.physical[logical]; ok {
 		return p, nil
 	}
-	base := logical
-	if len(base) > 50 {
-		base = base[:50]
-	}
-	p := base + "-" + s.id
-	labels := map[string]string{backend.RunLabel: s.w.RunID, backend.AdmissionLabel: s.w.RunID, backend.LogicalLabel: base}
-	if err := s.cluster.CreateNamespace(ctx, p, labels); err != nil {
+	p, err := NewNamespace(ctx, s.w, logical, s.id)
+	if err != nil {
 		return "", err
 	}
 	if s.Kubelet() != nil {
@@ -153,6 +150,31 @@ func (s *Scenario) Namespace(ctx context.Context, logical string) (string, error
 	}
 	s.physical[logical] = p
 	return p, nil
+}
+
+// NewNamespace creates the physical namespace logical-id, labelled as a
+// scenario's namespaces are: with the run (for clean-up), the label the
+// implementation's registration selects, and the logical name.
+func NewNamespace(ctx context.Context, w *harness.World, logical, id string) (string, error) {
+	base := logical
+	if len(base) > 50 {
+		base = base[:50]
+	}
+	p := base + "-" + id
+	labels := map[string]string{backend.RunLabel: w.RunID, backend.AdmissionLabel: w.RunID, backend.LogicalLabel: base}
+	if err := w.Objects().CreateNamespace(ctx, p, labels); err != nil {
+		return "", err
+	}
+	return p, nil
+}
+
+// Adopt has the scenario use physical, a namespace its caller made with
+// NewNamespace and keeps, for a logical namespace: the scenario neither
+// creates nor deletes it, and pods in it are not watched for a simulated
+// kubelet.
+func (s *Scenario) Adopt(logical, physical string) {
+	s.physical[logical] = physical
+	s.adopted[physical] = true
 }
 
 // Logical replaces physical namespace names in a message by logical ones, so
@@ -385,12 +407,16 @@ func isPreset(gvk schema.GroupVersionKind) bool {
 	return gvk.GroupKind() == v1alpha1.SchemeGroupVersion.WithKind("PodPreset").GroupKind()
 }
 
-// DeleteNamespaces deletes the scenario's namespaces (and so everything in
-// them) without waiting for them to be gone, for a caller that runs many
-// short scenarios on one cluster (presetsim fuzz).
+// DeleteNamespaces deletes the namespaces the scenario created (and so
+// everything in them; not the adopted ones) without waiting for them to be
+// gone, for a caller that runs many short scenarios on one cluster
+// (presetsim fuzz).
 func (s *Scenario) DeleteNamespaces(ctx context.Context) error {
 	var errs []error
 	for _, p := range s.physical {
+		if s.adopted[p] {
+			continue
+		}
 		if err := s.cluster.Delete(ctx, backend.Namespaces, "", p); err != nil && !apierrors.IsNotFound(err) {
 			errs = append(errs, err)
 		}

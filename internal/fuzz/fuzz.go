@@ -44,6 +44,11 @@ type Options struct {
 // DefaultShrink is how many distinct disagreements a run shrinks.
 const DefaultShrink = 8
 
+// settlingPerWorker bounds the cases admitted and not yet settled, per
+// worker: with a settle window W and a rate R, about R×W cases settle at
+// once (1 s × 50 cases/s on a cluster, 200 ms × 2,000 cases/s offline).
+const settlingPerWorker = 64
+
 // Summary is a run's result, as fuzz.json holds it.
 type Summary struct {
 	Seed          uint64   `json:"seed"`
@@ -80,7 +85,7 @@ func CaseSeed(seed uint64, i int) uint64 {
 
 // Run generates cases, has the World's implementation admit each and
 // compares the outcomes with the model under the World's profile.
-func Run(ctx context.Context, w *harness.World, opts Options) (Summary, error) {
+func Run(ctx context.Context, w *harness.World, opts Options) (_ Summary, err error) {
 	if opts.Concurrency <= 0 {
 		opts.Concurrency = 1
 	}
@@ -93,7 +98,16 @@ func Run(ctx context.Context, w *harness.World, opts Options) (Summary, error) {
 		ctx, cancel = context.WithTimeout(ctx, opts.Time)
 		defer cancel()
 	}
-	r := runner{w: w}
+	pool, err := newNamespaces(w)
+	if err != nil {
+		return Summary{}, err
+	}
+	defer func() {
+		if cerr := pool.close(context.WithoutCancel(ctx)); cerr != nil && err == nil {
+			err = cerr
+		}
+	}()
+	r := runner{w: w, namespaces: pool}
 	var (
 		next, done atomic.Int64
 		mu         sync.Mutex
@@ -127,24 +141,12 @@ func Run(ctx context.Context, w *harness.World, opts Options) (Summary, error) {
 		}
 		progress.update(int(done.Load()), len(kinds))
 	}
-	// Admitted cases wait out their settle windows in the settlers, so
-	// that a window costs no worker its time; the queue bounds how many
-	// cases are in flight.
-	type pending struct {
-		c  Case
-		t  *trial
-		ds []Disagreement
-	}
-	queue := make(chan pending, 16*opts.Concurrency)
+	// An admitted case waits out its settle window in a goroutine of its
+	// own, so that a window costs no worker its time; inflight bounds how
+	// many cases are admitted and not yet settled, which bounds memory
+	// (and, on a cluster, the namespaces that exist at once).
+	inflight := make(chan struct{}, settlingPerWorker*opts.Concurrency)
 	var settlers sync.WaitGroup
-	for range 4 * opts.Concurrency {
-		settlers.Go(func() {
-			for p := range queue {
-				err := r.settle(ctx, p.t)
-				record(p.c, append(p.ds, eventDisagreements(w, p.t.obs)...), err)
-			}
-		})
-	}
 	for range opts.Concurrency {
 		wg.Go(func() {
 			for {
@@ -156,6 +158,7 @@ func Run(ctx context.Context, w *harness.World, opts Options) (Summary, error) {
 					return
 				}
 				c := Generate(CaseSeed(opts.Seed, i))
+				inflight <- struct{}{}
 				t, err := r.admit(ctx, c)
 				var ds []Disagreement
 				if err == nil {
@@ -165,15 +168,19 @@ func Run(ctx context.Context, w *harness.World, opts Options) (Summary, error) {
 					if t != nil {
 						_ = r.settle(ctx, t)
 					}
+					<-inflight
 					record(c, nil, err)
 					continue
 				}
-				queue <- pending{c, t, ds}
+				settlers.Go(func() {
+					defer func() { <-inflight }()
+					err := r.settle(ctx, t)
+					record(c, append(ds, eventDisagreements(w, t.obs)...), err)
+				})
 			}
 		})
 	}
 	wg.Wait()
-	close(queue)
 	settlers.Wait()
 	progress.finish(int(done.Load()), len(kinds))
 	if failed != nil {
@@ -204,7 +211,7 @@ func (r runner) disagreements(ctx context.Context, c Case, events bool) ([]Disag
 		return nil, err
 	}
 	if !events {
-		err = t.s.DeleteNamespaces(context.WithoutCancel(ctx))
+		err = r.release(context.WithoutCancel(ctx), t)
 		if err != nil {
 			return nil, err
 		}

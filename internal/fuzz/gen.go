@@ -1,6 +1,7 @@
 package fuzz
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -28,6 +29,18 @@ type Case struct {
 	// Owned gives the pod a controller owner (a ConfigMap named OwnerName
 	// that the runner creates first), as a controller's pods have.
 	Owned bool
+}
+
+// namespaces are the logical namespaces of a case: the pod's (default)
+// and its presets'.
+func (c Case) namespaces() []string {
+	out := []string{"default"}
+	for _, p := range slices.Concat(c.Presets, c.Others) {
+		if ns := cmp.Or(p.Namespace, "default"); !slices.Contains(out, ns) {
+			out = append(out, ns)
+		}
+	}
+	return out
 }
 
 // OwnerName is the name of the ConfigMap that owns an Owned case's pod.

@@ -2,6 +2,7 @@ package fuzz
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -9,6 +10,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/harness/backend"
@@ -39,6 +42,9 @@ type Observed struct {
 	DryRun, Create Request
 	// Events are the PodPresetConflict events of the pod's namespace.
 	Events []model.Event
+	// expected is the model's outcome for the case once admitted (the
+	// presets and the pod are then known); Expect computes it otherwise.
+	expected *Expectation
 }
 
 // Request is one create of the case's pod.
@@ -53,9 +59,11 @@ type Request struct {
 // UnscheduledName is the schedulerName of the pods fuzz creates.
 const UnscheduledName = "presetsim-fuzz-unscheduled"
 
-// runner admits cases on a World, each in namespaces of its own.
+// runner admits cases on a World, each in namespaces of its own, taken
+// from a pool.
 type runner struct {
-	w *harness.World
+	w          *harness.World
+	namespaces *namespaces
 	// eventWait bounds the wait for the conflict events the model
 	// expects: the World's wait timeout when zero. Shrinking waits only a
 	// settle window, since it runs many cases whose events may never come.
@@ -67,6 +75,10 @@ type runner struct {
 type trial struct {
 	s   *scenario.Scenario
 	obs Observed
+	// taken are the case's namespaces from the pool, by logical name.
+	taken map[string]string
+	// owner is the UID of the pod's owner, when it has one.
+	owner types.UID
 	// settled is when the case's settle window ends.
 	settled time.Time
 }
@@ -85,12 +97,20 @@ func (r runner) run(ctx context.Context, c Case) (Observed, error) {
 // server-side dry run and for real. On error, the case's namespaces are
 // deleted.
 func (r runner) admit(ctx context.Context, c Case) (_ *trial, err error) {
-	t := &trial{s: scenario.New(r.w)}
+	t := &trial{s: scenario.New(r.w), taken: map[string]string{}}
 	defer func() {
 		if err != nil {
-			_ = t.s.DeleteNamespaces(context.WithoutCancel(ctx))
+			_ = r.release(context.WithoutCancel(ctx), t)
 		}
 	}()
+	for _, logical := range c.namespaces() {
+		name, err := r.namespaces.take(ctx, logical)
+		if err != nil {
+			return nil, err
+		}
+		t.taken[logical] = name
+		t.s.Adopt(logical, name)
+	}
 	pod := c.Pod.DeepCopy()
 	pod.Namespace = "default"
 	if pod.Spec.NodeName == "" && pod.Spec.SchedulerName == "" {
@@ -106,6 +126,7 @@ func (r runner) admit(ctx context.Context, c Case) (_ *trial, err error) {
 			return nil, fmt.Errorf("unable to create the pod's owner: %w", err)
 		}
 		pod.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: OwnerName, UID: created.GetUID(), Controller: ptr(true)}}
+		t.owner = created.GetUID()
 	}
 	t.obs.Pod = pod
 	for _, p := range slices.Concat(c.Others, c.Presets) {
@@ -139,6 +160,8 @@ func (r runner) admit(ctx context.Context, c Case) (_ *trial, err error) {
 	}
 	t.obs.DryRun = r.create(ctx, t.s, pod, true)
 	t.obs.Create = r.create(ctx, t.s, pod, false)
+	want := Expect(r.w, t.obs)
+	t.obs.expected = &want
 	t.settled = time.Now().Add(t.s.SettleWindow(0))
 	return t, nil
 }
@@ -150,8 +173,8 @@ func (r runner) admit(ctx context.Context, c Case) (_ *trial, err error) {
 // Then it deletes the case's namespaces.
 func (r runner) settle(ctx context.Context, t *trial) (err error) {
 	defer func() {
-		if derr := t.s.DeleteNamespaces(context.WithoutCancel(ctx)); derr != nil && err == nil {
-			err = fmt.Errorf("unable to delete the case's namespaces: %w", derr)
+		if derr := r.release(context.WithoutCancel(ctx), t); derr != nil && err == nil {
+			err = fmt.Errorf("unable to clean the case's namespaces: %w", derr)
 		}
 	}()
 	if !t.obs.admitted() || !r.w.Profile.Claims("events") {
@@ -165,7 +188,7 @@ func (r runner) settle(ctx context.Context, t *trial) (err error) {
 	events := eventcheck.Of(t.s)
 	list := func(ctx context.Context) error {
 		var err error
-		t.obs.Events, err = conflictEvents(ctx, events, ns)
+		t.obs.Events, err = conflictEvents(ctx, events, ns, t.uids())
 		return err
 	}
 	if t.obs.Create.Err != nil && !expected.refused() {
@@ -215,9 +238,41 @@ func (r runner) create(ctx context.Context, s *scenario.Scenario, pod *corev1.Po
 	return req
 }
 
+// uids are the UIDs of the case's pod and of its owner, which its events
+// are about.
+func (t *trial) uids() []types.UID {
+	var out []types.UID
+	if t.obs.Create.Pod != nil {
+		out = append(out, t.obs.Create.Pod.UID)
+	}
+	if t.owner != "" {
+		out = append(out, t.owner)
+	}
+	return out
+}
+
+// release gives a case's namespaces back to the pool, and deletes any
+// other namespace it made.
+func (r runner) release(ctx context.Context, t *trial) error {
+	errs := []error{t.s.DeleteNamespaces(ctx)}
+	for logical, name := range t.taken {
+		var others []schema.GroupVersionResource
+		if t.owner != "" && logical == "default" {
+			others = append(others, backend.ConfigMaps) // the pod's owner
+		}
+		errs = append(errs, r.namespaces.give(ctx, logical, name, others...))
+	}
+	t.taken = nil
+	return errors.Join(errs...)
+}
+
 // conflictEvents lists the PodPresetConflict events of a namespace, one
 // per occurrence (an event the recorder aggregated counts Count times).
-func conflictEvents(ctx context.Context, events eventcheck.Steps, ns string) ([]model.Event, error) {
+//
+// Events about another case's objects are left out: an event may come
+// after its case settled, and the namespace may serve a case again after
+// its quarantine. An event with no UID is counted.
+func conflictEvents(ctx context.Context, events eventcheck.Steps, ns string, uids []types.UID) ([]model.Event, error) {
 	list, err := events.NamespaceEvents(ctx, ns)
 	if err != nil {
 		return nil, err
@@ -225,6 +280,9 @@ func conflictEvents(ctx context.Context, events eventcheck.Steps, ns string) ([]
 	var out []model.Event
 	for _, e := range list {
 		if e.Reason != admission.ConflictReason {
+			continue
+		}
+		if uid := e.InvolvedObject.UID; uid != "" && !slices.Contains(uids, uid) {
 			continue
 		}
 		for n := max(e.Count, 1); n > 0; n-- {
@@ -242,6 +300,9 @@ type Expectation struct {
 
 // Expect runs the model on what a case submitted.
 func Expect(w *harness.World, obs Observed) Expectation {
+	if obs.expected != nil {
+		return *obs.expected
+	}
 	pod := defaults.Pod(obs.Pod)
 	opts := w.Profile.Options()
 	return Expectation{

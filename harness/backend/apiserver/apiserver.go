@@ -28,6 +28,12 @@ type Options struct {
 	// NamespacedOnly refuses to create anything cluster-scoped but
 	// namespaces (an existing cluster: the harness touches nothing else).
 	NamespacedOnly bool
+	// Throttle limits the clients to 200 requests/s (bursts of 400), as a
+	// guest on a cluster others use. A cluster the run made for itself is
+	// not throttled on the client: its API server's priority and fairness
+	// is the limit (at 200/s, presetsim fuzz waited on the client's token
+	// bucket, not on the server).
+	Throttle bool
 }
 
 // Cluster is a real API server; it implements backend.Objects and
@@ -42,7 +48,10 @@ type Cluster struct {
 // content, for the processes the run starts and for kubectl.
 func Connect(cfg *rest.Config, kubeconfig []byte, opts Options) (*Cluster, error) {
 	cfg = rest.CopyConfig(cfg)
-	cfg.QPS, cfg.Burst = 200, 400
+	cfg.QPS, cfg.Burst = -1, 0 // a negative QPS: no client-side rate limiter
+	if opts.Throttle {
+		cfg.QPS, cfg.Burst = 200, 400
+	}
 	cfg.WarningHandlerWithContext = backend.ContextWarnings{}
 	api := &backend.API{Config: cfg, KubeConfig: kubeconfig}
 	var err error
@@ -173,6 +182,17 @@ func (c *Cluster) MergePatch(ctx context.Context, gvr schema.GroupVersionResourc
 
 func (c *Cluster) Delete(ctx context.Context, gvr schema.GroupVersionResource, namespace, name string) error {
 	return c.api.Dynamic.Resource(gvr).Namespace(namespace).Delete(ctx, name, metav1.DeleteOptions{})
+}
+
+// DeleteAll deletes every object of a resource in a namespace with one
+// request (a delete collection), with no grace period: a pod bound to a
+// node goes at once, not when its kubelet confirms.
+func (c *Cluster) DeleteAll(ctx context.Context, gvr schema.GroupVersionResource, namespace string) error {
+	if namespace == "" {
+		return fmt.Errorf("refusing to delete every %s of the cluster: DeleteAll is for one namespace", gvr.Resource)
+	}
+	now := int64(0)
+	return c.api.Dynamic.Resource(gvr).Namespace(namespace).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: &now}, metav1.ListOptions{})
 }
 
 // DeleteRunObjects deletes what a run created on a cluster that outlives

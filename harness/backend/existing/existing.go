@@ -64,7 +64,7 @@ func (b *Backend) Start(ctx context.Context, run backend.Run) (backend.Cluster, 
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", b.opts.Kubeconfig, err)
 	}
-	api, err := apiserver.Connect(cfg, raw, apiserver.Options{Wait: run.Wait, NamespacedOnly: true})
+	api, err := apiserver.Connect(cfg, raw, apiserver.Options{Wait: run.Wait, NamespacedOnly: true, Throttle: true})
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"presetsim.dev/presetsim/harness/backend"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
@@ -126,6 +127,29 @@ func TestOfflineBackend(t *testing.T) {
 		}
 		if _, err := c.Update(ctx, gvr, stale, nil); !apierrors.IsConflict(err) {
 			t.Errorf("got %v, want Conflict", err)
+		}
+	})
+	// Last: it empties the namespace "other".
+	t.Run("delete all empties one resource of one namespace", func(t *testing.T) {
+		if _, err := c.Create(ctx, backend.Pods, offlinetest.Unstructured(t, offlinetest.Pod("other", "kept", "")), backend.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		for _, gvr := range []schema.GroupVersionResource{v1alpha1.GroupVersionResource(), backend.Pods} {
+			if before, err := c.List(ctx, gvr, "other"); err != nil || len(before) == 0 {
+				t.Fatalf("%s of namespace other before DeleteAll: %d (%v), want some", gvr.Resource, len(before), err)
+			}
+			if err := c.DeleteAll(ctx, gvr, "other"); err != nil {
+				t.Fatal(err)
+			}
+			if left, err := c.List(ctx, gvr, "other"); err != nil || len(left) > 0 {
+				t.Errorf("%s of namespace other after DeleteAll: %d (%v), want none", gvr.Resource, len(left), err)
+			}
+		}
+		if _, err := c.Get(ctx, v1alpha1.GroupVersionResource(), "admitted", "db"); err != nil {
+			t.Errorf("the preset of another namespace went too: %v", err)
+		}
+		if err := c.DeleteAll(ctx, backend.Pods, ""); err == nil {
+			t.Error("DeleteAll of every namespace at once was not refused")
 		}
 	})
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -216,71 +218,92 @@ func (c *Cluster) admitted(namespace string) (bool, error) {
 	return ok && c.selects.Matches(labels.Set(ns.Labels)), nil
 }
 
-// Create creates an object; a pod is admitted first.
+// Create creates an object; a pod is admitted first. As in an API server,
+// requests are admitted concurrently; only storing them is serialised.
 func (c *Cluster) Create(ctx context.Context, gvr schema.GroupVersionResource, u *unstructured.Unstructured, opts backend.CreateOptions) (*unstructured.Unstructured, error) {
+	obj, err := c.admit(ctx, gvr, u, opts)
+	if err != nil {
+		return nil, err
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.createLocked(ctx, gvr, u, opts)
+	return c.commitLocked(ctx, gvr, obj, opts)
 }
 
 func (c *Cluster) createLocked(ctx context.Context, gvr schema.GroupVersionResource, in *unstructured.Unstructured, opts backend.CreateOptions) (*unstructured.Unstructured, error) {
+	obj, err := c.admit(ctx, gvr, in, opts)
+	if err != nil {
+		return nil, err
+	}
+	return c.commitLocked(ctx, gvr, obj, opts)
+}
+
+// admit checks a new object and, for a pod, admits it: what an API server
+// does before it stores an object. It returns the object as the store
+// holds it (typedObject), so that it is converted once each way.
+func (c *Cluster) admit(ctx context.Context, gvr schema.GroupVersionResource, in *unstructured.Unstructured, opts backend.CreateOptions) (runtime.Object, error) {
 	gvk := in.GroupVersionKind()
 	if workloadKinds[gvk.GroupKind()] {
 		return nil, c.unsupported("there is no %s controller to create its pods (of the controllers, only the ReplicaSet one is simulated offline)", gvk.Kind)
 	}
-	u, err := c.roundTrip(gvr, in)
+	obj, err := c.typedObject(gvr, in)
 	if err != nil {
 		return nil, err
 	}
-	ns := u.GetNamespace()
-	if ns != "" {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return nil, fmt.Errorf("offline store: %w", err)
+	}
+	if ns := m.GetNamespace(); ns != "" {
 		if _, err := c.typed.Tracker().Get(corev1.SchemeGroupVersion.WithResource("namespaces"), "", ns); err != nil {
 			return nil, err
 		}
 	}
-	if u.GetName() == "" && u.GetGenerateName() == "" {
+	if m.GetName() == "" && m.GetGenerateName() == "" {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("%s: name or generateName is required", gvk.Kind))
 	}
-	if gvr == backend.Pods {
-		admitted, err := c.admitPod(ctx, u, opts)
-		if err != nil {
-			return nil, err
-		}
-		u = admitted
+	if pod, ok := obj.(*corev1.Pod); ok && gvr == backend.Pods {
+		return c.admitPod(ctx, pod, opts)
+	}
+	return obj, nil
+}
+
+// commitLocked gives an admitted object its system fields and stores it,
+// unless it is a dry run; it returns the object as stored.
+func (c *Cluster) commitLocked(ctx context.Context, gvr schema.GroupVersionResource, obj runtime.Object, opts backend.CreateOptions) (*unstructured.Unstructured, error) {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return nil, fmt.Errorf("offline store: %w", err)
 	}
 	// As in the API server, the system fields are filled in after
 	// admission: a module sees no name for a pod with a generateName.
-	if u.GetName() == "" {
-		u.SetName(u.GetGenerateName() + utilrand.String(5))
+	if m.GetName() == "" {
+		m.SetName(m.GetGenerateName() + utilrand.String(5))
 	}
-	u.SetUID(types.UID(utilrand.String(8) + "-offline-" + utilrand.String(8)))
-	u.SetCreationTimestamp(metav1.NewTime(time.Now().Truncate(time.Second)))
-	u.SetResourceVersion(c.nextRV())
-	if gvk.Kind != "Namespace" && gvk.Kind != "Event" {
-		u.SetGeneration(1)
+	m.SetUID(types.UID(utilrand.String(8) + "-offline-" + utilrand.String(8)))
+	m.SetCreationTimestamp(metav1.NewTime(time.Now().Truncate(time.Second)))
+	m.SetResourceVersion(c.nextRV())
+	if kind := obj.GetObjectKind().GroupVersionKind().Kind; kind != "Namespace" && kind != "Event" {
+		m.SetGeneration(1)
 	}
 	if opts.DryRun {
-		return u, nil
+		return c.toUnstructured(gvr, obj)
 	}
-	if err := c.store(gvr, u, false); err != nil {
+	if err := c.storeObject(gvr, obj, m, false); err != nil {
 		return nil, err
 	}
 	if gvr == backend.ReplicaSets {
-		if err := c.reconcileReplicaSet(ctx, ns, u.GetName()); err != nil {
+		if err := c.reconcileReplicaSet(ctx, m.GetNamespace(), m.GetName()); err != nil {
 			return nil, err
 		}
-		return c.getLocked(gvr, ns, u.GetName())
+		return c.getLocked(gvr, m.GetNamespace(), m.GetName())
 	}
-	return u, nil
+	return c.toUnstructured(gvr, obj)
 }
 
 // admitPod gives a pod the merge engine's defaults and, in a namespace the
 // module is registered for, passes it to the module.
-func (c *Cluster) admitPod(ctx context.Context, u *unstructured.Unstructured, opts backend.CreateOptions) (*unstructured.Unstructured, error) {
-	pod, err := backend.ToPod(u)
-	if err != nil {
-		return nil, err
-	}
+func (c *Cluster) admitPod(ctx context.Context, pod *corev1.Pod, opts backend.CreateOptions) (*corev1.Pod, error) {
 	pod = defaults.Pod(pod)
 	if pod.Status.Phase == "" {
 		pod.Status.Phase = corev1.PodPending
@@ -289,26 +312,23 @@ func (c *Cluster) admitPod(ctx context.Context, u *unstructured.Unstructured, op
 	if err != nil {
 		return nil, err
 	}
-	if admitted {
-		outcome, err := podpreset.Invoke(ctx, c.plugin, nil, podpreset.PodCreate(pod, opts.DryRun, "presetsim-offline"))
-		if err != nil {
-			// An API server would fail the webhook call (failurePolicy Fail).
-			return nil, apierrors.NewInternalError(fmt.Errorf("failed calling webhook %q: %w", webhookName, err))
-		}
-		if opts.Warnings != nil {
-			opts.Warnings.Add(outcome.Warnings...)
-		}
-		if outcome.Denied != nil {
-			// The words the API server uses for a webhook's refusal.
-			return nil, apierrors.NewForbidden(backend.Pods.GroupResource(), pod.Name,
-				fmt.Errorf("admission webhook %q denied the request: %v", webhookName, outcome.Denied))
-		}
+	if !admitted {
+		return pod, nil
 	}
-	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(pod)
+	outcome, err := podpreset.Invoke(ctx, c.plugin, nil, podpreset.PodCreate(pod, opts.DryRun, "presetsim-offline"))
 	if err != nil {
-		return nil, err
+		// An API server would fail the webhook call (failurePolicy Fail).
+		return nil, apierrors.NewInternalError(fmt.Errorf("failed calling webhook %q: %w", webhookName, err))
 	}
-	return &unstructured.Unstructured{Object: obj}, nil
+	if opts.Warnings != nil {
+		opts.Warnings.Add(outcome.Warnings...)
+	}
+	if outcome.Denied != nil {
+		// The words the API server uses for a webhook's refusal.
+		return nil, apierrors.NewForbidden(backend.Pods.GroupResource(), pod.Name,
+			fmt.Errorf("admission webhook %q denied the request: %v", webhookName, outcome.Denied))
+	}
+	return pod, nil
 }
 
 func (c *Cluster) nextRV() string {
@@ -332,43 +352,37 @@ func (c *Cluster) typedObject(gvr schema.GroupVersionResource, u *unstructured.U
 	return typed, nil
 }
 
-// roundTrip returns the object as the store will give it back: typed kinds
-// come back with the fields their Go types always write (for example an
-// empty resources: {}), so what create returns equals what get returns.
-func (c *Cluster) roundTrip(gvr schema.GroupVersionResource, u *unstructured.Unstructured) (*unstructured.Unstructured, error) {
-	obj, err := c.typedObject(gvr, u)
-	if err != nil {
-		return nil, err
-	}
-	return c.toUnstructured(gvr, obj)
-}
-
 // store adds or replaces an object in its tracker, typed for the typed one.
 func (c *Cluster) store(gvr schema.GroupVersionResource, u *unstructured.Unstructured, replace bool) error {
 	obj, err := c.typedObject(gvr, u)
 	if err != nil {
 		return err
 	}
+	return c.storeObject(gvr, obj, u, replace)
+}
+
+// storeObject adds or replaces an object as typedObject returns it; m is
+// its metadata.
+func (c *Cluster) storeObject(gvr schema.GroupVersionResource, obj runtime.Object, m metav1.Object, replace bool) error {
 	t := c.tracker(gvr)
 	if replace {
-		return t.Update(gvr, obj, u.GetNamespace())
+		return t.Update(gvr, obj, m.GetNamespace())
 	}
-	if err := t.Create(gvr, obj, u.GetNamespace()); err != nil {
+	if err := t.Create(gvr, obj, m.GetNamespace()); err != nil {
 		return err
 	}
 	if gvr.Group == v1alpha1.SchemeGroupVersion.Group {
-		if c.presets[u.GetNamespace()] == nil {
-			c.presets[u.GetNamespace()] = map[string]bool{}
+		if c.presets[m.GetNamespace()] == nil {
+			c.presets[m.GetNamespace()] = map[string]bool{}
 		}
-		c.presets[u.GetNamespace()][u.GetName()] = true
+		c.presets[m.GetNamespace()][m.GetName()] = true
 	}
 	return nil
 }
 
-// Get reads an object.
+// Get reads an object. It takes no lock: the trackers are safe for
+// concurrent use, and a read sees one write or the next.
 func (c *Cluster) Get(_ context.Context, gvr schema.GroupVersionResource, namespace, name string) (*unstructured.Unstructured, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	return c.getLocked(gvr, namespace, name)
 }
 
@@ -410,6 +424,9 @@ func (c *Cluster) List(_ context.Context, gvr schema.GroupVersionResource, names
 }
 
 func (c *Cluster) listLocked(gvr schema.GroupVersionResource, namespace string) ([]unstructured.Unstructured, error) {
+	if gvr.Group == v1alpha1.SchemeGroupVersion.Group {
+		return c.listPresetsLocked(gvr, namespace)
+	}
 	gvk, err := c.rest.KindFor(gvr)
 	if err != nil {
 		return nil, err
@@ -429,6 +446,27 @@ func (c *Cluster) listLocked(gvr schema.GroupVersionResource, namespace string) 
 			return nil, err
 		}
 		out = append(out, *u)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].GetName() < out[j].GetName() })
+	return out, nil
+}
+
+// listPresetsLocked lists presets by the names kept on the side: they are
+// stored unstructured, which the tracker cannot list into its typed list.
+func (c *Cluster) listPresetsLocked(gvr schema.GroupVersionResource, namespace string) ([]unstructured.Unstructured, error) {
+	namespaces := []string{namespace}
+	if namespace == "" {
+		namespaces = slices.Collect(maps.Keys(c.presets))
+	}
+	var out []unstructured.Unstructured
+	for _, ns := range namespaces {
+		for name := range c.presets[ns] {
+			u, err := c.getLocked(gvr, ns, name)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, *u)
+		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].GetName() < out[j].GetName() })
 	return out, nil
@@ -530,40 +568,61 @@ func (c *Cluster) Delete(ctx context.Context, gvr schema.GroupVersionResource, n
 // once: offline there is no graceful deletion to wait for.
 func (c *Cluster) emptyNamespaceLocked(namespace string) error {
 	for _, gvr := range c.namespaced {
-		if gvr.Group == v1alpha1.SchemeGroupVersion.Group {
-			// Stored unstructured, which the tracker cannot list into its
-			// typed list: the names are kept on the side.
-			for name := range c.presets[namespace] {
-				if err := c.dynamic.Tracker().Delete(gvr, namespace, name); err != nil && !apierrors.IsNotFound(err) {
-					return err
-				}
-			}
-			delete(c.presets, namespace)
-			continue
-		}
-		gvk, err := c.rest.KindFor(gvr)
-		if err != nil {
+		if err := c.deleteAllLocked(gvr, namespace); err != nil {
 			return err
 		}
-		list, err := c.typed.Tracker().List(gvr, gvk, namespace)
-		if err != nil {
-			return err
-		}
-		var names []string
-		err = meta.EachListItem(list, func(o runtime.Object) error {
-			m, err := meta.Accessor(o)
-			if err == nil {
-				names = append(names, m.GetName())
-			}
-			return err
-		})
-		if err != nil {
-			return err
-		}
-		for _, name := range names {
-			if err := c.tracker(gvr).Delete(gvr, namespace, name); err != nil && !apierrors.IsNotFound(err) {
+	}
+	return nil
+}
+
+// DeleteAll deletes every object of a resource in a namespace.
+func (c *Cluster) DeleteAll(_ context.Context, gvr schema.GroupVersionResource, namespace string) error {
+	if namespace == "" {
+		return fmt.Errorf("refusing to delete every %s of the cluster: DeleteAll is for one namespace", gvr.Resource)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	// As when a namespace is deleted: the fake clients' record of actions
+	// goes too, or memory would grow with every reuse of a namespace.
+	c.typed.ClearActions()
+	c.dynamic.ClearActions()
+	return c.deleteAllLocked(gvr, namespace)
+}
+
+func (c *Cluster) deleteAllLocked(gvr schema.GroupVersionResource, namespace string) error {
+	if gvr.Group == v1alpha1.SchemeGroupVersion.Group {
+		// Stored unstructured, which the tracker cannot list into its
+		// typed list: the names are kept on the side.
+		for name := range c.presets[namespace] {
+			if err := c.dynamic.Tracker().Delete(gvr, namespace, name); err != nil && !apierrors.IsNotFound(err) {
 				return err
 			}
+		}
+		delete(c.presets, namespace)
+		return nil
+	}
+	gvk, err := c.rest.KindFor(gvr)
+	if err != nil {
+		return err
+	}
+	list, err := c.typed.Tracker().List(gvr, gvk, namespace)
+	if err != nil {
+		return err
+	}
+	var names []string
+	err = meta.EachListItem(list, func(o runtime.Object) error {
+		m, err := meta.Accessor(o)
+		if err == nil {
+			names = append(names, m.GetName())
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	for _, name := range names {
+		if err := c.tracker(gvr).Delete(gvr, namespace, name); err != nil && !apierrors.IsNotFound(err) {
+			return err
 		}
 	}
 	return nil

@@ -167,6 +167,11 @@ func New(newPlugin func(Parts) (admission.MutationInterface, error)) Factory {
 			stop()
 			return nil, err
 		}
-		return &Running{Plugin: plugin, WaitForPreset: presetWaiter(lister.Informer()), Stop: stop}, nil
+		waitForPreset, err := presetWaiter(lister.Informer())
+		if err != nil {
+			stop()
+			return nil, err
+		}
+		return &Running{Plugin: plugin, WaitForPreset: waitForPreset, Stop: stop}, nil
 	}
 }

@@ -1,0 +1,129 @@
+package fuzz
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilrand "k8s.io/apimachinery/pkg/util/rand"
+
+	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/harness/backend"
+	"presetsim.dev/presetsim/harness/scenario"
+)
+
+// namespaces is a run's pool of namespaces, by logical name. A case takes
+// the namespaces it needs and gives them back when it has settled; they are
+// emptied then and handed out again only after a quarantine, so that what
+// an implementation does late for one case (a held-back event) is not seen
+// by the next one. On an API server, a new namespace costs a dozen requests
+// (the default ServiceAccount, the admission plug-ins' first lookups, the
+// namespace controller's clean-up of every resource); emptying one costs
+// one per resource a case creates.
+type namespaces struct {
+	w *harness.World
+	// resources are what every case may leave in a namespace: they are
+	// emptied.
+	resources  []schema.GroupVersionResource
+	quarantine time.Duration
+
+	mu   sync.Mutex
+	free map[string][]freeNamespace // by logical name, oldest first
+	all  map[string]bool            // every namespace the pool made
+}
+
+type freeNamespace struct {
+	name string
+	// since is when the namespace was emptied.
+	since time.Time
+}
+
+// newNamespaces returns an empty pool for a World's cases.
+func newNamespaces(w *harness.World) (*namespaces, error) {
+	gvk := w.Profile.PresetGVK()
+	mapping, err := w.Objects().Mapper().RESTMapping(gvk.GroupKind(), gvk.Version)
+	if err != nil {
+		return nil, fmt.Errorf("unknown preset kind %s: %w", gvk, err)
+	}
+	return &namespaces{
+		w: w,
+		// Pods first: an implementation may watch its presets and act on
+		// the pods that are still there.
+		resources:  []schema.GroupVersionResource{backend.Pods, mapping.Resource, backend.Events},
+		quarantine: 2 * scenario.New(w).SettleWindow(0),
+		free:       map[string][]freeNamespace{},
+		all:        map[string]bool{},
+	}, nil
+}
+
+// take returns an empty namespace for a logical one, made when none has
+// served its quarantine.
+func (p *namespaces) take(ctx context.Context, logical string) (string, error) {
+	p.mu.Lock()
+	if free := p.free[logical]; len(free) > 0 && time.Since(free[0].since) >= p.quarantine {
+		p.free[logical] = free[1:]
+		p.mu.Unlock()
+		return free[0].name, nil
+	}
+	p.mu.Unlock()
+	name, err := scenario.NewNamespace(ctx, p.w, logical, utilrand.String(8))
+	if err != nil {
+		return "", err
+	}
+	p.mu.Lock()
+	p.all[name] = true
+	p.mu.Unlock()
+	return name, nil
+}
+
+// give empties a namespace a case took (of the pool's resources and
+// others the case created) and puts it back; a namespace that cannot be
+// emptied is deleted instead.
+func (p *namespaces) give(ctx context.Context, logical, name string, others ...schema.GroupVersionResource) error {
+	var errs []error
+	for _, gvr := range slices.Concat(p.resources, others) {
+		if err := p.w.Objects().DeleteAll(ctx, gvr, name); err != nil && !apierrors.IsNotFound(err) {
+			errs = append(errs, fmt.Errorf("unable to delete the %s of namespace %s: %w", gvr.Resource, name, err))
+		}
+	}
+	if len(errs) > 0 {
+		return errors.Join(append(errs, p.drop(ctx, name))...)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.free[logical] = append(p.free[logical], freeNamespace{name: name, since: time.Now()})
+	return nil
+}
+
+// drop deletes a namespace of the pool.
+func (p *namespaces) drop(ctx context.Context, name string) error {
+	p.mu.Lock()
+	delete(p.all, name)
+	p.mu.Unlock()
+	if err := p.w.Objects().Delete(ctx, backend.Namespaces, "", name); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("unable to delete namespace %s: %w", name, err)
+	}
+	return nil
+}
+
+// close deletes every namespace of the pool (without waiting for them to
+// go). Cases still running must have given theirs back first.
+func (p *namespaces) close(ctx context.Context) error {
+	p.mu.Lock()
+	names := make([]string, 0, len(p.all))
+	for name := range p.all {
+		names = append(names, name)
+	}
+	p.free = map[string][]freeNamespace{}
+	p.mu.Unlock()
+	var errs []error
+	for _, name := range names {
+		errs = append(errs, p.drop(ctx, name))
+	}
+	return errors.Join(errs...)
+}
