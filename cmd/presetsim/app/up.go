@@ -1,6 +1,7 @@
 package app
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"presetsim.dev/presetsim/cmd/presetsim/app/cli"
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/harness/backend/envtest"
+	"presetsim.dev/presetsim/internal/pathlock"
 )
 
 // up runs the envtest control plane with simulated nodes, the PodPreset CRD
@@ -22,7 +24,8 @@ func newUpCommand(stdout, stderr io.Writer) *cobra.Command {
 		Short: "run a local cluster with presets active, for kubectl, until Ctrl-C",
 		Long: `Starts kube-apiserver, kube-controller-manager, kube-scheduler, etcd, simulated nodes, the
 PodPreset CRD and the reference webhook for every namespace, writes a kubeconfig and stays up
-until Ctrl-C, then stops everything.`,
+until Ctrl-C, then stops everything. One up at a time per kubeconfig path: a second one
+with the same --kubeconfig is refused.`,
 		Example: `  presetsim up
   presetsim up --kubeconfig /tmp/kc --nodes 5`,
 	}
@@ -31,6 +34,28 @@ until Ctrl-C, then stops everything.`,
 	nodes := fs.Int("nodes", harness.DefaultNodes, "simulated nodes")
 	cmd.Args = cli.NoArgs
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		path, err := filepath.Abs(*kubeconfig)
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return err
+		}
+		// Claimed before anything starts: a second up for the same path is
+		// refused at once, and stopping one never removes another's file.
+		lock, err := pathlock.Claim(path)
+		var held *pathlock.HeldError
+		if errors.As(err, &held) {
+			return cli.UsageError(cmd, fmt.Sprintf("another presetsim up is running with this kubeconfig (%v); stop it, or give this one its own: --kubeconfig PATH", held))
+		}
+		if err != nil {
+			return err
+		}
+		defer func() {
+			if err := lock.Release(); err != nil {
+				fmt.Fprintf(stderr, "error while removing the kubeconfig: %v\n", err)
+			}
+		}()
 		interrupts, bin, err := cli.Prepare(cmd.Context(), stderr)
 		if err != nil {
 			return err
@@ -48,17 +73,9 @@ until Ctrl-C, then stops everything.`,
 				fmt.Fprintf(stderr, "error while stopping: %v\n", err)
 			}
 		}()
-		path, err := filepath.Abs(*kubeconfig)
-		if err != nil {
-			return err
-		}
-		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-			return err
-		}
 		if err := os.WriteFile(path, w.KubeConfig, 0o600); err != nil {
 			return fmt.Errorf("unable to write the kubeconfig: %w", err)
 		}
-		defer os.Remove(path)
 		kubectl := filepath.Join(bin, "kubectl")
 		fmt.Fprintf(stdout, `The cluster is up: kube-apiserver, kube-controller-manager, kube-scheduler, %d simulated nodes,
 	the PodPreset CRD and the reference PodPreset webhook for every namespace.
