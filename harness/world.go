@@ -150,9 +150,12 @@ type World struct {
 
 	cluster backend.Cluster
 	impl    implementation.Implementation
-	procs   *procs.Records // what the run started, for a later run to reap; nil when it starts no process
-	stop    sync.Once
-	stopErr error
+	procs   *procs.Records // what the run started and made, for a later run to reap
+	// keepsRecord is true once the run started a process or made a
+	// directory: then it keeps a record.
+	keepsRecord bool
+	stop        sync.Once
+	stopErr     error
 
 	// probeNote is what the readiness probe saw that the run should know.
 	probeNote string
@@ -207,13 +210,19 @@ func Start(ctx context.Context, opts Options) (_ *World, err error) {
 			_ = w.Stop()
 		}
 	}()
-	if startsProcesses(opts.Backend) || startsProcesses(opts.Implementation) {
-		w.procs = &procs.Records{}
-		reapLeftovers(*w.procs, progress)
+	// Every run reaps what killed runs left, whichever backend either
+	// used; only a run that starts processes or makes directories keeps a
+	// record of its own.
+	reapLeftovers(procs.Records{}, progress)
+	w.procs = &procs.Records{Run: w.RunID}
+	keepDir := func(dir string) error {
+		w.keepsRecord = true
+		return w.procs.Track(dir)
 	}
+	w.keepsRecord = startsProcesses(opts.Backend) || startsProcesses(opts.Implementation)
 
 	w.cluster, err = opts.Backend.Start(ctx, backend.Run{
-		ID: w.RunID, Scheme: w.Scheme, Profile: w.Profile, Progress: progress, Wait: w.Timeouts.Wait, Nodes: opts.Nodes,
+		ID: w.RunID, Scheme: w.Scheme, Profile: w.Profile, Progress: progress, Wait: w.Timeouts.Wait, Nodes: opts.Nodes, KeepDir: keepDir,
 	})
 	w.saveProcs(progress)
 	if err != nil {
@@ -225,7 +234,7 @@ func Start(ctx context.Context, opts Options) (_ *World, err error) {
 	}
 
 	target := implementation.Target{
-		Cluster: w.cluster, Backend: w.Backend, RunID: w.RunID, Profile: w.Profile, Progress: progress, Wait: w.Timeouts.Wait,
+		Cluster: w.cluster, Backend: w.Backend, RunID: w.RunID, Profile: w.Profile, Progress: progress, Wait: w.Timeouts.Wait, KeepDir: keepDir,
 		Namespaces: &metav1.LabelSelector{MatchLabels: map[string]string{AdmissionLabel: w.RunID}},
 	}
 	if opts.AllNamespaces {
@@ -256,11 +265,15 @@ func startsProcesses(x any) bool {
 }
 
 // reapLeftovers stops what earlier runs that were killed (with SIGKILL,
-// which no program can catch) left running, and says so.
+// which no program can catch) left running, removes the directories they
+// left, and says so.
 func reapLeftovers(records procs.Records, progress io.Writer) {
-	stopped, err := records.Reap()
-	if len(stopped) > 0 {
-		fmt.Fprintf(progress, "stopped %d processes an earlier run left running when it was killed: %v\n", len(stopped), stopped)
+	reaped, err := records.Reap()
+	if n := len(reaped.Processes); n > 0 {
+		fmt.Fprintf(progress, "stopped %d processes an earlier run left running when it was killed: %v\n", n, reaped.Processes)
+	}
+	if n := len(reaped.Dirs); n > 0 {
+		fmt.Fprintf(progress, "removed %d directories an earlier run left when it was killed: %v\n", n, reaped.Dirs)
 	}
 	if err != nil {
 		fmt.Fprintf(progress, "warning: %v\n", err)
@@ -270,7 +283,7 @@ func reapLeftovers(records procs.Records, progress io.Writer) {
 // saveProcs records the processes the run has started so far, so that the
 // next run can stop them if this one is killed; a failure is a warning.
 func (w *World) saveProcs(progress io.Writer) {
-	if w.procs == nil {
+	if !w.keepsRecord {
 		return
 	}
 	if err := w.procs.Save(); err != nil {
@@ -327,7 +340,7 @@ func (w *World) stopAll() error {
 	if err := errors.Join(errs...); err != nil {
 		return err // the record stays, for the next run to reap what is left
 	}
-	if w.procs != nil {
+	if w.procs != nil && w.keepsRecord {
 		return w.procs.Remove()
 	}
 	return nil

@@ -97,14 +97,18 @@ func TestNoLeftoverProcesses(t *testing.T) {
 
 // TestKilledRunIsReapedByTheNext kills a run with SIGKILL, which no program
 // can catch, while its suite runs: etcd and kube-apiserver, in process
-// groups of their own, outlive it. The next run must stop them, and say so.
+// groups of their own, outlive it, and so do its directories (etcd data,
+// certificates and keys, kubeconfigs), private meanwhile. The next run must
+// stop the processes and remove the directories, and say so.
 func TestKilledRunIsReapedByTheNext(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts two control planes; skipped with -short")
 	}
-	// The runs' process records go to their own cache directory, so that
-	// no other test's run is touched.
-	env := append(os.Environ(), childEnv+"=1", "XDG_CACHE_HOME="+t.TempDir())
+	// The runs' process records go to their own cache directory, and their
+	// temporary directories to their own TMPDIR, so that no other test's
+	// run is touched.
+	tmp := t.TempDir()
+	env := append(os.Environ(), childEnv+"=1", "XDG_CACHE_HOME="+t.TempDir(), "TMPDIR="+tmp)
 	first := exec.Command(os.Args[0], "run", "--tags", "@R2.4", "../../features/simple.feature")
 	first.Env = env
 	var out syncBuffer
@@ -129,6 +133,15 @@ func TestKilledRunIsReapedByTheNext(t *testing.T) {
 	if left["etcd"] == 0 || !running(left["etcd"]) {
 		t.Fatalf("etcd did not outlive the killed run (processes %v); the test proves nothing. Output:\n%s", left, out.String())
 	}
+	dirs, _ := os.ReadDir(tmp)
+	if len(dirs) == 0 {
+		t.Fatalf("the killed run left no directory in TMPDIR; the test proves nothing")
+	}
+	for _, d := range dirs {
+		if info, err := d.Info(); err == nil && info.Mode().Perm()&0o077 != 0 {
+			t.Errorf("%s, left by the killed run, is readable by others (%v)", d.Name(), info.Mode())
+		}
+	}
 
 	second := exec.Command(os.Args[0], "run", "--tags", "@R2.4", "../../features/simple.feature")
 	second.Env = env
@@ -143,6 +156,16 @@ func TestKilledRunIsReapedByTheNext(t *testing.T) {
 		if running(pid) {
 			t.Errorf("%s (pid %d), left by the killed run, still runs after the next run", name, pid)
 		}
+	}
+	if !strings.Contains(string(output), "directories an earlier run left when it was killed") {
+		t.Errorf("the next run did not say it removed the leftover directories; output:\n%s", output)
+	}
+	if after, _ := os.ReadDir(tmp); len(after) > 0 {
+		var names []string
+		for _, d := range after {
+			names = append(names, d.Name())
+		}
+		t.Errorf("left in TMPDIR after the next run: %v", names)
 	}
 }
 

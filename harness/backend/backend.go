@@ -46,6 +46,19 @@ type Run struct {
 	// Nodes is the number of simulated nodes, for backends that simulate
 	// them.
 	Nodes int
+	// KeepDir records a temporary directory the backend made (with
+	// os.MkdirTemp, a "presetsim-" pattern), so that the next run removes
+	// it if this one is killed; the backend still removes it on Stop. Nil
+	// in tests that start a backend alone.
+	KeepDir func(dir string) error
+}
+
+// KeepDir calls keep when it is not nil.
+func KeepDir(keep func(string) error, dir string) error {
+	if keep == nil {
+		return nil
+	}
+	return keep(dir)
 }
 
 // Cluster is a started backend.

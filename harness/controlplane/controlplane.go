@@ -40,6 +40,17 @@ type Options struct {
 	StartTimeout time.Duration
 	// NoScheduler leaves kube-scheduler out (pods then stay unbound).
 	NoScheduler bool
+	// KeepDir records the control plane's directories as soon as they
+	// exist (backend.Run.KeepDir), so that a run killed meanwhile leaves
+	// no etcd data, certificates or keys behind; may be nil.
+	KeepDir func(dir string) error
+}
+
+func (o Options) keep(dir string) error {
+	if o.KeepDir == nil {
+		return nil
+	}
+	return o.KeepDir(dir)
 }
 
 // ControlPlane is a running etcd, kube-apiserver, kube-controller-manager and
@@ -52,7 +63,10 @@ type ControlPlane struct {
 
 	env        *envtest.Environment
 	components []*component // started after the API server, stopped before it
-	dir        string
+	// root holds everything the control plane writes (private, 0700):
+	// apiserver/ (certificates and keys), etcd/ (its data) and dir.
+	root string
+	dir  string // components/: their kubeconfig and logs
 }
 
 // component is a control-plane process started by this package.
@@ -97,7 +111,32 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
 			_ = cp.Stop()
 		}
 	}()
+	if cp.root, err = os.MkdirTemp("", "presetsim-envtest-"); err != nil {
+		return nil, err
+	}
+	if err := opts.keep(cp.root); err != nil {
+		return nil, err
+	}
+	sub := func(name string) (string, error) {
+		dir := filepath.Join(cp.root, name)
+		return dir, os.Mkdir(dir, 0o700)
+	}
+	etcdDir, err1 := sub("etcd")
+	certDir, err2 := sub("apiserver")
+	componentsDir, err3 := sub("components")
+	if err := errors.Join(err1, err2, err3); err != nil {
+		return nil, err
+	}
+	env.ControlPlane.Etcd = &envtest.Etcd{DataDir: etcdDir}
+	env.ControlPlane.GetAPIServer().CertDir = certDir
 	cfg, err := env.Start()
+	// envtest makes one more directory of its own, for webhook serving
+	// certificates, in the temporary directory.
+	if dir := env.WebhookInstallOptions.LocalServingCertDir; dir != "" {
+		if kerr := opts.keep(dir); kerr != nil && err == nil {
+			err = kerr
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("unable to start etcd and kube-apiserver: %w", err)
 	}
@@ -110,9 +149,7 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
 	if cp.KubeConfig, err = admin.KubeConfig(); err != nil {
 		return nil, fmt.Errorf("unable to write the admin kubeconfig: %w", err)
 	}
-	if cp.dir, err = os.MkdirTemp("", "presetsim-components-"); err != nil {
-		return nil, err
-	}
+	cp.dir = componentsDir
 	if err := cp.startControllerManager(ctx, opts); err != nil {
 		return nil, err
 	}
@@ -256,9 +293,9 @@ func (cp *ControlPlane) Stop() error {
 		}
 		cp.env = nil
 	}
-	if cp.dir != "" {
-		_ = os.RemoveAll(cp.dir)
-		cp.dir = ""
+	if cp.root != "" {
+		_ = os.RemoveAll(cp.root)
+		cp.root, cp.dir = "", ""
 	}
 	return errors.Join(errs...)
 }

@@ -61,6 +61,9 @@ type Target struct {
 	Progress io.Writer
 	// Wait bounds the implementation's own waits.
 	Wait time.Duration
+	// KeepDir records a temporary directory the implementation made, so
+	// that the next run removes it if this one is killed (backend.KeepDir).
+	KeepDir func(dir string) error
 }
 
 // Process is the ability of an implementation that runs as a process the

@@ -46,6 +46,9 @@ type Options struct {
 	Progress io.Writer
 	// Wait bounds waiting for the node to become Ready; 3 minutes when zero.
 	Wait time.Duration
+	// KeepDir records the cluster's temporary directory as soon as it
+	// exists (backend.Run.KeepDir); may be nil.
+	KeepDir func(dir string) error
 }
 
 // Cluster is a kind cluster that the harness uses.
@@ -97,6 +100,11 @@ func Create(ctx context.Context, opts Options) (_ *Cluster, err error) {
 			_ = c.Delete()
 		}
 	}()
+	if opts.KeepDir != nil {
+		if err := opts.KeepDir(c.dir); err != nil {
+			return nil, err
+		}
+	}
 	if slices.Contains(existing, opts.Name) {
 		fmt.Fprintf(progress, "reusing kind cluster %q\n", opts.Name)
 	} else {

@@ -23,17 +23,31 @@ type Process struct {
 
 func (p Process) String() string { return fmt.Sprintf("%s (pid %d)", p.Command, p.PID) }
 
-// record is the file one run keeps: itself and the processes it started.
+// record is the file one run keeps: itself, the processes it started and
+// the temporary directories it made (certificates and keys, etcd data).
 type record struct {
 	Owner    Process   `json:"owner"`
 	Children []Process `json:"children"`
+	Dirs     []string  `json:"dirs,omitempty"`
 }
 
-// Records keeps the record of this process's children in Dir, one file per
-// run, named after the run's pid.
+// Records keeps the record of one run in Dir: one file per run, named
+// after the process and the run (a process may hold several runs, as
+// tests do).
 type Records struct {
 	// Dir holds the records; Dir() when empty.
 	Dir string
+	// Run names this run's record among its process's; "" for one run per
+	// process.
+	Run string
+
+	dirs []string
+}
+
+// Reaped is what Reap removed.
+type Reaped struct {
+	Processes []Process
+	Dirs      []string
 }
 
 // Dir is where runs keep their records by default: presetsim/runs under
@@ -53,9 +67,19 @@ func (r Records) dir() string {
 	return Dir()
 }
 
-// Save records this process and its children as they are now, replacing
-// what it recorded before. Without /proc (not Linux) it records nothing.
-func (r Records) Save() error {
+// Track adds a temporary directory the run made to its record, and saves
+// it, so that the next run removes the directory if this one is killed.
+// Only a directory made by os.MkdirTemp with a "presetsim-" pattern (or
+// envtest's) is ever removed by Reap.
+func (r *Records) Track(dir string) error {
+	r.dirs = append(r.dirs, dir)
+	return r.Save()
+}
+
+// Save records this process and its children as they are now, and the
+// tracked directories, replacing what it recorded before. Without /proc
+// (not Linux) it records nothing.
+func (r *Records) Save() error {
 	self, ok := read(os.Getpid())
 	if !ok {
 		return nil
@@ -65,14 +89,14 @@ func (r Records) Save() error {
 	if err != nil {
 		return err
 	}
-	data, err := json.MarshalIndent(record{Owner: self.Process, Children: children}, "", "  ")
+	data, err := json.MarshalIndent(record{Owner: self.Process, Children: children, Dirs: r.dirs}, "", "  ")
 	if err != nil {
 		return err
 	}
 	if err := os.MkdirAll(r.dir(), 0o700); err != nil {
 		return fmt.Errorf("unable to keep the run's process record: %w", err)
 	}
-	path := filepath.Join(r.dir(), strconv.Itoa(os.Getpid())+".json")
+	path := r.path()
 	if err := os.WriteFile(path+".tmp", data, 0o600); err != nil {
 		return fmt.Errorf("unable to keep the run's process record: %w", err)
 	}
@@ -81,28 +105,38 @@ func (r Records) Save() error {
 
 // Remove deletes this process's record, as a run does when it has stopped
 // everything it started.
-func (r Records) Remove() error {
-	err := os.Remove(filepath.Join(r.dir(), strconv.Itoa(os.Getpid())+".json"))
+func (r *Records) Remove() error {
+	err := os.Remove(r.path())
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	return err
 }
 
+// path is this run's record.
+func (r *Records) path() string {
+	name := strconv.Itoa(os.Getpid())
+	if r.Run != "" {
+		name += "-" + r.Run
+	}
+	return filepath.Join(r.dir(), name+".json")
+}
+
 // Reap stops the processes that runs which are gone (killed, say, with
 // SIGKILL, which no program can catch) left running, and deletes their
-// records. It returns what it stopped. A recorded process is stopped only
-// if it still runs with the same pid and start time, so a pid the system
-// has given to another process since is left alone; records of runs still
+// records, then removes the temporary directories they made. It returns
+// what it stopped and removed. A recorded process is stopped only if it
+// still runs with the same pid and start time, so a pid the system has
+// given to another process since is left alone; records of runs still
 // running are left alone too.
-func (r Records) Reap() ([]Process, error) {
+func (r Records) Reap() (Reaped, error) {
 	files, err := filepath.Glob(filepath.Join(r.dir(), "*.json"))
 	if err != nil {
-		return nil, err
+		return Reaped{}, err
 	}
 	var (
-		stopped []Process
-		errs    []error
+		reaped Reaped
+		errs   []error
 	)
 	for _, file := range files {
 		var rec record
@@ -126,13 +160,47 @@ func (r Records) Reap() ([]Process, error) {
 				errs = append(errs, fmt.Errorf("unable to stop %s, left by an earlier run: %w", p, err))
 				continue
 			}
-			stopped = append(stopped, p)
+			reaped.Processes = append(reaped.Processes, p)
+		}
+		for _, dir := range rec.Dirs {
+			if !temporary(dir) {
+				errs = append(errs, fmt.Errorf("process record %s: not removing %s, which is not a temporary directory of a run", file, dir))
+				continue
+			}
+			if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			if err := os.RemoveAll(dir); err != nil {
+				errs = append(errs, fmt.Errorf("unable to remove %s, left by an earlier run: %w", dir, err))
+				continue
+			}
+			reaped.Dirs = append(reaped.Dirs, dir)
 		}
 		if err := os.Remove(file); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			errs = append(errs, err)
 		}
 	}
-	return stopped, errors.Join(errs...)
+	return reaped, errors.Join(errs...)
+}
+
+// temporaryPrefixes begin the names of the directories a record may list:
+// the run's own, and the one envtest makes for its webhook certificates.
+var temporaryPrefixes = []string{"presetsim-", "envtest-serving-certs-"}
+
+// temporary reports whether dir is one a run may have made: directly in
+// the temporary directory, with one of temporaryPrefixes. A record that
+// says otherwise is not trusted with a RemoveAll.
+func temporary(dir string) bool {
+	if !filepath.IsAbs(dir) || filepath.Clean(dir) != dir || filepath.Dir(dir) != filepath.Clean(os.TempDir()) {
+		return false
+	}
+	base := filepath.Base(dir)
+	for _, p := range temporaryPrefixes {
+		if strings.HasPrefix(base, p) && len(base) > len(p) {
+			return true
+		}
+	}
+	return false
 }
 
 // kill sends SIGKILL to the process (and to its process group when it leads

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -70,7 +71,8 @@ func TestReap(t *testing.T) {
 			}
 			writeRecord(t, dir, "run.json", record{Owner: tc.owner, Children: []Process{child}})
 
-			stopped, err := Records{Dir: dir}.Reap()
+			reaped, err := Records{Dir: dir}.Reap()
+			stopped := reaped.Processes
 			if err != nil {
 				t.Fatalf("Reap() error: %v", err)
 			}
@@ -115,8 +117,8 @@ func TestSaveRecordsChildren(t *testing.T) {
 		t.Errorf("children %v lack the sleeper %v", rec.Children, child)
 	}
 	// The run is alive: a Reap leaves it and its child alone.
-	if stopped, err := r.Reap(); err != nil || len(stopped) > 0 {
-		t.Errorf("Reap() of a live run's record = %v, %v", stopped, err)
+	if reaped, err := r.Reap(); err != nil || len(reaped.Processes) > 0 {
+		t.Errorf("Reap() of a live run's record = %v, %v", reaped, err)
 	}
 	if err := r.Remove(); err != nil {
 		t.Fatal(err)
@@ -136,5 +138,58 @@ func TestUnreadableRecordIsReported(t *testing.T) {
 	}
 	if _, err := (Records{Dir: dir}).Reap(); err == nil {
 		t.Errorf("Reap() of an unreadable record gave no error")
+	}
+}
+
+// TestReapRemovesDirs: the temporary directories of a dead run are removed
+// with its record; those of a live run stay; a recorded path that is not a
+// run's temporary directory is never removed, and the record says so.
+func TestReapRemovesDirs(t *testing.T) {
+	self, _ := read(os.Getpid())
+	dead := Process{PID: self.PID, Start: self.Start - 1, Command: "presetsim"}
+	mkdir := func(pattern string) string {
+		d, err := os.MkdirTemp("", pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.RemoveAll(d) })
+		return d
+	}
+	stale, live, foreign := mkdir("presetsim-test-"), mkdir("presetsim-test-"), t.TempDir()
+	dir := t.TempDir()
+	writeRecord(t, dir, "dead.json", record{Owner: dead, Dirs: []string{stale, foreign, stale + "/../" + filepath.Base(live)}})
+	writeRecord(t, dir, "live.json", record{Owner: self.Process, Dirs: []string{live}})
+
+	reaped, err := Records{Dir: dir}.Reap()
+	if err == nil || !strings.Contains(err.Error(), "not removing "+foreign) {
+		t.Errorf("Reap() error %v, want it to name %s as not removed", err, foreign)
+	}
+	if len(reaped.Dirs) != 1 || reaped.Dirs[0] != stale {
+		t.Errorf("Reap() removed %v, want [%s]", reaped.Dirs, stale)
+	}
+	for _, c := range []struct {
+		dir  string
+		want bool
+	}{{stale, false}, {live, true}, {foreign, true}} {
+		if _, err := os.Stat(c.dir); (err == nil) != c.want {
+			t.Errorf("%s exists = %v after Reap(), want %v", c.dir, err == nil, c.want)
+		}
+	}
+}
+
+// TestTrackSaves: a tracked directory is in the run's record at once.
+func TestTrackSaves(t *testing.T) {
+	dir := t.TempDir()
+	r := &Records{Dir: dir, Run: "abc"}
+	if err := r.Track("/tmp/presetsim-x"); err != nil {
+		t.Fatal(err)
+	}
+	var rec record
+	data, err := os.ReadFile(filepath.Join(dir, strconv.Itoa(os.Getpid())+"-abc.json"))
+	if err == nil {
+		err = json.Unmarshal(data, &rec)
+	}
+	if err != nil || len(rec.Dirs) != 1 || rec.Dirs[0] != "/tmp/presetsim-x" {
+		t.Errorf("record %+v (%v), want the tracked directory", rec, err)
 	}
 }

@@ -70,7 +70,7 @@ func (b *Backend) Start(ctx context.Context, run backend.Run) (_ backend.Cluster
 		}
 	}()
 	fmt.Fprintf(run.Progress, "starting etcd, kube-apiserver, kube-controller-manager and kube-scheduler ...\n")
-	if c.cp, err = controlplane.Start(ctx, controlplane.Options{BinDir: bin}); err != nil {
+	if c.cp, err = controlplane.Start(ctx, controlplane.Options{BinDir: bin, KeepDir: run.KeepDir}); err != nil {
 		return nil, err
 	}
 	if c.Cluster, err = apiserver.Connect(c.cp.Config, c.cp.KubeConfig, apiserver.Options{Wait: run.Wait}); err != nil {

@@ -69,7 +69,7 @@ type Cluster struct {
 
 // Start creates (or reuses) the cluster and serves it the test image.
 func (b *Backend) Start(ctx context.Context, run backend.Run) (_ backend.Cluster, err error) {
-	kc, err := kindcluster.Create(ctx, kindcluster.Options{Name: b.opts.Name, Image: b.opts.Image, Keep: b.opts.Keep, Progress: run.Progress})
+	kc, err := kindcluster.Create(ctx, kindcluster.Options{Name: b.opts.Name, Image: b.opts.Image, Keep: b.opts.Keep, Progress: run.Progress, KeepDir: run.KeepDir})
 	if err != nil {
 		return nil, err
 	}

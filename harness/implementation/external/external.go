@@ -112,7 +112,7 @@ func (e *Webhook) Install(ctx context.Context, t implementation.Target) error {
 	e.cluster, e.profile = t.Cluster, t.Profile
 	fmt.Fprintf(t.Progress, "registering the external webhook %s ...\n", e.spec.URL)
 	if len(e.spec.Command) > 0 {
-		if err := e.start(api.KubeConfig); err != nil {
+		if err := e.start(api.KubeConfig, t.KeepDir); err != nil {
 			return err
 		}
 	}
@@ -131,12 +131,15 @@ func (e *Webhook) WaitForPreset(ctx context.Context, namespace, name, _ string) 
 	return implementation.ProbePreset(ctx, e.cluster, e.profile, namespace, name, "", e.spec.SyncTimeout)
 }
 
-func (e *Webhook) start(kubeconfig []byte) error {
+func (e *Webhook) start(kubeconfig []byte, keepDir func(string) error) error {
 	dir, err := os.MkdirTemp("", "presetsim-external-")
 	if err != nil {
 		return err
 	}
 	e.dir = dir
+	if err := backend.KeepDir(keepDir, dir); err != nil {
+		return err
+	}
 	path := filepath.Join(dir, "kubeconfig")
 	if err := os.WriteFile(path, kubeconfig, 0o600); err != nil {
 		return err
