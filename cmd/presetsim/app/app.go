@@ -28,6 +28,7 @@ import (
 	"presetsim.dev/presetsim/profiles"
 	"presetsim.dev/presetsim/steps"
 	"presetsim.dev/presetsim/steps/result"
+	"presetsim.dev/presetsim/steps/suitecheck"
 )
 
 // Main runs the command and is the one place that exits the process.
@@ -133,6 +134,10 @@ usage error, 130 or 143 when interrupted.`,
 	concurrency := fs.Int("concurrency", steps.DefaultConcurrency, "scenarios to run at once (@serial ones run alone)")
 	watchFlag := fs.Bool("watch", false, "keep the control plane and the implementation up; run a feature file's scenarios again when it is saved (all on r and Enter) and print what changed; Ctrl-C stops")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		// Checked before the control plane starts, which takes seconds.
+		if err := suitecheck.Check(suitecheck.Options{Paths: args, Format: *format, Tags: *tags, Concurrency: *concurrency}); err != nil {
+			return cli.UsageError(cmd, err.Error())
+		}
 		st, err := t.start(cmd.Context(), cmd, stderr)
 		if err != nil {
 			return err

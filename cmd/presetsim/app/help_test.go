@@ -49,6 +49,10 @@ func TestUsageErrors(t *testing.T) {
 		{name: "compare with a bad -o", args: []string{"report", "compare", "dir", "-o", "pdf"}, wantCode: 2, wantInErr: "-o must be markdown or html"},
 		{name: "fuzz with no cases", args: []string{"fuzz", "--cases", "0"}, wantCode: 2, wantInErr: "--cases"},
 		{name: "fuzz with an argument", args: []string{"fuzz", "extra"}, wantCode: 2, wantInErr: "presetsim fuzz"},
+		{name: "run with an unknown format", args: []string{"run", "--format", "nonsense"}, wantCode: 2, wantInErr: `unknown format "nonsense"`},
+		{name: "run with no concurrency", args: []string{"run", "--concurrency", "0"}, wantCode: 2, wantInErr: "--concurrency must be at least 1"},
+		{name: "run with a broken tag expression", args: []string{"run", "--tags", "@R4.2 and ("}, wantCode: 2, wantInErr: "is not a tag"},
+		{name: "run with a missing feature file", args: []string{"run", "no/such.feature"}, wantCode: 2, wantInErr: "feature path no/such.feature"},
 		{name: "serve without --kubeconfig", args: []string{"serve", "--ca-out", "ca.pem"}, wantCode: 2, wantInErr: "presetsim serve"},
 	}
 	for _, tc := range tests {

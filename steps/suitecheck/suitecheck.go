@@ -1,0 +1,224 @@
+package suitecheck
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/cucumber/godog"
+	gherkin "github.com/cucumber/gherkin/go/v26"
+	messages "github.com/cucumber/messages/go/v21"
+)
+
+// Options are what a run is asked to do, as steps.SuiteOptions says it.
+type Options struct {
+	Paths       []string
+	Format      string
+	Tags        string
+	Concurrency int
+}
+
+// Check returns every problem with the options, joined; nil when the run
+// can start. It reads the feature files.
+func Check(o Options) error {
+	errs := []error{checkFormat(o.Format), checkTags(o.Tags)}
+	if o.Concurrency < 1 {
+		errs = append(errs, fmt.Errorf("--concurrency must be at least 1, not %d", o.Concurrency))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err // the selection cannot be counted with a broken filter
+	}
+	n, err := Count(o.Paths, o.Tags)
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		if o.Tags != "" {
+			return fmt.Errorf("no scenario of %s matches --tags %q", strings.Join(o.Paths, ", "), o.Tags)
+		}
+		return fmt.Errorf("no scenario in %s", strings.Join(o.Paths, ", "))
+	}
+	return nil
+}
+
+// checkFormat checks a godog format list: name[:file], comma-separated.
+func checkFormat(format string) error {
+	known := godog.AvailableFormatters()
+	var errs []error
+	for item := range strings.SplitSeq(format, ",") {
+		name, _, _ := strings.Cut(item, ":")
+		if _, ok := known[name]; !ok {
+			names := make([]string, 0, len(known))
+			for n := range known {
+				names = append(names, n)
+			}
+			slices.Sort(names)
+			errs = append(errs, fmt.Errorf("--format: unknown format %q (known: %s)", name, strings.Join(names, ", ")))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// checkTags checks a tag expression in godog's syntax: tags joined by ","
+// (or) and "&&" (and), each "@tag" or "~@tag" (not). godog reads anything
+// else — "and", parentheses, a space inside a tag — as one tag that
+// matches nothing.
+func checkTags(expr string) error {
+	if expr == "" {
+		return nil
+	}
+	const syntax = `godog's syntax is "@a,@b" (either), "@a && @b" (both), "~@a" (not)`
+	for and := range strings.SplitSeq(expr, "&&") {
+		for tag := range strings.SplitSeq(and, ",") {
+			tag = strings.TrimSpace(tag)
+			name := strings.TrimPrefix(strings.TrimPrefix(tag, "~"), "@")
+			if name == "" || strings.ContainsAny(name, " \t()!|&@~") {
+				return fmt.Errorf("--tags %q: %q is not a tag; %s", expr, tag, syntax)
+			}
+		}
+	}
+	return nil
+}
+
+// Count returns how many scenarios (one per example row of an outline)
+// paths hold that match the tag expression. A path is a feature file, a
+// folder of them, or FILE:LINE (the scenario or example row at LINE).
+func Count(paths []string, tags string) (int, error) {
+	if len(paths) == 0 {
+		paths = []string{"features"}
+	}
+	total := 0
+	var errs []error
+	for _, p := range paths {
+		file, line := splitLine(p)
+		info, err := os.Stat(file)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("feature path %s: %w", p, err))
+			continue
+		}
+		var files []string
+		if info.IsDir() {
+			err = filepath.WalkDir(file, func(path string, d fs.DirEntry, err error) error {
+				if err == nil && !d.IsDir() && strings.HasSuffix(path, ".feature") {
+					files = append(files, path)
+				}
+				return err
+			})
+			if err != nil {
+				errs = append(errs, fmt.Errorf("feature path %s: %w", p, err))
+				continue
+			}
+		} else {
+			files = []string{file}
+		}
+		for _, f := range files {
+			n, err := countFile(f, line, tags)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			if line > 0 && n == 0 && tags == "" {
+				errs = append(errs, fmt.Errorf("%s: no scenario or example row at line %d", f, line))
+			}
+			total += n
+		}
+	}
+	return total, errors.Join(errs...)
+}
+
+// splitLine splits FILE:LINE; line is 0 when there is none.
+func splitLine(path string) (string, int) {
+	i := strings.LastIndexByte(path, ':')
+	if i < 0 {
+		return path, 0
+	}
+	line, err := strconv.Atoi(path[i+1:])
+	if err != nil || line < 1 {
+		return path, 0
+	}
+	return path[:i], line
+}
+
+func countFile(path string, line int, tags string) (int, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0, fmt.Errorf("feature file %s: %w", path, err)
+	}
+	ids := &messages.Incrementing{}
+	doc, err := gherkin.ParseGherkinDocument(strings.NewReader(string(data)), ids.NewId)
+	if err != nil {
+		return 0, fmt.Errorf("feature file %s: %w", path, err)
+	}
+	lines := nodeLines(doc)
+	n := 0
+	for _, p := range gherkin.Pickles(*doc, path, ids.NewId) {
+		if line > 0 && !slices.ContainsFunc(p.AstNodeIds, func(id string) bool { return lines[id] == line }) {
+			continue
+		}
+		if matches(tags, p.Tags) {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// nodeLines maps the ids of a document's scenarios and example rows to
+// their lines.
+func nodeLines(doc *messages.GherkinDocument) map[string]int {
+	out := map[string]int{}
+	var scenario func(s *messages.Scenario)
+	scenario = func(s *messages.Scenario) {
+		out[s.Id] = int(s.Location.Line)
+		for _, ex := range s.Examples {
+			for _, row := range ex.TableBody {
+				out[row.Id] = int(row.Location.Line)
+			}
+		}
+	}
+	if doc.Feature == nil {
+		return out
+	}
+	for _, c := range doc.Feature.Children {
+		if c.Scenario != nil {
+			scenario(c.Scenario)
+		}
+		if c.Rule != nil {
+			for _, rc := range c.Rule.Children {
+				if rc.Scenario != nil {
+					scenario(rc.Scenario)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// matches applies a tag expression as godog v0.15 does.
+func matches(expr string, tags []*messages.PickleTag) bool {
+	if expr == "" {
+		return true
+	}
+	has := func(name string) bool {
+		return slices.ContainsFunc(tags, func(t *messages.PickleTag) bool { return strings.TrimPrefix(t.Name, "@") == name })
+	}
+	for and := range strings.SplitSeq(expr, "&&") {
+		any := false
+		for tag := range strings.SplitSeq(and, ",") {
+			tag = strings.TrimSpace(tag)
+			if name, not := strings.CutPrefix(tag, "~"); not {
+				any = any || !has(strings.TrimPrefix(name, "@"))
+			} else {
+				any = any || has(strings.TrimPrefix(tag, "@"))
+			}
+		}
+		if !any {
+			return false
+		}
+	}
+	return true
+}

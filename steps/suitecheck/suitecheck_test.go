@@ -1,0 +1,58 @@
+package suitecheck
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestCheck: each kind of mistake is refused, with what is wrong, before
+// anything starts; a good selection passes.
+func TestCheck(t *testing.T) {
+	good := Options{Paths: []string{"testdata/two.feature"}, Format: "pretty", Concurrency: 4}
+	for _, c := range []struct {
+		name    string
+		change  func(*Options)
+		wantErr string // "" for none
+	}{
+		{"a good run", func(*Options) {}, ""},
+		{"formats with a file", func(o *Options) { o.Format = "progress,cucumber:/tmp/c.json" }, ""},
+		{"an unknown format", func(o *Options) { o.Format = "nonsense" }, `unknown format "nonsense"`},
+		{"zero concurrency", func(o *Options) { o.Concurrency = 0 }, "--concurrency must be at least 1, not 0"},
+		{"negative concurrency", func(o *Options) { o.Concurrency = -1 }, "not -1"},
+		{"cucumber-expression words", func(o *Options) { o.Tags = "@R4.2 and (" }, `"@R4.2 and (" is not a tag`},
+		{"an empty tag", func(o *Options) { o.Tags = "@R4.2 &&" }, `"" is not a tag`},
+		{"tags that select", func(o *Options) { o.Tags = "@R4.2 && ~@R2.1" }, ""},
+		{"tags that select nothing", func(o *Options) { o.Tags = "@R9.9" }, `no scenario of testdata/two.feature matches --tags "@R9.9"`},
+		{"a missing path", func(o *Options) { o.Paths = []string{"testdata/nope.feature"} }, "feature path testdata/nope.feature"},
+		{"a folder with no scenario", func(o *Options) { o.Paths = []string{"testdata/dir"} }, "no scenario in testdata/dir"},
+		{"a line with a scenario", func(o *Options) { o.Paths = []string{"testdata/two.feature:4"} }, ""},
+		{"a line with an example row", func(o *Options) { o.Paths = []string{"testdata/two.feature:14"} }, ""},
+		{"a line with none", func(o *Options) { o.Paths = []string{"testdata/two.feature:5"} }, "no scenario or example row at line 5"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			o := good
+			c.change(&o)
+			err := Check(o)
+			switch {
+			case c.wantErr == "" && err != nil:
+				t.Errorf("Check: %v, want none", err)
+			case c.wantErr != "" && (err == nil || !strings.Contains(err.Error(), c.wantErr)):
+				t.Errorf("Check: %v, want an error with %q", err, c.wantErr)
+			}
+		})
+	}
+}
+
+// TestCount: an outline counts one scenario per example row, and tags
+// select as godog selects.
+func TestCount(t *testing.T) {
+	for _, c := range []struct {
+		tags string
+		want int
+	}{{"", 3}, {"@R4.2", 2}, {"@R2.1,@R4.2", 3}, {"~@slow", 1}, {"@R2.1 && @slow", 0}} {
+		n, err := Count([]string{"testdata"}, c.tags)
+		if err != nil || n != c.want {
+			t.Errorf("Count(testdata, %q) = %d, %v; want %d", c.tags, n, err, c.want)
+		}
+	}
+}
