@@ -71,7 +71,7 @@ func (d *decoder) decodeDocument(doc *yamldoc.Document, tgt *target) (Object, []
 	m = copyMap(m)
 	m["apiVersion"], m["kind"] = gvk.GroupVersion().String(), gvk.Kind
 
-	obj := Object{GVK: gvk, Line: doc.AbsLine(doc.FirstLine())}
+	obj := Object{GVK: gvk, Line: doc.AbsLine(doc.FirstLine()), doc: doc}
 	u := &unstructured.Unstructured{}
 	raw, err := json.Marshal(m)
 	if err == nil {

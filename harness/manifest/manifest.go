@@ -53,6 +53,31 @@ type Object struct {
 	// Line is the absolute line of the document's first line of content
 	// (comments and blank lines before it are skipped).
 	Line int
+
+	doc *yamldoc.Document // where the fields are, for LineOf
+}
+
+// ErrorAt is an error about the field at path of the object (as LineOf
+// reads path), with its file and line.
+func (o Object) ErrorAt(path, msg string) *Error {
+	e := &Error{Line: o.LineOf(path), Path: path, Msg: msg}
+	if o.doc != nil {
+		e.File = o.doc.File
+	}
+	return e
+}
+
+// LineOf is the absolute line of the field at path (its key's line; an
+// item's own line), written as apimachinery's field.Path writes it
+// (spec.selector.matchExpressions[0].operator), or of the deepest part of
+// path the document has: for an error found after decoding (a preset's
+// validation) to name its line.
+func (o Object) LineOf(path string) int {
+	if o.doc == nil || o.Raw == nil {
+		return o.Line
+	}
+	p := fieldpath.Resolve(o.Raw.Object, fieldpath.SplitRaw(path))
+	return o.doc.AbsLine(o.doc.KeyLine(p))
 }
 
 // Error is a decoding error that names the file, the absolute line and, when

@@ -37,7 +37,7 @@ func Validate(p *v1alpha1.PodPreset) []Invalid {
 	// R1.4: something to inject.
 	s := p.Spec
 	if len(s.Env)+len(s.EnvFrom)+len(s.Volumes)+len(s.VolumeMounts) == 0 {
-		add("R1.4", field.Invalid(spec, "", "at least one of env, envFrom, volumes or volumeMounts must be set"))
+		add("R1.4", field.Required(spec, "at least one of env, envFrom, volumes or volumeMounts must be set"))
 	}
 
 	// R1.5: names and keys within the preset.

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -9,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"presetsim.dev/presetsim/cmd/presetsim/app/cli"
-	"presetsim.dev/presetsim/harness/manifest"
 	"presetsim.dev/presetsim/harness/preview"
 )
 
@@ -26,7 +24,9 @@ func newApplyCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		Long: `Reads manifests (multi-document YAML) holding PodPresets, pods and workloads, and shows the
 pods as the reference admission plug-in admits them, without an API server: each pod, and the
 pod each workload's template would produce, in its namespace, with the presets of that
-namespace. Mistakes in the input are reported with their file, line and field.
+namespace. Mistakes in the input are reported with their file, line and field, every one of
+them: YAML and schema errors, and presets the specification refuses (an invalid selector,
+nothing to inject).
 
 Exit status: 0, 1 on an error in the input, 2 on a usage error, 3 with --fail-on-conflict when
 a pod has a conflict.`,
@@ -38,7 +38,7 @@ a pod has a conflict.`,
 	}
 	fs := cmd.Flags()
 	var files []string
-	fs.StringArrayVarP(&files, "filename", "f", nil, "manifest file (multi-document YAML) or - for standard input; repeatable")
+	fs.StringArrayVarP(&files, "filename", "f", nil, "manifest file (multi-document YAML), folder of them, or - for standard input; repeatable")
 	output := fs.StringP("output", "o", "yaml", "output: yaml (the admitted pods), json, or diff (submitted → admitted)")
 	color := fs.String("color", "auto", "colour the diff: auto (when writing to a terminal), always, never")
 	explainFlag := fs.Bool("explain", false, "instead of the pods, say for every pod and preset whether it applies and why (-o json for a machine-readable form)")
@@ -49,23 +49,9 @@ a pod has a conflict.`,
 			fmt.Fprintln(stderr, "usage: presetsim apply -f FILE [-f FILE ...] [-o yaml|json|diff] [--fail-on-conflict]")
 			return cli.ExitError{Code: 2}
 		}
-		scheme := manifest.Scheme()
-		var objs []manifest.Object
-		var errs []error
-		for _, f := range files {
-			name, data, err := cli.ReadFile(f, stdin)
-			if err != nil {
-				return err
-			}
-			o, err := manifest.Decode(manifest.Source{File: name, Line: 1}, string(data), scheme)
-			if err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			objs = append(objs, o...)
-		}
-		if len(errs) > 0 {
-			return errors.Join(errs...)
+		objs, err := cli.ReadManifests(files, stdin)
+		if err != nil {
+			return err
 		}
 		results, err := preview.Run(ctx, objs)
 		if err != nil {

@@ -31,6 +31,15 @@ func TestApply(t *testing.T) {
 		{name: "workload from stdin as a diff", args: []string{"-o", "diff", "--color", "never", "-f", "-"}, stdin: workload, golden: "workload.diff.golden"},
 		{name: "bad input names file, line and field", args: []string{"-f", "testdata/invalid-seed-simple.yaml"},
 			wantErr: []string{"testdata/invalid-seed-simple.yaml:2: apiVersion", "testdata/invalid-seed-simple.yaml:12: spec.env[0].value"}},
+		{name: "every invalid preset field, with its line and rule", args: []string{"-f", "testdata/invalid-presets.yaml"},
+			wantErr: []string{
+				`testdata/invalid-presets.yaml:9: spec.selector.matchExpressions[0].operator: Invalid value: "Inn"`,
+				"testdata/invalid-presets.yaml:13: spec.selector.matchExpressions[1].values: Forbidden",
+				"testdata/invalid-presets.yaml:22: spec: Required value: at least one of env, envFrom, volumes or volumeMounts must be set (R1.4)",
+			}},
+		{name: "a folder as kubectl reads one", args: []string{"-f", "testdata/folder"}, golden: "configmap-example.yaml.golden"},
+		{name: "a folder with no manifest", args: []string{"-f", "testdata/empty-folder"}, wantErr: []string{"no .yaml, .yml or .json file in the folder testdata/empty-folder"}},
+		{name: "an empty standard input", args: []string{"-f", "-"}, wantErr: []string{"no object in -"}},
 		{name: "missing file", args: []string{"-f", "testdata/nope.yaml"}, wantErr: []string{"nope.yaml"}},
 		{name: "no file", args: nil, wantCode: 2},
 	}

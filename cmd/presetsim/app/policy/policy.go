@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -12,7 +11,6 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"presetsim.dev/presetsim/cmd/presetsim/app/cli"
-	"presetsim.dev/presetsim/harness/manifest"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
 	compiled "presetsim.dev/presetsim/presets/policy"
 )
@@ -39,7 +37,7 @@ Exit status: 0, 1 on an error in the input, 2 on a usage error.`,
 	}
 	fs := cmd.Flags()
 	var files []string
-	fs.StringArrayVarP(&files, "filename", "f", nil, "manifest file (multi-document YAML) or - for standard input; repeatable")
+	fs.StringArrayVarP(&files, "filename", "f", nil, "manifest file (multi-document YAML), folder of them, or - for standard input; repeatable")
 	failure := fs.String("failure-policy", string(admissionregistrationv1.Fail), "what the API server does when the policy cannot be evaluated: Fail (refuse the pod) or Ignore (admit it unmutated)")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		if len(files) == 0 {
@@ -50,28 +48,17 @@ Exit status: 0, 1 on an error in the input, 2 on a usage error.`,
 			return cli.UsageError(cmd, fmt.Sprintf("--failure-policy must be Fail or Ignore, not %q", *failure))
 		}
 		byNamespace := map[string][]*v1alpha1.PodPreset{}
-		var errs []error
-		for _, f := range files {
-			name, data, err := cli.ReadFile(f, stdin)
-			if err != nil {
-				return err
-			}
-			objs, err := manifest.Decode(manifest.Source{File: name, Line: 1}, string(data), manifest.Scheme())
-			if err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			for _, o := range objs {
-				if p, ok := o.Object.(*v1alpha1.PodPreset); ok {
-					if p.Namespace == "" {
-						p.Namespace = "default"
-					}
-					byNamespace[p.Namespace] = append(byNamespace[p.Namespace], p)
-				}
-			}
+		objs, err := cli.ReadManifests(files, stdin)
+		if err != nil {
+			return err
 		}
-		if len(errs) > 0 {
-			return errors.Join(errs...)
+		for _, o := range objs {
+			if p, ok := o.Object.(*v1alpha1.PodPreset); ok {
+				if p.Namespace == "" {
+					p.Namespace = "default"
+				}
+				byNamespace[p.Namespace] = append(byNamespace[p.Namespace], p)
+			}
 		}
 		if len(byNamespace) == 0 {
 			fmt.Fprintln(stderr, "no PodPreset in the input")

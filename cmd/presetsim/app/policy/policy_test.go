@@ -44,6 +44,8 @@ items:
 		{name: "Ignore", args: []string{"-f", "-", "--failure-policy", "Ignore"}, stdin: list, want: []string{"failurePolicy: Ignore"}},
 		{name: "bad failure policy", args: []string{"-f", "-", "--failure-policy", "ignore"}, stdin: list, wantCode: 2},
 		{name: "no file", wantCode: 2},
+		{name: "an invalid preset is refused with its line and rule", args: []string{"-f", "../testdata/invalid-presets.yaml"},
+			wantErr: "../testdata/invalid-presets.yaml:9: spec.selector.matchExpressions[0].operator: Invalid value: \"Inn\": not a valid selector operator (R1.3)"},
 		{name: "bad input names file, line and field", args: []string{"-f", "../testdata/invalid-seed-simple.yaml"},
 			wantErr: "../testdata/invalid-seed-simple.yaml:12: spec.env[0].value"},
 	}
