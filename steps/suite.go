@@ -15,6 +15,7 @@ import (
 	"github.com/cucumber/godog"
 
 	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/harness/backend"
 	"presetsim.dev/presetsim/steps/result"
 )
 
@@ -119,8 +120,15 @@ func Run(w *harness.World, opts SuiteOptions) (int, *Timings) {
 					}
 					t.Pods = pods
 				}
+				if s != nil && backend.IsEphemeral(w.Objects()) {
+					// After the pods were read: nothing else will.
+					if derr := s.scenario.DeleteNamespaces(ctx); derr != nil && !t.Failed {
+						t.Failed, t.Err = true, fmt.Errorf("unable to delete the scenario's namespaces: %w", derr)
+					}
+				}
 				timings.mu.Lock()
 				t.Duration = time.Since(timings.start[p.Id])
+				delete(timings.start, p.Id)
 				timings.list = append(timings.list, t)
 				timings.mu.Unlock()
 				return ctx, nil

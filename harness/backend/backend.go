@@ -167,6 +167,20 @@ type Processes interface {
 	StartsProcesses() bool
 }
 
+// Ephemeral is the ability of a cluster whose objects vanish with the run
+// (the offline backend's memory): no one can look at a scenario's
+// namespaces once it has ended, so they are deleted then, and memory does
+// not grow with the scenarios run.
+type Ephemeral interface {
+	Ephemeral() bool
+}
+
+// IsEphemeral reports whether a cluster's objects vanish with the run.
+func IsEphemeral(c Objects) bool {
+	e, ok := c.(Ephemeral)
+	return ok && e.Ephemeral()
+}
+
 // RunsPods reports whether the cluster schedules and starts pods, on
 // simulated nodes or real ones.
 func RunsPods(c Objects) bool {

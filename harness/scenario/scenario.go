@@ -140,6 +140,11 @@ func (s *Scenario) Namespace(ctx context.Context, logical string) (string, error
 		return p, nil
 	}
 	p, err := NewNamespace(ctx, s.w, logical, s.id)
+	for try := 0; apierrors.IsAlreadyExists(err) && try < 3; try++ {
+		// Another scenario drew the same name (or a namespace of an earlier
+		// run is still there): draw again.
+		p, err = NewNamespace(ctx, s.w, logical, utilrand.String(8))
+	}
 	if err != nil {
 		return "", err
 	}

@@ -163,6 +163,9 @@ func isObject(scheme *runtime.Scheme, gvk schema.GroupVersionKind) bool {
 // Mapper maps the kinds of the served group versions.
 func (c *Cluster) Mapper() meta.RESTMapper { return c.rest }
 
+// Ephemeral is true: the store is this process's memory.
+func (c *Cluster) Ephemeral() bool { return true }
+
 // Validates is false: nothing validates what is stored.
 func (c *Cluster) Validates() bool { return false }
 

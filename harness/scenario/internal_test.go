@@ -1,9 +1,14 @@
 package scenario
 
 import (
+	"context"
+	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/harness/backend/offline"
 )
 
 // TestMentions: ${rv:…} is found in any string of an object, keys
@@ -25,5 +30,28 @@ func TestMentions(t *testing.T) {
 				t.Errorf("isExpandable = %v, want %v", got, c.want)
 			}
 		})
+	}
+}
+
+// TestNamespaceCollision: a physical namespace name that is taken (another
+// scenario drew the same one) is drawn again, not a failure.
+func TestNamespaceCollision(t *testing.T) {
+	ctx := context.Background()
+	w, err := harness.Start(ctx, harness.Options{Backend: offline.New()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = w.Stop() })
+	s := New(w)
+	taken := "default-" + s.id
+	if err := w.CreateNamespace(ctx, taken, nil); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Namespace(ctx, "default")
+	if err != nil {
+		t.Fatalf("Namespace: %v, want a name drawn again", err)
+	}
+	if got == taken || !strings.HasPrefix(got, "default-") {
+		t.Errorf("Namespace = %q, want default-<another id>", got)
 	}
 }
