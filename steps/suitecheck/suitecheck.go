@@ -10,8 +10,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/cucumber/godog"
 	gherkin "github.com/cucumber/gherkin/go/v26"
+	"github.com/cucumber/godog"
 	messages "github.com/cucumber/messages/go/v21"
 )
 
