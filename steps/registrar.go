@@ -172,7 +172,22 @@ func withWebhookOutput(err error, output string) error {
 	if output == "" || !strings.Contains(err.Error(), "failed calling webhook") {
 		return err
 	}
-	return fmt.Errorf("%w\nthe API server could not get an answer from the webhook: its process may have failed; %s", err, output)
+	cause := "the API server could not get an answer from the webhook: its process may have failed"
+	for _, phrase := range serverErrors {
+		if strings.Contains(err.Error(), phrase) {
+			cause = "the webhook answered the API server with a server error (HTTP 5xx), not an admission review"
+			break
+		}
+	}
+	return fmt.Errorf("%w\n%s; %s", err, cause, output)
+}
+
+// serverErrors are how client-go words an HTTP 5xx answer (apierrors'
+// generic server responses), which the API server passes on as the cause
+// of a failed webhook call.
+var serverErrors = []string{
+	"an error on the server", "the server is currently unable to handle the request",
+	"the server was unable to return a response", "the server has received too many requests",
 }
 
 // ModelCheck names the check the model makes after a scenario's last step.

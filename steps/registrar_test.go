@@ -20,6 +20,8 @@ func TestWithWebhookOutput(t *testing.T) {
 	}{
 		{"a crashed webhook", crashed, output, []string{"stream error", "could not get an answer from the webhook", "reports/webhook.log", "panic: odd number"}},
 		{"no process started", crashed, "", []string{"stream error"}},
+		{"a webhook that answers 500", errors.New(`unable to create Pod "website": Internal error occurred: failed calling webhook "podpreset.presetsim.dev": failed to call webhook: an error on the server ("runtime error: invalid memory address") has prevented the request from succeeding`),
+			output, []string{"answered the API server with a server error (HTTP 5xx)", "reports/webhook.log", "invalid memory address"}},
 		{"a verdict, not a crash", errors.New(`the pod "website" should be as submitted`), output, []string{"should be as submitted"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
