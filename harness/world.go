@@ -219,10 +219,14 @@ func Start(ctx context.Context, opts Options) (_ *World, err error) {
 		w.keepsRecord = true
 		return w.procs.Track(dir)
 	}
+	keepResource := func(name string) error {
+		w.keepsRecord = true
+		return w.procs.TrackResource(procs.Resource{Backend: opts.Backend.Name(), Name: name})
+	}
 	w.keepsRecord = startsProcesses(opts.Backend) || startsProcesses(opts.Implementation)
 
 	w.cluster, err = opts.Backend.Start(ctx, backend.Run{
-		ID: w.RunID, Scheme: w.Scheme, Profile: w.Profile, Progress: progress, Wait: w.Timeouts.Wait, Nodes: opts.Nodes, KeepDir: keepDir,
+		ID: w.RunID, Scheme: w.Scheme, Profile: w.Profile, Progress: progress, Wait: w.Timeouts.Wait, Nodes: opts.Nodes, KeepDir: keepDir, KeepResource: keepResource,
 	})
 	w.saveProcs(progress)
 	if err != nil {
@@ -274,6 +278,18 @@ func reapLeftovers(records procs.Records, progress io.Writer) {
 	}
 	if n := len(reaped.Dirs); n > 0 {
 		fmt.Fprintf(progress, "removed %d directories an earlier run left when it was killed: %v\n", n, reaped.Dirs)
+	}
+	for _, res := range reaped.Resources {
+		reg, ok := Backends().Lookup(res.Backend)
+		if !ok || reg.Reap == nil {
+			fmt.Fprintf(progress, "warning: an earlier run that was killed left %s of the %s backend, which presetsim cannot remove\n", res.Name, res.Backend)
+			continue
+		}
+		if rerr := reg.Reap(res.Name); rerr != nil {
+			fmt.Fprintf(progress, "warning: %s, left by an earlier run that was killed: %v\n", res.Name, rerr)
+			continue
+		}
+		fmt.Fprintf(progress, "removed %s (%s backend), left by an earlier run when it was killed\n", res.Name, res.Backend)
 	}
 	if err != nil {
 		fmt.Fprintf(progress, "warning: %v\n", err)

@@ -51,6 +51,11 @@ type Run struct {
 	// it if this one is killed; the backend still removes it on Stop. Nil
 	// in tests that start a backend alone.
 	KeepDir func(dir string) error
+	// KeepResource records something the backend made outside this host's
+	// files (a kind cluster, by name), so that the next run has the
+	// backend's Registration.Reap remove it if this one is killed. Nil in
+	// tests that start a backend alone.
+	KeepResource func(name string) error
 }
 
 // KeepDir calls keep when it is not nil.

@@ -12,6 +12,9 @@ type Registration struct {
 	// Flags adds the backend's own flags to fs, if it has any, and returns
 	// the function that makes the backend from them once they are parsed.
 	Flags func(fs *pflag.FlagSet) func() (Backend, error)
+	// Reap removes a resource a killed run of this backend recorded
+	// (Run.KeepResource); nil for backends that record none.
+	Reap func(name string) error
 }
 
 // Registry is a list of registrations.
@@ -24,4 +27,14 @@ func (r Registry) Names() []string {
 		names[i] = reg.Name
 	}
 	return names
+}
+
+// Lookup returns the registration of a backend by name.
+func (r Registry) Lookup(name string) (Registration, bool) {
+	for _, reg := range r {
+		if reg.Name == name {
+			return reg, true
+		}
+	}
+	return Registration{}, false
 }

@@ -49,6 +49,9 @@ type Options struct {
 	// KeepDir records the cluster's temporary directory as soon as it
 	// exists (backend.Run.KeepDir); may be nil.
 	KeepDir func(dir string) error
+	// KeepCluster records the name of a cluster this run is about to
+	// create, and will delete (backend.Run.KeepResource); may be nil.
+	KeepCluster func(name string) error
 }
 
 // Cluster is a kind cluster that the harness uses.
@@ -114,6 +117,11 @@ func Create(ctx context.Context, opts Options) (_ *Cluster, err error) {
 			}
 		} else if err := imageExists(ctx, opts.Image); err != nil {
 			return nil, err
+		}
+		if opts.KeepCluster != nil && !opts.Keep {
+			if err := opts.KeepCluster(opts.Name); err != nil {
+				return nil, err
+			}
 		}
 		fmt.Fprintf(progress, "creating kind cluster %q from %s ...\n", opts.Name, opts.Image)
 		began := time.Now()
@@ -212,6 +220,23 @@ func (c *Cluster) Delete() error {
 		c.dir = ""
 	}
 	return errors.Join(errs...)
+}
+
+// DeleteNamed deletes the kind cluster name, if it exists: what a killed
+// run that created it left.
+func DeleteNamed(name string) error {
+	provider := cluster.NewProvider(cluster.ProviderWithDocker())
+	existing, err := provider.List()
+	if err != nil {
+		return fmt.Errorf("listing kind clusters: %w", err)
+	}
+	if !slices.Contains(existing, name) {
+		return nil
+	}
+	if err := provider.Delete(name, ""); err != nil {
+		return fmt.Errorf("deleting kind cluster %q: %w", name, err)
+	}
+	return nil
 }
 
 // CheckDocker fails, in one line, unless a Docker engine answers.

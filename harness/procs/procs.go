@@ -29,6 +29,16 @@ type record struct {
 	Owner    Process   `json:"owner"`
 	Children []Process `json:"children"`
 	Dirs     []string  `json:"dirs,omitempty"`
+	// Resources are what the run made outside this host's files and
+	// processes (a kind cluster), for their backend to remove.
+	Resources []Resource `json:"resources,omitempty"`
+}
+
+// Resource is something a run made that its backend knows how to remove:
+// Backend names the backend, Name the thing (a kind cluster's name).
+type Resource struct {
+	Backend string `json:"backend"`
+	Name    string `json:"name"`
 }
 
 // Records keeps the record of one run in Dir: one file per run, named
@@ -41,13 +51,16 @@ type Records struct {
 	// process.
 	Run string
 
-	dirs []string
+	dirs      []string
+	resources []Resource
 }
 
-// Reaped is what Reap removed.
+// Reaped is what Reap removed, and the resources of killed runs for their
+// backends to remove.
 type Reaped struct {
 	Processes []Process
 	Dirs      []string
+	Resources []Resource
 }
 
 // Dir is where runs keep their records by default: presetsim/runs under
@@ -76,8 +89,15 @@ func (r *Records) Track(dir string) error {
 	return r.Save()
 }
 
+// TrackResource adds a resource the run made to its record, and saves it,
+// so that the next run has its backend remove it if this one is killed.
+func (r *Records) TrackResource(res Resource) error {
+	r.resources = append(r.resources, res)
+	return r.Save()
+}
+
 // Save records this process and its children as they are now, and the
-// tracked directories, replacing what it recorded before. Without /proc
+// tracked directories and resources, replacing what it recorded before. Without /proc
 // (not Linux) it records nothing.
 func (r *Records) Save() error {
 	self, ok := read(os.Getpid())
@@ -89,7 +109,7 @@ func (r *Records) Save() error {
 	if err != nil {
 		return err
 	}
-	data, err := json.MarshalIndent(record{Owner: self.Process, Children: children, Dirs: r.dirs}, "", "  ")
+	data, err := json.MarshalIndent(record{Owner: self.Process, Children: children, Dirs: r.dirs, Resources: r.resources}, "", "  ")
 	if err != nil {
 		return err
 	}
@@ -176,6 +196,7 @@ func (r Records) Reap() (Reaped, error) {
 			}
 			reaped.Dirs = append(reaped.Dirs, dir)
 		}
+		reaped.Resources = append(reaped.Resources, rec.Resources...)
 		if err := os.Remove(file); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			errs = append(errs, err)
 		}

@@ -193,3 +193,32 @@ func TestTrackSaves(t *testing.T) {
 		t.Errorf("record %+v (%v), want the tracked directory", rec, err)
 	}
 }
+
+// TestReapReturnsResources: the resources a dead run recorded are handed
+// back for their backends to remove; a live run's are not.
+func TestReapReturnsResources(t *testing.T) {
+	self, _ := read(os.Getpid())
+	dead := Process{PID: self.PID, Start: self.Start - 1, Command: "presetsim"}
+	dir := t.TempDir()
+	writeRecord(t, dir, "dead.json", record{Owner: dead, Resources: []Resource{{Backend: "kind", Name: "presetsim-x"}}})
+	writeRecord(t, dir, "live.json", record{Owner: self.Process, Resources: []Resource{{Backend: "kind", Name: "presetsim-live"}}})
+	reaped, err := Records{Dir: dir}.Reap()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(reaped.Resources) != 1 || reaped.Resources[0] != (Resource{Backend: "kind", Name: "presetsim-x"}) {
+		t.Errorf("Reap() resources %v, want the dead run's kind cluster only", reaped.Resources)
+	}
+	r := &Records{Dir: dir, Run: "r"}
+	if err := r.TrackResource(Resource{Backend: "kind", Name: "c"}); err != nil {
+		t.Fatal(err)
+	}
+	var rec record
+	data, err := os.ReadFile(filepath.Join(dir, strconv.Itoa(os.Getpid())+"-r.json"))
+	if err == nil {
+		err = json.Unmarshal(data, &rec)
+	}
+	if err != nil || len(rec.Resources) != 1 {
+		t.Errorf("record %+v (%v), want the tracked resource", rec, err)
+	}
+}

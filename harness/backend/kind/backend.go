@@ -52,6 +52,8 @@ func Registration() backend.Registration {
 			fs.BoolVar(&opts.Keep, "keep-cluster", false, "kind backend: leave the cluster in place at the end")
 			return func() (backend.Backend, error) { return New(opts), nil }
 		},
+		// A cluster a killed run created (and was to delete).
+		Reap: kindcluster.DeleteNamed,
 	}
 }
 
@@ -69,7 +71,7 @@ type Cluster struct {
 
 // Start creates (or reuses) the cluster and serves it the test image.
 func (b *Backend) Start(ctx context.Context, run backend.Run) (_ backend.Cluster, err error) {
-	kc, err := kindcluster.Create(ctx, kindcluster.Options{Name: b.opts.Name, Image: b.opts.Image, Keep: b.opts.Keep, Progress: run.Progress, KeepDir: run.KeepDir})
+	kc, err := kindcluster.Create(ctx, kindcluster.Options{Name: b.opts.Name, Image: b.opts.Image, Keep: b.opts.Keep, Progress: run.Progress, KeepDir: run.KeepDir, KeepCluster: run.KeepResource})
 	if err != nil {
 		return nil, err
 	}
