@@ -3,8 +3,10 @@ package offline_test
 import (
 	"context"
 	"fmt"
+	goruntime "runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"presetsim.dev/presetsim/harness/backend/offline/offlinetest"
 
@@ -14,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
 
 	"presetsim.dev/presetsim/harness/backend"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
@@ -237,4 +240,75 @@ func ready(rs *unstructured.Unstructured) (bool, string) {
 	want, _, _ := unstructured.NestedInt64(rs.Object, "spec", "replicas")
 	got, _, _ := unstructured.NestedInt64(rs.Object, "status", "readyReplicas")
 	return got == want, fmt.Sprintf("readyReplicas %d/%d", got, want)
+}
+
+// TestWatch: watches of one namespace each see its events; a stopped watch
+// ends; deleting the namespace ends the others; and watching again and
+// again does not make memory grow (the fake tracker keeps every watcher it
+// made, so they are shared).
+func TestWatch(t *testing.T) {
+	ctx := context.Background()
+	w := offlinetest.Start(t)
+	c := w.Objects()
+	if err := c.CreateNamespace(ctx, "watched", nil); err != nil {
+		t.Fatal(err)
+	}
+	a, err := c.Watch(ctx, backend.Pods, "watched")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := c.Watch(ctx, backend.Pods, "watched")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Create(ctx, backend.Pods, offlinetest.Unstructured(t, offlinetest.Pod("watched", "p", "")), backend.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for name, wt := range map[string]watch.Interface{"first": a, "second": b} {
+		select {
+		case ev := <-wt.ResultChan():
+			if ev.Type != watch.Added {
+				t.Errorf("%s watch: %s, want Added", name, ev.Type)
+			}
+		case <-time.After(5 * time.Second):
+			t.Errorf("%s watch saw no event", name)
+		}
+	}
+	a.Stop()
+	a.Stop()
+	if _, open := <-a.ResultChan(); open {
+		t.Error("a stopped watch is still open")
+	}
+	if err := c.Delete(ctx, backend.Namespaces, "", "watched"); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.After(5 * time.Second)
+	for open := true; open; {
+		select {
+		case _, open = <-b.ResultChan():
+		case <-deadline:
+			t.Fatal("a watch of a deleted namespace did not end")
+		}
+	}
+
+	if err := c.CreateNamespace(ctx, "again", nil); err != nil {
+		t.Fatal(err)
+	}
+	heap := func() uint64 {
+		goruntime.GC()
+		var m goruntime.MemStats
+		goruntime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	before := heap()
+	for range 20000 {
+		wt, err := c.Watch(ctx, backend.Events, "again")
+		if err != nil {
+			t.Fatal(err)
+		}
+		wt.Stop()
+	}
+	if grew := int64(heap()) - int64(before); grew > 1<<20 {
+		t.Errorf("20,000 watches started and stopped kept %d KiB", grew>>10)
+	}
 }

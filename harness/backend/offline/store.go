@@ -77,6 +77,8 @@ type Cluster struct {
 
 	mu sync.Mutex // serialises writes, so resourceVersions grow in order
 	rv int64
+
+	watches watches // Watch's, shared per resource and namespace
 }
 
 // workloadKinds are the kinds whose controllers make pods; only ReplicaSets
@@ -414,9 +416,10 @@ func (c *Cluster) toUnstructured(gvr schema.GroupVersionResource, obj runtime.Ob
 	return u, nil
 }
 
-// Watch watches a resource.
+// Watch watches a resource. The caller stops the watch; deleting the
+// namespace ends it too.
 func (c *Cluster) Watch(_ context.Context, gvr schema.GroupVersionResource, namespace string) (watch.Interface, error) {
-	return c.tracker(gvr).Watch(gvr, namespace)
+	return c.watches.watch(c.tracker(gvr), gvr, namespace)
 }
 
 // List lists a resource, sorted by name.
@@ -558,6 +561,7 @@ func (c *Cluster) Delete(ctx context.Context, gvr schema.GroupVersionResource, n
 		// with every scenario (presetsim fuzz runs thousands).
 		c.typed.ClearActions()
 		c.dynamic.ClearActions()
+		defer c.watches.forget(name)
 		return c.emptyNamespaceLocked(name)
 	}
 	delete(c.presets[namespace], name)
