@@ -34,6 +34,9 @@ with the same --kubeconfig is refused.`,
 	nodes := fs.Int("nodes", harness.DefaultNodes, "simulated nodes")
 	cmd.Args = cli.NoArgs
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if *nodes < 0 {
+			return cli.UsageError(cmd, fmt.Sprintf("--nodes must not be negative, not %d", *nodes))
+		}
 		path, err := filepath.Abs(*kubeconfig)
 		if err != nil {
 			return err
