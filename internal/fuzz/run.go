@@ -94,8 +94,8 @@ func (r runner) run(ctx context.Context, c Case) (Observed, error) {
 }
 
 // admit creates a case's objects: its presets, then the pod with a
-// server-side dry run and for real. On error, the case's namespaces are
-// deleted.
+// server-side dry run and for real. On error, the case's namespaces go
+// back to the pool.
 func (r runner) admit(ctx context.Context, c Case) (_ *trial, err error) {
 	t := &trial{s: scenario.New(r.w), taken: map[string]string{}}
 	defer func() {
@@ -170,7 +170,7 @@ func (r runner) admit(ctx context.Context, c Case) (_ *trial, err error) {
 // claims events: it waits until the events the model expects are there,
 // and, when the case has a conflict, until its settle window has passed
 // (an event may come later than the request), then lists them once more.
-// Then it deletes the case's namespaces.
+// Then it gives the case's namespaces back to the pool (release).
 func (r runner) settle(ctx context.Context, t *trial) (err error) {
 	defer func() {
 		if derr := r.release(context.WithoutCancel(ctx), t); derr != nil && err == nil {
