@@ -177,11 +177,14 @@ func Merge(pod *corev1.Pod, presets []*v1alpha1.PodPreset, v Variant) (*corev1.P
 		containers = append(containers, &out.Spec.Containers[i])
 	}
 
-	// The entries each container was submitted with, by container
-	// (EnvFromAppendedUnlessSubmitted).
-	submitted := map[*corev1.Container][]corev1.EnvFromSource{}
-	for _, c := range containers {
-		submitted[c] = slices.Clone(c.EnvFrom)
+	// The entries each container was submitted with, by container, for
+	// EnvFromAppendedUnlessSubmitted only.
+	var submitted map[*corev1.Container][]corev1.EnvFromSource
+	if v.EnvFrom == EnvFromAppendedUnlessSubmitted {
+		submitted = map[*corev1.Container][]corev1.EnvFromSource{}
+		for _, c := range containers {
+			submitted[c] = slices.Clone(c.EnvFrom)
+		}
 	}
 	var conflicts conflictList
 	for _, p := range presets {
