@@ -16,6 +16,7 @@ import (
 
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/harness/backend"
+	"presetsim.dev/presetsim/steps/featureloc"
 	"presetsim.dev/presetsim/steps/result"
 )
 
@@ -96,7 +97,7 @@ func Run(w *harness.World, opts SuiteOptions) (int, *Timings) {
 				return ctx, nil
 			})
 			sc.After(func(ctx context.Context, p *godog.Scenario, err error) (context.Context, error) {
-				t := result.Scenario{Scenario: fmt.Sprintf("%s: %s", p.Uri, p.Name)}
+				t := result.Scenario{Scenario: fmt.Sprintf("%s: %s", featureloc.File(p.Uri), p.Name)}
 				for _, tag := range p.Tags {
 					t.Tags = append(t.Tags, tag.Name)
 				}

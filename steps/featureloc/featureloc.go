@@ -3,6 +3,7 @@ package featureloc
 import (
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -56,6 +57,17 @@ func (l *Locator) Locate(p *messages.Pickle) ([]Step, error) {
 	return nil, fmt.Errorf("scenario %q not found in %s", p.Name, p.Uri)
 }
 
+// File is the feature file of a pickle's URI: godog keeps the line of a
+// path given as FILE:LINE in the URI.
+func File(uri string) string {
+	if i := strings.LastIndexByte(uri, ':'); i > 0 {
+		if _, err := strconv.Atoi(uri[i+1:]); err == nil {
+			return uri[:i]
+		}
+	}
+	return uri
+}
+
 func (l *Locator) parse(uri string) *parsedFile {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -64,7 +76,7 @@ func (l *Locator) parse(uri string) *parsedFile {
 	}
 	f := &parsedFile{steps: map[string]Step{}}
 	l.files[uri] = f
-	data, err := os.ReadFile(uri)
+	data, err := os.ReadFile(File(uri))
 	if err != nil {
 		f.err = err
 		return f
