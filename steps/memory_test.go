@@ -13,6 +13,7 @@ import (
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/harness/backend/offline"
 	"presetsim.dev/presetsim/steps"
+	"presetsim.dev/presetsim/steps/suitecheck"
 )
 
 // TestMemoryPerScenario runs 200 and then 2,000 generated scenarios
@@ -114,4 +115,12 @@ func manyScenarios(n int) string {
 `, i, i)
 	}
 	return b.String()
+}
+
+// TestSuiteStepsDefined: every step of the curated suite is one the
+// harness defines (run refuses a suite that has an undefined step).
+func TestSuiteStepsDefined(t *testing.T) {
+	if err := suitecheck.Check(suitecheck.Options{Paths: []string{"../features"}, Format: "pretty", Concurrency: 1, Steps: steps.Expressions()}); err != nil {
+		t.Error(err)
+	}
 }

@@ -45,11 +45,18 @@ var (
 type registrar struct {
 	sc      *godog.ScenarioContext
 	timeout time.Duration
+	// expressions, when set, only collects the steps' expressions
+	// (Expressions): nothing is registered.
+	expressions *[]*regexp.Regexp
 }
 
 // Step registers handler for expr. The handler's first argument must be
 // the context and its last result an error, as godog requires.
 func (r registrar) Step(expr string, spec checkSpec, handler any) {
+	if r.expressions != nil {
+		*r.expressions = append(*r.expressions, compiled(expr))
+		return
+	}
 	v := reflect.ValueOf(handler)
 	// The wrapper captures the timeout, not r: godog keeps every step
 	// result with its definition until the run ends, and through r.sc each
@@ -85,6 +92,17 @@ func (r registrar) Step(expr string, spec checkSpec, handler any) {
 		return out
 	})
 	r.sc.Step(compiled(expr), wrapped.Interface())
+}
+
+// Expressions are the expressions of every step the suite defines, for
+// checking feature files before a run (suitecheck).
+func Expressions() []*regexp.Regexp {
+	var out []*regexp.Regexp
+	r := registrar{expressions: &out}
+	register(r)
+	registerWorkloads(r)
+	registerEnvironment(r)
+	return out
 }
 
 // expressions are the steps' compiled expressions: every scenario

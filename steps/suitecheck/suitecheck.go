@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,6 +22,9 @@ type Options struct {
 	Format      string
 	Tags        string
 	Concurrency int
+	// Steps are the expressions of the defined steps (steps.Expressions);
+	// when set, every step of the selected scenarios must match one.
+	Steps []*regexp.Regexp
 }
 
 // Check returns every problem with the options, joined; nil when the run
@@ -33,9 +37,12 @@ func Check(o Options) error {
 	if err := errors.Join(errs...); err != nil {
 		return err // the selection cannot be counted with a broken filter
 	}
-	n, err := Count(o.Paths, o.Tags)
+	n, undefined, err := count(o.Paths, o.Tags, o.Steps)
 	if err != nil {
 		return err
+	}
+	if len(undefined) > 0 {
+		return errors.Join(undefined...)
 	}
 	if n == 0 {
 		if o.Tags != "" {
@@ -89,11 +96,18 @@ func checkTags(expr string) error {
 // paths hold that match the tag expression. A path is a feature file, a
 // folder of them, or FILE:LINE (the scenario or example row at LINE).
 func Count(paths []string, tags string) (int, error) {
+	n, _, err := count(paths, tags, nil)
+	return n, err
+}
+
+// count is Count, and, when steps are given, an error for each step of
+// the selected scenarios that matches none of them.
+func count(paths []string, tags string, steps []*regexp.Regexp) (int, []error, error) {
 	if len(paths) == 0 {
 		paths = []string{"features"}
 	}
 	total := 0
-	var errs []error
+	var errs, undefined []error
 	for _, p := range paths {
 		file, line := splitLine(p)
 		info, err := os.Stat(file)
@@ -117,18 +131,19 @@ func Count(paths []string, tags string) (int, error) {
 			files = []string{file}
 		}
 		for _, f := range files {
-			n, err := countFile(f, line, tags)
+			n, u, err := countFile(f, line, tags, steps)
 			if err != nil {
 				errs = append(errs, err)
 				continue
 			}
+			undefined = append(undefined, u...)
 			if line > 0 && n == 0 && tags == "" {
 				errs = append(errs, fmt.Errorf("%s: no scenario or example row at line %d", f, line))
 			}
 			total += n
 		}
 	}
-	return total, errors.Join(errs...)
+	return total, undefined, errors.Join(errs...)
 }
 
 // splitLine splits FILE:LINE; line is 0 when there is none.
@@ -144,36 +159,58 @@ func splitLine(path string) (string, int) {
 	return path[:i], line
 }
 
-func countFile(path string, line int, tags string) (int, error) {
+func countFile(path string, line int, tags string, steps []*regexp.Regexp) (int, []error, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return 0, fmt.Errorf("feature file %s: %w", path, err)
+		return 0, nil, fmt.Errorf("feature file %s: %w", path, err)
 	}
 	ids := &messages.Incrementing{}
 	doc, err := gherkin.ParseGherkinDocument(strings.NewReader(string(data)), ids.NewId)
 	if err != nil {
-		return 0, fmt.Errorf("feature file %s: %w", path, err)
+		return 0, nil, fmt.Errorf("feature file %s: %w", path, err)
 	}
 	lines := nodeLines(doc)
 	n := 0
+	var undefined []error
+	seen := map[int]bool{} // a Background step is in every pickle
 	for _, p := range gherkin.Pickles(*doc, path, ids.NewId) {
 		if line > 0 && !slices.ContainsFunc(p.AstNodeIds, func(id string) bool { return lines[id] == line }) {
 			continue
 		}
-		if matches(tags, p.Tags) {
-			n++
+		if !matches(tags, p.Tags) {
+			continue
+		}
+		n++
+		for _, st := range p.Steps {
+			if len(steps) == 0 || slices.ContainsFunc(steps, func(re *regexp.Regexp) bool { return re.MatchString(st.Text) }) {
+				continue
+			}
+			at := 0
+			if len(st.AstNodeIds) > 0 {
+				at = lines[st.AstNodeIds[0]]
+			}
+			if seen[at] {
+				continue
+			}
+			seen[at] = true
+			undefined = append(undefined, fmt.Errorf("%s:%d: undefined step %q; the nearest defined step is %s", path, at, st.Text, nearest(st.Text, steps)))
 		}
 	}
-	return n, nil
+	return n, undefined, nil
 }
 
 // nodeLines maps the ids of a document's scenarios and example rows to
 // their lines.
 func nodeLines(doc *messages.GherkinDocument) map[string]int {
 	out := map[string]int{}
-	var scenario func(s *messages.Scenario)
-	scenario = func(s *messages.Scenario) {
+	stepLines := func(steps []*messages.Step) {
+		for _, st := range steps {
+			out[st.Id] = int(st.Location.Line)
+		}
+	}
+	scenario := func(s *messages.Scenario) {
 		out[s.Id] = int(s.Location.Line)
+		stepLines(s.Steps)
 		for _, ex := range s.Examples {
 			for _, row := range ex.TableBody {
 				out[row.Id] = int(row.Location.Line)
@@ -184,11 +221,17 @@ func nodeLines(doc *messages.GherkinDocument) map[string]int {
 		return out
 	}
 	for _, c := range doc.Feature.Children {
+		if c.Background != nil {
+			stepLines(c.Background.Steps)
+		}
 		if c.Scenario != nil {
 			scenario(c.Scenario)
 		}
 		if c.Rule != nil {
 			for _, rc := range c.Rule.Children {
+				if rc.Background != nil {
+					stepLines(rc.Background.Steps)
+				}
 				if rc.Scenario != nil {
 					scenario(rc.Scenario)
 				}
@@ -221,4 +264,62 @@ func matches(expr string, tags []*messages.PickleTag) bool {
 		}
 	}
 	return true
+}
+
+// nearest names the defined step most like text: the expression with the
+// fewest edits between its words (regular-expression syntax left out) and
+// the text's.
+func nearest(text string, steps []*regexp.Regexp) string {
+	best, bestDist := "", -1
+	for _, re := range steps {
+		plain := readable(re.String())
+		if d := distance(strings.ToLower(text), strings.ToLower(plain)); bestDist < 0 || d < bestDist {
+			best, bestDist = plain, d
+		}
+	}
+	return fmt.Sprintf("%q", best)
+}
+
+// readable strips an expression of its anchors and writes its groups as
+// "…", so that it reads like a step.
+func readable(expr string) string {
+	expr = strings.TrimSuffix(strings.TrimPrefix(expr, "^"), "$")
+	var b strings.Builder
+	depth := 0
+	for _, r := range expr {
+		switch {
+		case r == '(':
+			if depth == 0 {
+				b.WriteString("…")
+			}
+			depth++
+		case r == ')' && depth > 0:
+			depth--
+		case depth == 0 && r != '\\':
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// distance is the Levenshtein distance between a and b, in runes.
+func distance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur := make([]int, len(rb)+1)
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(rb)]
 }

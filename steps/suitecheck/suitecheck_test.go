@@ -1,6 +1,7 @@
 package suitecheck
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -49,10 +50,29 @@ func TestCount(t *testing.T) {
 	for _, c := range []struct {
 		tags string
 		want int
-	}{{"", 3}, {"@R4.2", 2}, {"@R2.1,@R4.2", 3}, {"~@slow", 1}, {"@R2.1 && @slow", 0}} {
+	}{{"", 4}, {"@R4.2", 2}, {"@R2.1,@R4.2", 3}, {"~@slow", 2}, {"@R2.1 && @slow", 0}} {
 		n, err := Count([]string{"testdata"}, c.tags)
 		if err != nil || n != c.want {
 			t.Errorf("Count(testdata, %q) = %d, %v; want %d", c.tags, n, err, c.want)
 		}
+	}
+}
+
+// TestUndefinedSteps: a step that matches no defined one is refused with
+// its file and line and the nearest defined step, once even when a
+// Background repeats it.
+func TestUndefinedSteps(t *testing.T) {
+	defined := []*regexp.Regexp{
+		regexp.MustCompile(`^the (PodPreset|ConfigMap):$`),
+		regexp.MustCompile(`^I create the pod:$`),
+		regexp.MustCompile(`^nothing$`), regexp.MustCompile(`^(\d+)$`),
+	}
+	err := Check(Options{Paths: []string{"testdata/undefined.feature"}, Format: "pretty", Concurrency: 1, Steps: defined})
+	want := `testdata/undefined.feature:11: undefined step "I craete the pod:"; the nearest defined step is "I create the pod:"`
+	if err == nil || err.Error() != want {
+		t.Errorf("Check: %v, want %s", err, want)
+	}
+	if err := Check(Options{Paths: []string{"testdata/two.feature"}, Format: "pretty", Concurrency: 1, Steps: defined}); err != nil {
+		t.Errorf("every step defined: %v", err)
 	}
 }

@@ -115,6 +115,10 @@ MutatingAdmissionPolicies (--implementation policy), or one already installed on
 (--kubeconfig). Objects live on a real control plane built from source (envtest,
 the default), in memory (--backend offline), on a kind cluster or on an existing cluster.
 
+Mistakes in the flags or the feature files — an unknown format, a tag expression godog cannot
+read, a path that does not exist, a selection with no scenario, an undefined step (with the
+nearest defined one) — are reported with their file and line before anything starts.
+
 Exit status: 0 when every scenario passed or differs as declared, 1 when one failed, 2 on a
 usage error, 130 or 143 when interrupted.`,
 		Example: `  presetsim run
@@ -135,7 +139,7 @@ usage error, 130 or 143 when interrupted.`,
 	watchFlag := fs.Bool("watch", false, "keep the control plane and the implementation up; run a feature file's scenarios again when it is saved (all on r and Enter) and print what changed; Ctrl-C stops")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		// Checked before the control plane starts, which takes seconds.
-		if err := suitecheck.Check(suitecheck.Options{Paths: args, Format: *format, Tags: *tags, Concurrency: *concurrency}); err != nil {
+		if err := suitecheck.Check(suitecheck.Options{Paths: args, Format: *format, Tags: *tags, Concurrency: *concurrency, Steps: steps.Expressions()}); err != nil {
 			return cli.UsageError(cmd, err.Error())
 		}
 		st, err := t.start(cmd.Context(), cmd, stderr)

@@ -11,6 +11,7 @@ import (
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/harness/implementation/module"
 	"presetsim.dev/presetsim/harness/mutants"
+	"presetsim.dev/presetsim/steps"
 	"presetsim.dev/presetsim/steps/suitecheck"
 )
 
@@ -30,7 +31,7 @@ prints every scenario whose outcome or pods differ. Exit status 1 when any diffe
 	name := fs.String("module", module.Reference, "in-process admission module to test")
 	tags := fs.String("tags", "", "run only scenarios matching this tag expression")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		if err := suitecheck.Check(suitecheck.Options{Paths: args, Format: "pretty", Tags: *tags, Concurrency: 1}); err != nil {
+		if err := suitecheck.Check(suitecheck.Options{Paths: args, Format: "pretty", Tags: *tags, Concurrency: 1, Steps: steps.Expressions()}); err != nil {
 			return cli.UsageError(cmd, err.Error())
 		}
 		interrupts, bin, err := cli.Prepare(cmd.Context(), stderr)
