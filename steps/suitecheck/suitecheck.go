@@ -37,6 +37,9 @@ func Check(o Options) error {
 	if err := errors.Join(errs...); err != nil {
 		return err // the selection cannot be counted with a broken filter
 	}
+	if len(o.Paths) == 0 {
+		o.Paths = []string{"features"} // godog's default, and the run's
+	}
 	n, undefined, err := count(o.Paths, o.Tags, o.Steps)
 	if err != nil {
 		return err

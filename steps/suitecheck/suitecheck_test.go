@@ -26,6 +26,7 @@ func TestCheck(t *testing.T) {
 		{"tags that select nothing", func(o *Options) { o.Tags = "@R9.9" }, `no scenario of testdata/two.feature matches --tags "@R9.9"`},
 		{"a missing path", func(o *Options) { o.Paths = []string{"testdata/nope.feature"} }, "feature path testdata/nope.feature"},
 		{"a folder with no scenario", func(o *Options) { o.Paths = []string{"testdata/dir"} }, "no scenario in testdata/dir"},
+		{"no path: features, which is not here", func(o *Options) { o.Paths = nil }, "feature path features"},
 		{"a line with a scenario", func(o *Options) { o.Paths = []string{"testdata/two.feature:4"} }, ""},
 		{"a line with an example row", func(o *Options) { o.Paths = []string{"testdata/two.feature:14"} }, ""},
 		{"a line with none", func(o *Options) { o.Paths = []string{"testdata/two.feature:5"} }, "no scenario or example row at line 5"},
