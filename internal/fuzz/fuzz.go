@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"presetsim.dev/presetsim/harness"
-	"presetsim.dev/presetsim/harness/scenario"
 )
 
 // Options configure a fuzz run.
@@ -243,7 +242,7 @@ var invalidName = regexp.MustCompile(`the invalid preset \S+`)
 // shrinkAndWrite shrinks a report's case and writes it as a feature.
 func (r runner) shrinkAndWrite(ctx context.Context, rep *Report, opts Options) error {
 	c := Generate(rep.CaseSeed)
-	r.eventWait = scenario.New(r.w).SettleWindow(0)
+	r.eventWait = r.w.Timeouts.Settle
 	small, d := r.shrink(ctx, c, rep.Rules, strings.HasPrefix(rep.Summary, eventsSummary))
 	if d != nil {
 		rep.Summary, rep.Detail = d.Summary, d.Detail

@@ -55,7 +55,7 @@ func newNamespaces(w *harness.World) (*namespaces, error) {
 		// Pods first: an implementation may watch its presets and act on
 		// the pods that are still there.
 		resources:  []schema.GroupVersionResource{backend.Pods, mapping.Resource, backend.Events},
-		quarantine: 2 * scenario.New(w).SettleWindow(0),
+		quarantine: 2 * w.Timeouts.Settle,
 		free:       map[string][]freeNamespace{},
 		all:        map[string]bool{},
 	}, nil

@@ -76,48 +76,84 @@ func (l *Locator) parse(uri string) *parsedFile {
 	}
 	f := &parsedFile{steps: map[string]Step{}}
 	l.files[uri] = f
-	data, err := os.ReadFile(File(uri))
+	doc, pickles, err := Parse(uri)
 	if err != nil {
 		f.err = err
 		return f
+	}
+	f.pickles = pickles
+	walk(doc, nil, func(st *messages.Step) {
+		loc := Step{File: uri, Line: int(st.Location.Line)}
+		if st.DocString != nil {
+			loc.DocLine = int(st.DocString.Location.Line) + 1
+		}
+		f.steps[st.Id] = loc
+	})
+	return f
+}
+
+// Parse reads and parses the feature file of uri (File) and returns the
+// document and its pickles, which name uri.
+func Parse(uri string) (*messages.GherkinDocument, []*messages.Pickle, error) {
+	data, err := os.ReadFile(File(uri))
+	if err != nil {
+		return nil, nil, err
 	}
 	ids := &messages.Incrementing{}
 	doc, err := gherkin.ParseGherkinDocument(strings.NewReader(string(data)), ids.NewId)
 	if err != nil {
-		f.err = err
-		return f
+		return nil, nil, err
 	}
-	f.pickles = gherkin.Pickles(*doc, uri, ids.NewId)
-	if doc.Feature == nil {
-		return f
-	}
-	record := func(steps []*messages.Step) {
-		for _, st := range steps {
-			loc := Step{File: uri, Line: int(st.Location.Line)}
-			if st.DocString != nil {
-				loc.DocLine = int(st.DocString.Location.Line) + 1
+	return doc, gherkin.Pickles(*doc, uri, ids.NewId), nil
+}
+
+// Lines maps the AST node ids a pickle names — its scenario, its example
+// row, its steps — to their lines.
+func Lines(doc *messages.GherkinDocument) map[string]int {
+	out := map[string]int{}
+	walk(doc, func(sc *messages.Scenario) {
+		out[sc.Id] = int(sc.Location.Line)
+		for _, ex := range sc.Examples {
+			for _, row := range ex.TableBody {
+				out[row.Id] = int(row.Location.Line)
 			}
-			f.steps[st.Id] = loc
+		}
+	}, func(st *messages.Step) {
+		out[st.Id] = int(st.Location.Line)
+	})
+	return out
+}
+
+// walk calls scenario (when not nil) for each scenario of doc and step for
+// each step, Backgrounds' and Rules' included.
+func walk(doc *messages.GherkinDocument, scenario func(*messages.Scenario), step func(*messages.Step)) {
+	if doc.Feature == nil {
+		return
+	}
+	steps := func(list []*messages.Step) {
+		for _, st := range list {
+			step(st)
+		}
+	}
+	visit := func(bg *messages.Background, sc *messages.Scenario) {
+		if bg != nil {
+			steps(bg.Steps)
+		}
+		if sc != nil {
+			if scenario != nil {
+				scenario(sc)
+			}
+			steps(sc.Steps)
 		}
 	}
 	for _, child := range doc.Feature.Children {
-		switch {
-		case child.Background != nil:
-			record(child.Background.Steps)
-		case child.Scenario != nil:
-			record(child.Scenario.Steps)
-		case child.Rule != nil:
+		visit(child.Background, child.Scenario)
+		if child.Rule != nil {
 			for _, rc := range child.Rule.Children {
-				if rc.Background != nil {
-					record(rc.Background.Steps)
-				}
-				if rc.Scenario != nil {
-					record(rc.Scenario.Steps)
-				}
+				visit(rc.Background, rc.Scenario)
 			}
 		}
 	}
-	return f
 }
 
 func samePickle(a, b *messages.Pickle) bool {

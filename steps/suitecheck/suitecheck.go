@@ -11,9 +11,10 @@ import (
 	"strconv"
 	"strings"
 
-	gherkin "github.com/cucumber/gherkin/go/v26"
 	"github.com/cucumber/godog"
 	messages "github.com/cucumber/messages/go/v21"
+
+	"presetsim.dev/presetsim/steps/featureloc"
 )
 
 // Options are what a run is asked to do, as steps.SuiteOptions says it.
@@ -163,20 +164,15 @@ func splitLine(path string) (string, int) {
 }
 
 func countFile(path string, line int, tags string, steps []*regexp.Regexp) (int, []error, error) {
-	data, err := os.ReadFile(path)
+	doc, pickles, err := featureloc.Parse(path)
 	if err != nil {
 		return 0, nil, fmt.Errorf("feature file %s: %w", path, err)
 	}
-	ids := &messages.Incrementing{}
-	doc, err := gherkin.ParseGherkinDocument(strings.NewReader(string(data)), ids.NewId)
-	if err != nil {
-		return 0, nil, fmt.Errorf("feature file %s: %w", path, err)
-	}
-	lines := nodeLines(doc)
+	lines := featureloc.Lines(doc)
 	n := 0
 	var undefined []error
 	seen := map[int]bool{} // a Background step is in every pickle
-	for _, p := range gherkin.Pickles(*doc, path, ids.NewId) {
+	for _, p := range pickles {
 		if line > 0 && !slices.ContainsFunc(p.AstNodeIds, func(id string) bool { return lines[id] == line }) {
 			continue
 		}
@@ -202,48 +198,6 @@ func countFile(path string, line int, tags string, steps []*regexp.Regexp) (int,
 	return n, undefined, nil
 }
 
-// nodeLines maps the ids of a document's scenarios and example rows to
-// their lines.
-func nodeLines(doc *messages.GherkinDocument) map[string]int {
-	out := map[string]int{}
-	stepLines := func(steps []*messages.Step) {
-		for _, st := range steps {
-			out[st.Id] = int(st.Location.Line)
-		}
-	}
-	scenario := func(s *messages.Scenario) {
-		out[s.Id] = int(s.Location.Line)
-		stepLines(s.Steps)
-		for _, ex := range s.Examples {
-			for _, row := range ex.TableBody {
-				out[row.Id] = int(row.Location.Line)
-			}
-		}
-	}
-	if doc.Feature == nil {
-		return out
-	}
-	for _, c := range doc.Feature.Children {
-		if c.Background != nil {
-			stepLines(c.Background.Steps)
-		}
-		if c.Scenario != nil {
-			scenario(c.Scenario)
-		}
-		if c.Rule != nil {
-			for _, rc := range c.Rule.Children {
-				if rc.Background != nil {
-					stepLines(rc.Background.Steps)
-				}
-				if rc.Scenario != nil {
-					scenario(rc.Scenario)
-				}
-			}
-		}
-	}
-	return out
-}
-
 // matches applies a tag expression as godog v0.15 does.
 func matches(expr string, tags []*messages.PickleTag) bool {
 	if expr == "" {
@@ -253,16 +207,16 @@ func matches(expr string, tags []*messages.PickleTag) bool {
 		return slices.ContainsFunc(tags, func(t *messages.PickleTag) bool { return strings.TrimPrefix(t.Name, "@") == name })
 	}
 	for and := range strings.SplitSeq(expr, "&&") {
-		any := false
+		either := false
 		for tag := range strings.SplitSeq(and, ",") {
 			tag = strings.TrimSpace(tag)
 			if name, not := strings.CutPrefix(tag, "~"); not {
-				any = any || !has(strings.TrimPrefix(name, "@"))
+				either = either || !has(strings.TrimPrefix(name, "@"))
 			} else {
-				any = any || has(strings.TrimPrefix(tag, "@"))
+				either = either || has(strings.TrimPrefix(tag, "@"))
 			}
 		}
-		if !any {
+		if !either {
 			return false
 		}
 	}

@@ -301,7 +301,7 @@ func (c *Cluster) commitLocked(ctx context.Context, gvr schema.GroupVersionResou
 		if err := c.reconcileReplicaSet(ctx, m.GetNamespace(), m.GetName()); err != nil {
 			return nil, err
 		}
-		return c.getLocked(gvr, m.GetNamespace(), m.GetName())
+		return c.get(gvr, m.GetNamespace(), m.GetName())
 	}
 	return c.toUnstructured(gvr, obj)
 }
@@ -388,10 +388,12 @@ func (c *Cluster) storeObject(gvr schema.GroupVersionResource, obj runtime.Objec
 // Get reads an object. It takes no lock: the trackers are safe for
 // concurrent use, and a read sees one write or the next.
 func (c *Cluster) Get(_ context.Context, gvr schema.GroupVersionResource, namespace, name string) (*unstructured.Unstructured, error) {
-	return c.getLocked(gvr, namespace, name)
+	return c.get(gvr, namespace, name)
 }
 
-func (c *Cluster) getLocked(gvr schema.GroupVersionResource, namespace, name string) (*unstructured.Unstructured, error) {
+// get reads an object from its tracker, which is safe for concurrent use:
+// it needs no lock, and is also called with c.mu held.
+func (c *Cluster) get(gvr schema.GroupVersionResource, namespace, name string) (*unstructured.Unstructured, error) {
 	obj, err := c.tracker(gvr).Get(gvr, namespace, name)
 	if err != nil {
 		return nil, err
@@ -467,7 +469,7 @@ func (c *Cluster) listPresetsLocked(gvr schema.GroupVersionResource, namespace s
 	var out []unstructured.Unstructured
 	for _, ns := range namespaces {
 		for name := range c.presets[ns] {
-			u, err := c.getLocked(gvr, ns, name)
+			u, err := c.get(gvr, ns, name)
 			if err != nil {
 				return nil, err
 			}
@@ -482,7 +484,7 @@ func (c *Cluster) listPresetsLocked(gvr schema.GroupVersionResource, namespace s
 func (c *Cluster) Update(_ context.Context, gvr schema.GroupVersionResource, u *unstructured.Unstructured, _ *backend.Warnings) (*unstructured.Unstructured, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	current, err := c.getLocked(gvr, u.GetNamespace(), u.GetName())
+	current, err := c.get(gvr, u.GetNamespace(), u.GetName())
 	if err != nil {
 		return nil, err
 	}
@@ -519,7 +521,7 @@ func equalJSON(a, b any) bool {
 func (c *Cluster) MergePatch(ctx context.Context, gvr schema.GroupVersionResource, namespace, name string, patch []byte) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	current, err := c.getLocked(gvr, namespace, name)
+	current, err := c.get(gvr, namespace, name)
 	if err != nil {
 		return err
 	}
@@ -548,7 +550,7 @@ func (c *Cluster) MergePatch(ctx context.Context, gvr schema.GroupVersionResourc
 func (c *Cluster) Delete(ctx context.Context, gvr schema.GroupVersionResource, namespace, name string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	current, err := c.getLocked(gvr, namespace, name)
+	current, err := c.get(gvr, namespace, name)
 	if err != nil {
 		return err
 	}
@@ -640,7 +642,7 @@ func (c *Cluster) deleteAllLocked(gvr schema.GroupVersionResource, namespace str
 // or deletes the newest ones until spec.replicas pods exist, then reports
 // them all ready.
 func (c *Cluster) reconcileReplicaSet(ctx context.Context, namespace, name string) error {
-	u, err := c.getLocked(backend.ReplicaSets, namespace, name)
+	u, err := c.get(backend.ReplicaSets, namespace, name)
 	if err != nil {
 		return err
 	}
