@@ -3,26 +3,33 @@
 // covered or not: killed / (killed + lived + not covered + timed out).
 // Mutants that do not compile (not viable) are no mutants. It prints a
 // table per group and fails below 90 %, listing the survivors.
+//
+// Before that, make mutation runs it once per group as
+//
+//	mutationscore rejudge REPORT STAGE PACKAGES [go test flags...]
+//
+// which runs the mutants gremlins did not (rejudge.go) on the staged copy
+// STAGE, testing PACKAGES (comma-separated; "." is the mutated file's own
+// package), and writes their statuses into REPORT.
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"sort"
+	"strings"
+	"syscall"
 )
 
 // result is the part of gremlins' JSON report read here.
 type result struct {
 	Files []struct {
 		Filename  string `json:"file_name"`
-		Mutations []struct {
-			Type   string `json:"type"`
-			Status string `json:"status"`
-			Line   int    `json:"line"`
-			Column int    `json:"column"`
-		} `json:"mutations"`
+		Mutations []mutation `json:"mutations"`
 	} `json:"files"`
 }
 
@@ -30,6 +37,16 @@ type result struct {
 const threshold = 90.0
 
 func main() {
+	if len(os.Args) >= 5 && os.Args[1] == "rejudge" {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		j := judge{stage: os.Args[3], packages: strings.Split(os.Args[4], ","), flags: os.Args[5:]}
+		if err := rejudge(ctx, os.Args[2], j); err != nil {
+			fmt.Fprintf(os.Stderr, "mutationscore rejudge: %v\n", err)
+			os.Exit(2)
+		}
+		return
+	}
 	if len(os.Args) < 3 {
 		fmt.Fprintln(os.Stderr, "usage: mutationscore DIR GROUP...")
 		os.Exit(2)
@@ -62,7 +79,11 @@ func run(dir string, groups []string) (bool, error) {
 			for _, m := range f.Mutations {
 				count[m.Status]++
 				if m.Status != "KILLED" && m.Status != "NOT VIABLE" {
-					survivors = append(survivors, fmt.Sprintf("%s:%d:%d %s %s (%s)", f.Filename, m.Line, m.Column, m.Type, m.Status, g))
+					how := g
+					if m.Rejudged {
+						how += ", rejudged"
+					}
+					survivors = append(survivors, fmt.Sprintf("%s:%d:%d %s %s (%s)", f.Filename, m.Line, m.Column, m.Type, m.Status, how))
 				}
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -178,6 +179,15 @@ type Processes interface {
 // not grow with the scenarios run.
 type Ephemeral interface {
 	Ephemeral() bool
+}
+
+// PodDefaulter is the ability of a cluster that defaults a pod in
+// process, as its Create would (the offline backend, which is its own API
+// server): the harness then defaults an expected pod without a dry-run
+// request and its two conversions each way. The pod is not changed; the
+// system fields (name, UID, resourceVersion) are not set.
+type PodDefaulter interface {
+	DefaultPod(pod *corev1.Pod) *corev1.Pod
 }
 
 // IsEphemeral reports whether a cluster's objects vanish with the run.

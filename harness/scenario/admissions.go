@@ -36,7 +36,40 @@ type Admission struct {
 
 // Admissions are the pods the scenario's steps submitted, in order. Pods
 // a controller made (a workload's) are not among them.
-func (s *Scenario) Admissions() []Admission { return slices.Clone(s.admissions) }
+func (s *Scenario) Admissions() []Admission {
+	for ; s.converted < len(s.recorded); s.converted++ {
+		if a, ok := s.recorded[s.converted].admission(); ok {
+			s.admissions = append(s.admissions, a)
+		}
+	}
+	return slices.Clone(s.admissions)
+}
+
+// recordedAdmission is an admission as the scenario keeps it until a
+// step asks (Admissions): the objects unconverted, since most runs (fuzz's
+// cases, a scenario whose checks pass) never ask.
+type recordedAdmission struct {
+	a                   Admission // without Pod and Returned
+	canonical, returned *unstructured.Unstructured
+}
+
+// admission converts a recorded admission; false when the converter
+// cannot read the pod: the API server decodes what it accepts, and this
+// one it did not.
+func (r recordedAdmission) admission() (Admission, bool) {
+	a := r.a
+	var pod corev1.Pod
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(r.canonical.Object, &pod); err != nil {
+		return Admission{}, false
+	}
+	a.Pod = &pod
+	if a.Err == nil && r.returned != nil {
+		if p, err := backend.ToPod(r.returned); err == nil {
+			a.Returned = p
+		}
+	}
+	return a, true
+}
 
 // presetsOf are the scenario's live presets in a logical namespace, by name.
 func (s *Scenario) presetsOf(logical string) []*v1alpha1.PodPreset {
@@ -71,19 +104,13 @@ func (s *Scenario) ForgetPreset(physicalNS, name string) {
 
 // rememberAdmission records a pod's admission; canonical is the pod as
 // submitted before its annotation keys were translated, warnings the
-// request's own.
+// request's own. The scenario owns canonical; returned is shared with the
+// step that created the pod, which reads it and changes nothing.
 func (s *Scenario) rememberAdmission(logical string, canonical, returned *unstructured.Unstructured, dryRun bool, warnings []string, err error) {
-	var pod corev1.Pod
-	if cerr := runtime.DefaultUnstructuredConverter.FromUnstructured(canonical.Object, &pod); cerr != nil {
-		return // the API server decodes what it accepts; this pod it did not
-	}
-	a := Admission{Presets: s.presetsOf(logical), Pod: &pod, DryRun: dryRun, Err: err, Warnings: warnings}
-	if err == nil {
-		if p, perr := backend.ToPod(returned); perr == nil {
-			a.Returned = p
-		}
-	}
-	s.admissions = append(s.admissions, a)
+	s.recorded = append(s.recorded, recordedAdmission{
+		a:         Admission{Presets: s.presetsOf(logical), DryRun: dryRun, Err: err, Warnings: warnings},
+		canonical: canonical, returned: returned,
+	})
 }
 
 // isExpandable reports whether an object mentions ${rv:…} at all.

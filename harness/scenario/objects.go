@@ -22,7 +22,7 @@ func (s *Scenario) Create(ctx context.Context, src manifest.Source, content, kin
 		return err
 	}
 	for _, o := range objs {
-		if _, err := s.create(ctx, o, nil); err != nil {
+		if _, err := s.create(ctx, o, nil, false); err != nil {
 			return fmt.Errorf("%s:%d: %w", src.File, o.Line, err)
 		}
 	}
@@ -42,7 +42,7 @@ func (s *Scenario) TryCreate(ctx context.Context, src manifest.Source, content s
 	warnings := &backend.Warnings{}
 	opts := &backend.CreateOptions{Warnings: warnings, DryRun: dryRun}
 	for _, o := range objs {
-		created, err := s.create(ctx, o, opts)
+		created, err := s.create(ctx, o, opts, false)
 		if err != nil {
 			s.last.Err = err
 			break
@@ -127,5 +127,5 @@ func (s *Scenario) CreateObject(ctx context.Context, obj runtime.Object, opts *b
 		return nil, err
 	}
 	u := &unstructured.Unstructured{Object: raw}
-	return s.create(ctx, manifest.Object{Object: obj, Raw: u, GVK: u.GroupVersionKind()}, opts)
+	return s.create(ctx, manifest.Object{Object: obj, Raw: u, GVK: u.GroupVersionKind()}, opts, true)
 }

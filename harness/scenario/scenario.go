@@ -38,7 +38,9 @@ type Scenario struct {
 	last      *Attempt
 
 	presets    map[string]map[string]*v1alpha1.PodPreset // live canonical presets by logical namespace and name
-	admissions []Admission                               // the pods steps submitted, in order
+	recorded   []recordedAdmission                       // the pods steps submitted, in order
+	admissions []Admission                               // recorded, converted as far as a step asked
+	converted  int                                       // how many of recorded were
 
 	created  podOrder                          // pods in creation order, on real nodes
 	cleanups []func(ctx context.Context) error // what Cleanup undoes, in order
@@ -230,12 +232,16 @@ func (s *Scenario) decode(src manifest.Source, content, kind string) ([]manifest
 }
 
 // create creates one object, as written, in its scenario namespace and
-// records it.
-func (s *Scenario) create(ctx context.Context, o manifest.Object, opts *backend.CreateOptions) (*unstructured.Unstructured, error) {
+// records it. owned says o.Raw is the caller's to change (made for this
+// request), so it is not copied first.
+func (s *Scenario) create(ctx context.Context, o manifest.Object, opts *backend.CreateOptions, owned bool) (*unstructured.Unstructured, error) {
 	if opts == nil {
 		opts = &backend.CreateOptions{}
 	}
-	u := o.Raw.DeepCopy()
+	u := o.Raw
+	if !owned {
+		u = u.DeepCopy()
+	}
 	gvk := o.GVK
 	if isExpandable(u) {
 		if err := s.ExpandValues(u.Object, namespaceOr(u.GetNamespace())); err != nil {
@@ -270,7 +276,10 @@ func (s *Scenario) create(ctx context.Context, o manifest.Object, opts *backend.
 		canonical.SetNamespace(ns)
 	}
 	key := objectKey{o.GVK.Kind, logical, u.GetName()}
-	submitted := u.DeepCopy()
+	var submitted *unstructured.Unstructured
+	if !opts.DryRun {
+		submitted = u.DeepCopy()
+	}
 	// A pod's warnings are kept with its admission, whether the step
 	// collects them or not.
 	request := *opts

@@ -309,10 +309,7 @@ func (c *Cluster) commitLocked(ctx context.Context, gvr schema.GroupVersionResou
 // admitPod gives a pod the merge engine's defaults and, in a namespace the
 // module is registered for, passes it to the module.
 func (c *Cluster) admitPod(ctx context.Context, pod *corev1.Pod, opts backend.CreateOptions) (*corev1.Pod, error) {
-	pod = defaults.Pod(pod)
-	if pod.Status.Phase == "" {
-		pod.Status.Phase = corev1.PodPending
-	}
+	pod = c.DefaultPod(pod)
 	admitted, err := c.admitted(pod.Namespace)
 	if err != nil {
 		return nil, err
@@ -334,6 +331,16 @@ func (c *Cluster) admitPod(ctx context.Context, pod *corev1.Pod, opts backend.Cr
 			fmt.Errorf("admission webhook %q denied the request: %v", webhookName, outcome.Denied))
 	}
 	return pod, nil
+}
+
+// DefaultPod is a copy of a pod with the defaults the store gives a pod
+// it creates, before admission (backend.PodDefaulter).
+func (c *Cluster) DefaultPod(pod *corev1.Pod) *corev1.Pod {
+	pod = defaults.Pod(pod)
+	if pod.Status.Phase == "" {
+		pod.Status.Phase = corev1.PodPending
+	}
+	return pod
 }
 
 func (c *Cluster) nextRV() string {

@@ -119,6 +119,11 @@ func (s Steps) defaultPod(ctx context.Context, want *corev1.Pod) (*corev1.Pod, e
 	p.Annotations[merge.ExcludeAnnotation] = "true"
 	p.Annotations[s.World().Profile.Spec.Annotations.Exclude] = "true"
 	p.TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"}
+	if d, ok := s.Objects().(backend.PodDefaulter); ok {
+		got := d.DefaultPod(p)
+		got.Labels, got.Annotations = want.Labels, want.Annotations
+		return got, nil
+	}
 	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(p)
 	if err != nil {
 		return nil, err
