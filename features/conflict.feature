@@ -55,3 +55,70 @@ Feature: Conflicts
     And the pod "website" should have the event:
       | type    | reason            | message                                                  |
       | Warning | PodPresetConflict | Conflict on pod preset allow-database: duplicate mountPath /cache |
+
+  @events @warnings
+  Scenario: Every conflict is named: each key, in each container, of each preset
+    Given the PodPreset:
+      """
+      apiVersion: settings.k8s.io/v1alpha1
+      kind: PodPreset
+      metadata:
+        name: database
+      spec:
+        selector:
+          matchLabels:
+            role: frontend
+        env:
+          - name: DB_HOST
+            value: db.internal
+          - name: DB_PORT
+            value: "5432"
+      """
+    And the PodPreset:
+      """
+      apiVersion: settings.k8s.io/v1alpha1
+      kind: PodPreset
+      metadata:
+        name: replica
+      spec:
+        selector:
+          matchLabels:
+            role: frontend
+        env:
+          - name: DB_HOST
+            value: replica.internal
+      """
+    When I try to create:
+      """
+      apiVersion: v1
+      kind: Pod
+      metadata:
+        name: website
+        labels:
+          role: frontend
+      spec:
+        containers:
+          - name: website
+            image: ecorp/website
+            env:
+              - name: DB_HOST
+                value: localhost
+              - name: DB_PORT
+                value: "3306"
+          - name: proxy
+            image: ecorp/proxy
+            env:
+              - name: DB_HOST
+                value: localhost
+              - name: DB_PORT
+                value: "3306"
+      """
+    Then the request should succeed
+    And the pod "website" should be as submitted
+    And the pod "website" should have no PodPreset annotations
+    And the request should have a warning containing "Conflict on pod preset database: duplicate env DB_HOST in container website; duplicate env DB_PORT in container website; duplicate env DB_HOST in container proxy; duplicate env DB_PORT in container proxy"
+    And the request should have a warning containing "Conflict on pod preset replica: duplicate env DB_HOST in container website; duplicate env DB_HOST in container proxy"
+    And the pod "website" should have the event:
+      | type    | reason            | message                                                                                                                                                                                                     |
+      | Warning | PodPresetConflict | Conflict on pod preset database: duplicate env DB_HOST in container website; duplicate env DB_PORT in container website; duplicate env DB_HOST in container proxy; duplicate env DB_PORT in container proxy |
+      | Warning | PodPresetConflict | Conflict on pod preset replica: duplicate env DB_HOST in container website; duplicate env DB_HOST in container proxy                                                                                        |

@@ -72,7 +72,7 @@ unleash() {
 		"$@" ${MUTATION_ARGS:-} \
 		"$path" 2>&1 | tee -a "$out/log"
 	echo "== make mutation: $group, the mutants gremlins did not run" | tee -a "$out/log" >&2
-	"$score" rejudge "$out/$group.json" "$stage" "$packages" "-run=$tests" 2>&1 | tee -a "$out/log"
+	"$score" rejudge "$out/$group.json" "$stage" "$path" "$packages" "-run=$tests" 2>&1 | tee -a "$out/log"
 }
 
 groups=${MUTATION_GROUPS:-suite model explain policy}

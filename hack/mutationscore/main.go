@@ -6,10 +6,11 @@
 //
 // Before that, make mutation runs it once per group as
 //
-//	mutationscore rejudge REPORT STAGE PACKAGES [go test flags...]
+//	mutationscore rejudge REPORT STAGE ROOT PACKAGES [go test flags...]
 //
 // which runs the mutants gremlins did not (rejudge.go) on the staged copy
-// STAGE, testing PACKAGES (comma-separated; "." is the mutated file's own
+// STAGE, where the report's file names are relative to ROOT (gremlins'
+// path), testing PACKAGES (comma-separated; "." is the mutated file's own
 // package), and writes their statuses into REPORT.
 package main
 
@@ -37,10 +38,10 @@ type result struct {
 const threshold = 90.0
 
 func main() {
-	if len(os.Args) >= 5 && os.Args[1] == "rejudge" {
+	if len(os.Args) >= 6 && os.Args[1] == "rejudge" {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
-		j := judge{stage: os.Args[3], packages: strings.Split(os.Args[4], ","), flags: os.Args[5:]}
+		j := judge{stage: os.Args[3], root: os.Args[4], packages: strings.Split(os.Args[5], ","), flags: os.Args[6:]}
 		if err := rejudge(ctx, os.Args[2], j); err != nil {
 			fmt.Fprintf(os.Stderr, "mutationscore rejudge: %v\n", err)
 			os.Exit(2)

@@ -39,10 +39,12 @@ var mutations = map[string]map[token.Token]token.Token{
 	"INVERT_LOOPCTRL":       {token.BREAK: token.CONTINUE, token.CONTINUE: token.BREAK},
 }
 
-// judge is how one group's tests are run on a mutant: the packages to
-// test ("." is the mutated file's own) and go test's flags.
+// judge is how one group's tests are run on a mutant: the folder the
+// report's file names are relative to (gremlins' path argument), the
+// packages to test ("." is the mutated file's own) and go test's flags.
 type judge struct {
 	stage    string
+	root     string
 	packages []string
 	flags    []string
 }
@@ -119,7 +121,7 @@ func (j judge) baseline(ctx context.Context, file string) (time.Duration, error)
 
 // run makes one mutant, runs the tests and puts the file back.
 func (j judge) run(ctx context.Context, file string, m mutation, timeout time.Duration) (status string, err error) {
-	path := filepath.Join(j.stage, file)
+	path := filepath.Join(j.stage, j.root, file)
 	orig, err := os.ReadFile(path)
 	if err != nil {
 		return "", err
@@ -166,7 +168,7 @@ func (j judge) test(ctx context.Context, file string, timeout time.Duration, ext
 	args = append(args, extra...)
 	for _, p := range j.packages {
 		if p == "." {
-			p = "./" + filepath.Dir(file)
+			p = "./" + filepath.Join(j.root, filepath.Dir(file))
 		}
 		args = append(args, p)
 	}
