@@ -1,6 +1,6 @@
 package report
 
-// Rule is a rule of ../shared/spec/podpreset.md.
+// Rule is a rule of the specification (docs/specification.md).
 type Rule struct {
 	ID    string `json:"id"`
 	Title string `json:"title"`
@@ -10,7 +10,7 @@ type Rule struct {
 var Rules = []Rule{
 	{"R1.1", "Group, version and kind; delivered as a CRD"},
 	{"R1.2", "Spec fields with the core types' full schema"},
-	{"R1.3", "selector is required; {} selects every pod"},
+	{"R1.3", "selector is required and valid; {} selects every pod"},
 	{"R1.4", "At least one of env, envFrom, volumes, volumeMounts"},
 	{"R1.5", "Mounts name the preset's volumes; names and paths unique and valid"},
 	{"R1.6", "The name is at most 53 characters"},

@@ -64,3 +64,24 @@ func TestEveryRuleNamedIsKnown(t *testing.T) {
 		}
 	}
 }
+
+// TestRulesAreTheSpecification: the rule table is the specification's
+// rules (docs/specification.md), every one and in its order, so that
+// `presetsim rules` and the reports list what the document defines.
+func TestRulesAreTheSpecification(t *testing.T) {
+	data, err := os.ReadFile("../docs/specification.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, m := range regexp.MustCompile(`(?m)^- \*\*(R\d+\.\d+)\*\*`).FindAllStringSubmatch(string(data), -1) {
+		ids = append(ids, m[1])
+	}
+	var table []string
+	for _, r := range Rules {
+		table = append(table, r.ID)
+	}
+	if !slices.Equal(ids, table) {
+		t.Errorf("docs/specification.md defines %v; the rule table has %v", ids, table)
+	}
+}

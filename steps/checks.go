@@ -9,8 +9,8 @@ import (
 	"presetsim.dev/presetsim/steps/attribution"
 )
 
-// checkSpec is what a step checks: the rules of podpreset.md its check can
-// establish and the capability it needs. A setup step checks nothing but
+// checkSpec is what a step checks: the rules of the specification its
+// check can establish and the capability it needs. A setup step checks nothing but
 // can still fail: it is blamed on its rules (when the scenario's tags hold
 // them) or on the scenario's rules, and never credited.
 type checkSpec struct {

@@ -3,7 +3,7 @@
 // scenario.Scenario; per-scenario state lives in the context, never in globals.
 //
 // Every step says what it checks (checkSpec, in the step table): the rules
-// of podpreset.md its check can establish, the capability it needs, and
+// of the specification its check can establish, the capability it needs, and
 // the kind of evidence it is. Its outcome is recorded as a Check credited
 // to those rules, narrowed by the scenario's rule tags and, for a failed
 // pod comparison, by the paths of the differences (package attribution);

@@ -29,7 +29,7 @@ import (
 // result is the part of gremlins' JSON report read here.
 type result struct {
 	Files []struct {
-		Filename  string `json:"file_name"`
+		Filename  string     `json:"file_name"`
 		Mutations []mutation `json:"mutations"`
 	} `json:"files"`
 }

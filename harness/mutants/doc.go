@@ -1,5 +1,5 @@
 // Package mutants holds deliberately faulty PodPreset modules, each breaking
-// one rule of the specification (../shared/spec/podpreset.md) the way real
+// one rule of the specification (docs/specification.md) the way real
 // implementations have or could, and modules that measure the suite from
 // the other side:
 //

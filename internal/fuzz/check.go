@@ -21,7 +21,8 @@ import (
 // Disagreement is one way the implementation's outcome differs from every
 // outcome the model allows.
 type Disagreement struct {
-	// Rules are the rules of podpreset.md the difference shows broken.
+	// Rules are the rules of the specification the difference shows
+	// broken.
 	Rules []string
 	// Summary is one line; Detail the whole difference (a pod diff, say).
 	Summary, Detail string

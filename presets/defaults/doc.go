@@ -4,7 +4,7 @@
 // A PodPreset is a custom resource, so the API server never defaults the
 // items it holds, while it does default the same items of every pod it
 // decodes. The merge engine compares a preset's items with the pod's (R3.4 of
-// spec/podpreset.md), so it first defaults the preset's (Preset). Backends
+// docs/specification.md), so it first defaults the preset's (Preset). Backends
 // without an API server (offline, the preview) default the pod the same way
 // (Pod) before admission, as the API server would have. Nothing here is a
 // PodPreset rule; it is the part of the API server those rules rely on, kept

@@ -4,7 +4,7 @@
 // (Apply). It does no I/O, keeps no state and never mutates its arguments,
 // so the admission plug-in, the preview and the tests all share it.
 //
-// It is written to be read next to spec/podpreset.md; each rule is marked
+// It is written to be read next to docs/specification.md; each rule is marked
 // with its id where it is implemented:
 //
 //   - R2.3, R3.6: Select keeps the presets whose selector matches the pod's

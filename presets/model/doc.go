@@ -7,8 +7,8 @@
 // as submitted and whether the request is a dry run, and returns what must
 // happen: the admitted pod (annotations included) or a refusal, the
 // conflicts as data, the admission warnings and the events. The zero
-// Options are the specification (podpreset.md); the others are what a
-// profile may declare:
+// Options are the specification (docs/specification.md); the others are
+// what a profile may declare:
 //
 //   - Conflicts: SkipAll (R4.2, the specification), Reject, SkipPreset or
 //     Apply. Under every one of them R4.4 holds: the merge never adds an

@@ -96,6 +96,7 @@ one installed on a cluster; and previews offline what presets do to pods.`,
 		bench.NewCommand(stdout, stderr),
 		serve.NewCommand(stdout, stderr),
 		newReportCommand(stdout, stderr),
+		newRulesCommand(stdout),
 		modulesCmd,
 	)
 	return root
