@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"slices"
 	"sort"
@@ -27,6 +28,8 @@ import (
 type Options struct {
 	// Paths of feature files or folders; "features" when empty.
 	Paths []string
+	// FS holds the feature files; the operating system's when nil.
+	FS fs.FS
 	// Tags filters scenarios by tag expression.
 	Tags string
 	// Module is the in-process admission module; "reference" when empty.
@@ -100,7 +103,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if opts.Progress == nil {
 		opts.Progress = io.Discard
 	}
-	suite := steps.SuiteOptions{Paths: opts.Paths, Tags: opts.Tags, Format: "progress", Output: opts.Progress, KeepPods: true}
+	suite := steps.SuiteOptions{Paths: opts.Paths, FS: opts.FS, Tags: opts.Tags, Format: "progress", Output: opts.Progress, KeepPods: true}
 
 	if opts.Modules == nil {
 		opts.Modules = module.NewRegistry()

@@ -36,7 +36,7 @@ func TestPanickingStep(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	init := steps.Initializer(w)
+	init := steps.Initializer(w, nil)
 	status := godog.TestSuite{
 		ScenarioInitializer: func(sc *godog.ScenarioContext) {
 			init(sc)

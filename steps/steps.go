@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"slices"
 	"strconv"
 	"strings"
@@ -144,9 +145,11 @@ func (s *state) source() manifest.Source {
 }
 
 // Initializer returns the scenario initializer for a World: it registers the
-// step language and gives each scenario a fresh scenario.Scenario.
-func Initializer(w *harness.World) func(*godog.ScenarioContext) {
-	loc := featureloc.New()
+// step language and gives each scenario a fresh scenario.Scenario. fsys
+// holds the feature files (the operating system's when nil), for the
+// steps' locations.
+func Initializer(w *harness.World, fsys fs.FS) func(*godog.ScenarioContext) {
+	loc := featureloc.New(fsys)
 	var serial sync.RWMutex // held shared by every scenario, exclusively by @serial ones
 	return func(sc *godog.ScenarioContext) {
 		sc.Before(func(ctx context.Context, p *godog.Scenario) (context.Context, error) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"slices"
 	"sort"
@@ -24,6 +25,9 @@ import (
 type SuiteOptions struct {
 	// Paths of feature files or folders; "features" when empty.
 	Paths []string
+	// FS holds the feature files Paths name; the operating system's
+	// files when nil. presetsim.Suite is the suite the binary embeds.
+	FS fs.FS
 	// Format is a godog format ("pretty", "progress", "cucumber", "junit"); "pretty" when empty.
 	Format string
 	// Tags filters scenarios by tag expression, e.g. "@R4.2 && ~@slow".
@@ -85,7 +89,7 @@ func Run(w *harness.World, opts SuiteOptions) (int, *Timings) {
 		opts.Output = os.Stdout
 	}
 	timings := &Timings{start: map[string]time.Time{}}
-	init := Initializer(w)
+	init := Initializer(w, opts.FS)
 	suite := godog.TestSuite{
 		Name: "presetsim",
 		ScenarioInitializer: func(sc *godog.ScenarioContext) {
@@ -138,6 +142,7 @@ func Run(w *harness.World, opts SuiteOptions) (int, *Timings) {
 		Options: &godog.Options{
 			Format:      opts.Format,
 			Paths:       opts.Paths,
+			FS:          opts.FS,
 			Tags:        opts.Tags,
 			Concurrency: opts.Concurrency,
 			Output:      opts.Output,

@@ -2,6 +2,7 @@ package featureloc
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"strconv"
 	"strings"
@@ -22,6 +23,7 @@ type Step struct {
 // does not expose the parsed documents, so each file is parsed again here and
 // a pickle is matched by name and steps (text and arguments).
 type Locator struct {
+	fsys  fs.FS // nil: the operating system's files
 	mu    sync.Mutex
 	files map[string]*parsedFile
 }
@@ -32,9 +34,10 @@ type parsedFile struct {
 	err     error
 }
 
-// New returns a Locator that has parsed no file yet; it is safe for
+// New returns a Locator of the feature files of fsys (the operating
+// system's files when nil) that has parsed none yet; it is safe for
 // concurrent use.
-func New() *Locator { return &Locator{files: map[string]*parsedFile{}} }
+func New(fsys fs.FS) *Locator { return &Locator{fsys: fsys, files: map[string]*parsedFile{}} }
 
 // Locate returns the location of each of the pickle's steps, in order.
 func (l *Locator) Locate(p *messages.Pickle) ([]Step, error) {
@@ -76,7 +79,7 @@ func (l *Locator) parse(uri string) *parsedFile {
 	}
 	f := &parsedFile{steps: map[string]Step{}}
 	l.files[uri] = f
-	doc, pickles, err := Parse(uri)
+	doc, pickles, err := Parse(l.fsys, uri)
 	if err != nil {
 		f.err = err
 		return f
@@ -92,10 +95,11 @@ func (l *Locator) parse(uri string) *parsedFile {
 	return f
 }
 
-// Parse reads and parses the feature file of uri (File) and returns the
-// document and its pickles, which name uri.
-func Parse(uri string) (*messages.GherkinDocument, []*messages.Pickle, error) {
-	data, err := os.ReadFile(File(uri))
+// Parse reads and parses the feature file of uri (File) in fsys (the
+// operating system's files when nil) and returns the document and its
+// pickles, which name uri.
+func Parse(fsys fs.FS, uri string) (*messages.GherkinDocument, []*messages.Pickle, error) {
+	data, err := ReadFile(fsys, File(uri))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -173,4 +177,13 @@ func docString(s *messages.PickleStep) string {
 		return ""
 	}
 	return s.Argument.DocString.Content
+}
+
+// ReadFile reads a file of fsys, or of the operating system when fsys is
+// nil (where a path may be absolute or go up, as a user gives it).
+func ReadFile(fsys fs.FS, name string) ([]byte, error) {
+	if fsys == nil {
+		return os.ReadFile(name)
+	}
+	return fs.ReadFile(fsys, name)
 }

@@ -23,7 +23,7 @@ func TestFile(t *testing.T) {
 // TestLocateWithLine: a scenario run as FILE:LINE is located as in a run
 // of the whole file (it was "line 0").
 func TestLocateWithLine(t *testing.T) {
-	l := New()
+	l := New(nil)
 	whole := l.parse("../../features/simple.feature")
 	if whole.err != nil || len(whole.pickles) == 0 {
 		t.Fatalf("parse: %v", whole.err)

@@ -19,7 +19,10 @@ import (
 
 // Options are what a run is asked to do, as steps.SuiteOptions says it.
 type Options struct {
-	Paths       []string
+	Paths []string
+	// FS holds the feature files Paths name; the operating system's files
+	// when nil.
+	FS          fs.FS
 	Format      string
 	Tags        string
 	Concurrency int
@@ -41,7 +44,7 @@ func Check(o Options) error {
 	if len(o.Paths) == 0 {
 		o.Paths = []string{"features"} // godog's default, and the run's
 	}
-	n, undefined, err := count(o.Paths, o.Tags, o.Steps)
+	n, undefined, err := count(o.FS, o.Paths, o.Tags, o.Steps)
 	if err != nil {
 		return err
 	}
@@ -100,13 +103,13 @@ func checkTags(expr string) error {
 // paths hold that match the tag expression. A path is a feature file, a
 // folder of them, or FILE:LINE (the scenario or example row at LINE).
 func Count(paths []string, tags string) (int, error) {
-	n, _, err := count(paths, tags, nil)
+	n, _, err := count(nil, paths, tags, nil)
 	return n, err
 }
 
 // count is Count, and, when steps are given, an error for each step of
 // the selected scenarios that matches none of them.
-func count(paths []string, tags string, steps []*regexp.Regexp) (int, []error, error) {
+func count(fsys fs.FS, paths []string, tags string, steps []*regexp.Regexp) (int, []error, error) {
 	if len(paths) == 0 {
 		paths = []string{"features"}
 	}
@@ -114,14 +117,14 @@ func count(paths []string, tags string, steps []*regexp.Regexp) (int, []error, e
 	var errs, undefined []error
 	for _, p := range paths {
 		file, line := splitLine(p)
-		info, err := os.Stat(file)
+		info, err := stat(fsys, file)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("feature path %s: %w", p, err))
 			continue
 		}
 		var files []string
 		if info.IsDir() {
-			err = filepath.WalkDir(file, func(path string, d fs.DirEntry, err error) error {
+			err = walkDir(fsys, file, func(path string, d fs.DirEntry, err error) error {
 				if err == nil && !d.IsDir() && strings.HasSuffix(path, ".feature") {
 					files = append(files, path)
 				}
@@ -135,7 +138,7 @@ func count(paths []string, tags string, steps []*regexp.Regexp) (int, []error, e
 			files = []string{file}
 		}
 		for _, f := range files {
-			n, u, err := countFile(f, line, tags, steps)
+			n, u, err := countFile(fsys, f, line, tags, steps)
 			if err != nil {
 				errs = append(errs, err)
 				continue
@@ -148,6 +151,22 @@ func count(paths []string, tags string, steps []*regexp.Regexp) (int, []error, e
 		}
 	}
 	return total, undefined, errors.Join(errs...)
+}
+
+// stat and walkDir are os.Stat and filepath.WalkDir on fsys, or on the
+// operating system's files when it is nil.
+func stat(fsys fs.FS, name string) (fs.FileInfo, error) {
+	if fsys == nil {
+		return os.Stat(name)
+	}
+	return fs.Stat(fsys, name)
+}
+
+func walkDir(fsys fs.FS, root string, fn fs.WalkDirFunc) error {
+	if fsys == nil {
+		return filepath.WalkDir(root, fn)
+	}
+	return fs.WalkDir(fsys, root, fn)
 }
 
 // splitLine splits FILE:LINE; line is 0 when there is none.
@@ -163,8 +182,8 @@ func splitLine(path string) (string, int) {
 	return path[:i], line
 }
 
-func countFile(path string, line int, tags string, steps []*regexp.Regexp) (int, []error, error) {
-	doc, pickles, err := featureloc.Parse(path)
+func countFile(fsys fs.FS, path string, line int, tags string, steps []*regexp.Regexp) (int, []error, error) {
+	doc, pickles, err := featureloc.Parse(fsys, path)
 	if err != nil {
 		return 0, nil, fmt.Errorf("feature file %s: %w", path, err)
 	}

@@ -97,6 +97,7 @@ one installed on a cluster; and previews offline what presets do to pods.`,
 		serve.NewCommand(stdout, stderr),
 		newReportCommand(stdout, stderr),
 		newRulesCommand(stdout),
+		newFeaturesCommand(stdout),
 		modulesCmd,
 	)
 	return root
@@ -105,7 +106,7 @@ one installed on a cluster; and previews offline what presets do to pods.`,
 func newRunCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run [flags] [feature files or folders]",
-		Short: "run the feature suite (default: features) against an implementation",
+		Short: "run the feature suite (default: the one built in) against an implementation",
 		Long: `Runs the feature suite against an implementation of PodPreset and prints each scenario's
 outcome: passed, failed (with the failing check and the rule it checks), differs as the
 profile declares, unsupported on the backend, not claimed or not applicable.
@@ -115,6 +116,9 @@ webhook (--webhook-url, optionally started by --webhook-command), the presets co
 MutatingAdmissionPolicies (--implementation policy), or one already installed on a cluster
 (--kubeconfig). Objects live on a real control plane built from source (envtest,
 the default), in memory (--backend offline), on a kind cluster or on an existing cluster.
+
+With no path, the curated suite built into this binary runs (its files are named
+features/*.feature; presetsim features export DIR writes them out).
 
 Mistakes in the flags or the feature files — an unknown format, a tag expression godog cannot
 read, a path that does not exist, a selection with no scenario, an undefined step (with the
@@ -139,8 +143,12 @@ usage error, 130 or 143 when interrupted.`,
 	concurrency := fs.Int("concurrency", steps.DefaultConcurrency, "scenarios to run at once (@serial ones run alone)")
 	watchFlag := fs.Bool("watch", false, "keep the control plane and the implementation up; run a feature file's scenarios again when it is saved (all on r and Enter) and print what changed; Ctrl-C stops")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if *watchFlag && len(args) == 0 {
+			return cli.UsageError(cmd, "--watch reruns feature files when they are saved: name them (presetsim features export DIR writes the built-in suite out)")
+		}
+		paths, fsys := suiteSource(args)
 		// Checked before the control plane starts, which takes seconds.
-		if err := suitecheck.Check(suitecheck.Options{Paths: args, Format: *format, Tags: *tags, Concurrency: *concurrency, Steps: steps.Expressions()}); err != nil {
+		if err := suitecheck.Check(suitecheck.Options{Paths: paths, FS: fsys, Format: *format, Tags: *tags, Concurrency: *concurrency, Steps: steps.Expressions()}); err != nil {
 			return cli.UsageError(cmd, err.Error())
 		}
 		st, err := t.start(cmd.Context(), cmd, stderr)
@@ -159,7 +167,7 @@ usage error, 130 or 143 when interrupted.`,
 		}
 		suiteStart := time.Now()
 		status, timings := steps.Run(w, steps.SuiteOptions{
-			Paths: args, Format: formats, Tags: *tags, Concurrency: *concurrency, Output: stdout,
+			Paths: paths, FS: fsys, Format: formats, Tags: *tags, Concurrency: *concurrency, Output: stdout,
 		})
 		suiteTime := time.Since(suiteStart)
 		if *reportDir != "" {

@@ -23,7 +23,8 @@ func newDifferentialCommand(stdout, stderr io.Writer) *cobra.Command {
 		Use:   "differential [flags] [feature files or folders]",
 		Short: "run the features offline and on envtest; report every difference",
 		Long: `Runs the same features on the offline backend and on envtest, with the same module, and
-prints every scenario whose outcome or pods differ. Exit status 1 when any differs or fails.`,
+prints every scenario whose outcome or pods differ. With no path, the suite built into this
+binary runs. Exit status 1 when any differs or fails.`,
 		Example: `  presetsim differential
   presetsim differential --tags @R3.4 features/keys.feature`,
 	}
@@ -31,7 +32,8 @@ prints every scenario whose outcome or pods differ. Exit status 1 when any diffe
 	name := fs.String("module", module.Reference, "in-process admission module to test")
 	tags := fs.String("tags", "", "run only scenarios matching this tag expression")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		if err := suitecheck.Check(suitecheck.Options{Paths: args, Format: "pretty", Tags: *tags, Concurrency: 1, Steps: steps.Expressions()}); err != nil {
+		paths, fsys := suiteSource(args)
+		if err := suitecheck.Check(suitecheck.Options{Paths: paths, FS: fsys, Format: "pretty", Tags: *tags, Concurrency: 1, Steps: steps.Expressions()}); err != nil {
 			return cli.UsageError(cmd, err.Error())
 		}
 		interrupts, bin, err := cli.Prepare(cmd.Context(), stderr)
@@ -40,7 +42,7 @@ prints every scenario whose outcome or pods differ. Exit status 1 when any diffe
 		}
 		defer interrupts.Release()
 		report, err := differential.Run(interrupts.Context(), differential.Options{
-			Paths: args, Tags: *tags, Module: *name, Modules: mutants.Registry(), BinDir: bin, Progress: stderr,
+			Paths: paths, FS: fsys, Tags: *tags, Module: *name, Modules: mutants.Registry(), BinDir: bin, Progress: stderr,
 			Started: func(w *harness.World) { interrupts.OnSignal(w.Stop) },
 		})
 		if err != nil {

@@ -17,7 +17,7 @@ func TestHelp(t *testing.T) {
 	commands := [][]string{
 		{}, {"run"}, {"differential"}, {"apply"}, {"up"}, {"bench"}, {"serve"},
 		{"report"}, {"report", "compare"}, {"modules"}, {"completion"}, {"completion", "bash"},
-		{"policy"}, {"audit"}, {"explain"}, {"fuzz"}, {"rules"},
+		{"policy"}, {"audit"}, {"explain"}, {"fuzz"}, {"rules"}, {"features"}, {"features", "export"},
 	}
 	for _, path := range commands {
 		name := strings.Join(append([]string{"presetsim"}, path...), "-")

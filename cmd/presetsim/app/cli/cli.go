@@ -34,6 +34,14 @@ func AtLeastOneArg(cmd *cobra.Command, args []string) error {
 	return nil
 }
 
+// OneArg asks for exactly one argument, as a usage error.
+func OneArg(cmd *cobra.Command, args []string) error {
+	if len(args) != 1 {
+		return UsageError(cmd, fmt.Sprintf("one argument is needed, not %d", len(args)))
+	}
+	return nil
+}
+
 // UsageError says what is wrong and where the help is, and is exit status 2.
 func UsageError(cmd *cobra.Command, msg string) error {
 	fmt.Fprintf(cmd.ErrOrStderr(), "%s: %s\nRun '%s --help' for usage.\n", cmd.CommandPath(), msg, cmd.CommandPath())
@@ -45,7 +53,7 @@ func UsageError(cmd *cobra.Command, msg string) error {
 // what it does and how long it takes; the harness itself never builds.
 func Binaries(ctx context.Context, stderr io.Writer) (string, error) {
 	dir, err := envtest.FindBinaries()
-	if !errors.Is(err, envtest.ErrBinariesNotBuilt) {
+	if !errors.Is(err, envtest.ErrBinariesNotBuilt) || !envtest.CanBuild() {
 		return dir, err
 	}
 	fmt.Fprintln(stderr, "The control-plane binaries are not built yet; building them now, as `make tools` does (about 7 minutes, once) ...")
