@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Regenerates the PodPreset deepcopy functions and CRD manifest, and the CRD
+# Regenerates the PodPreset deepcopy functions and CRD manifest, the pins of
+# the control-plane binaries presetsim embeds (hack/toolpins), and the CRD
 # of the redhat-cop and Kubeflow profiles, with the controller-gen pinned in
 # hack/tools/controller-gen.
 set -euo pipefail
@@ -18,3 +19,5 @@ go run ./hack/examplecrd presets/config/crd/settings.k8s.io_podpresets.yaml prof
 # profiles/crds (wozniakjan's, untyped upstream, is written by hand there).
 "$gen" crd paths=./profiles/crds/redhatcop/... output:crd:dir=./profiles/crds
 "$gen" crd paths=./profiles/crds/kubeflow/... output:crd:dir=./profiles/crds
+# The pins of the control-plane binaries, for presetsim tools install.
+go run ./hack/toolpins

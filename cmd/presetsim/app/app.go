@@ -98,6 +98,7 @@ one installed on a cluster; and previews offline what presets do to pods.`,
 		newReportCommand(stdout, stderr),
 		newRulesCommand(stdout),
 		newFeaturesCommand(stdout),
+		newToolsCommand(stdout, stderr),
 		modulesCmd,
 	)
 	return root

@@ -17,7 +17,7 @@ func TestHelp(t *testing.T) {
 	commands := [][]string{
 		{}, {"run"}, {"differential"}, {"apply"}, {"up"}, {"bench"}, {"serve"},
 		{"report"}, {"report", "compare"}, {"modules"}, {"completion"}, {"completion", "bash"},
-		{"policy"}, {"audit"}, {"explain"}, {"fuzz"}, {"rules"}, {"features"}, {"features", "export"},
+		{"policy"}, {"audit"}, {"explain"}, {"fuzz"}, {"rules"}, {"features"}, {"features", "export"}, {"tools"}, {"tools", "install"}, {"tools", "dir"},
 	}
 	for _, path := range commands {
 		name := strings.Join(append([]string{"presetsim"}, path...), "-")

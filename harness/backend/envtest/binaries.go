@@ -27,7 +27,7 @@ var Required = []string{"etcd", "kube-apiserver", "kube-controller-manager", "ku
 
 // ErrBinariesNotBuilt is FindBinaries' error when the control-plane binaries
 // have not been built yet: `make tools`, or BuildBinaries, builds them.
-var ErrBinariesNotBuilt = errors.New("the control-plane binaries are not built yet: run `make tools` in the repository (about 7 minutes, once per pin), or set " + BinDirEnv + " or " + AssetsEnv + " to a directory of etcd, kube-apiserver, kube-controller-manager and kube-scheduler")
+var ErrBinariesNotBuilt = errors.New("the control-plane binaries are not built yet: run `presetsim tools install` (it builds them from the Go module proxy, about 10 minutes, once per version), or set " + BinDirEnv + " or " + AssetsEnv + " to a directory of etcd, kube-apiserver, kube-controller-manager and kube-scheduler")
 
 // FindBinaries returns the directory of the control-plane binaries, the
 // first of:
@@ -37,7 +37,9 @@ var ErrBinariesNotBuilt = errors.New("the control-plane binaries are not built y
 //     Required binary (setup-envtest's own downloads have no
 //     kube-controller-manager, which this control plane runs: an error
 //     says so rather than a failure at start);
-//  3. the cache that hack/build-tools.sh fills, found by walking up from
+//  3. the user cache that Install (presetsim tools install) fills, for the
+//     versions this binary was made with (UserCache);
+//  4. the cache that hack/build-tools.sh fills, found by walking up from
 //     the working directory to the repository.
 //
 // It builds nothing; when none has the binaries the error wraps
@@ -53,6 +55,9 @@ func FindBinaries() (string, error) {
 			return dir, nil
 		}
 		notes = append(notes, fmt.Sprintf("%s=%s has no %s", AssetsEnv, dir, strings.Join(missing, ", ")))
+	}
+	if dir, err := UserCache(); err == nil && len(Missing(dir)) == 0 {
+		return dir, nil
 	}
 	dir, err := repositoryCache()
 	if errors.Is(err, ErrBinariesNotBuilt) && len(notes) > 0 {
