@@ -82,7 +82,7 @@ for group in $groups; do
 		--exclude-files 'rollout/' --exclude-files 'defaults/' --exclude-files 'explain/' --exclude-files 'policy/' \
 		--exclude-files 'model/' --exclude-files 'zz_generated' ;;
 	model) unleash model '.' ./presets/model . ;;
-	explain) unleash explain '^(TestApplyExplain|TestApplyExplainJSON|TestSelectionReasons|TestPodOrder)$' ./presets/explain ./cmd/presetsim/app,./presets/explain \
+	explain) unleash explain '^(TestApplyExplain|TestApplyExplainJSON|TestSelectionReasons|TestPodOrder|TestOrdinal)$' ./presets/explain ./cmd/presetsim/app,./presets/explain \
 		--integration --coverpkg ./presets/explain ;;
 	policy)
 		export PRESETSIM_BIN_DIR=${PRESETSIM_BIN_DIR:-$("$root/hack/build-tools.sh")}

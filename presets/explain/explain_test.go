@@ -67,3 +67,16 @@ func TestPodOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestOrdinal: the order a preset applies in reads as English does,
+// the teens included.
+func TestOrdinal(t *testing.T) {
+	for n, want := range map[int]string{
+		1: "1st", 2: "2nd", 3: "3rd", 4: "4th", 10: "10th", 11: "11th", 12: "12th", 13: "13th",
+		14: "14th", 21: "21st", 22: "22nd", 23: "23rd", 101: "101st", 111: "111th", 112: "112th", 113: "113th",
+	} {
+		if got := ordinal(n); got != want {
+			t.Errorf("ordinal(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
