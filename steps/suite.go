@@ -28,7 +28,10 @@ type SuiteOptions struct {
 	// FS holds the feature files Paths name; the operating system's
 	// files when nil. presetsim.Suite is the suite the binary embeds.
 	FS fs.FS
-	// Format is a godog format ("pretty", "progress", "cucumber", "junit"); "pretty" when empty.
+	// Format is a godog format ("pretty", "progress", "cucumber", "junit",
+	// comma-separated, each optionally :FILE); "progress" when empty.
+	// "progress" is this package's (progress.go): a character per step and
+	// no summary, which the caller prints from the outcomes.
 	Format string
 	// Tags filters scenarios by tag expression, e.g. "@R4.2 && ~@slow".
 	Tags string
@@ -80,7 +83,7 @@ func Run(w *harness.World, opts SuiteOptions) (int, *Timings) {
 		opts.Paths = []string{"features"}
 	}
 	if opts.Format == "" {
-		opts.Format = "pretty"
+		opts.Format = "progress"
 	}
 	if opts.Concurrency == 0 {
 		opts.Concurrency = DefaultConcurrency
@@ -88,6 +91,7 @@ func Run(w *harness.World, opts SuiteOptions) (int, *Timings) {
 	if opts.Output == nil {
 		opts.Output = os.Stdout
 	}
+	registerProgress()
 	timings := &Timings{start: map[string]time.Time{}}
 	init := Initializer(w, opts.FS)
 	suite := godog.TestSuite{
@@ -140,7 +144,8 @@ func Run(w *harness.World, opts SuiteOptions) (int, *Timings) {
 			})
 		},
 		Options: &godog.Options{
-			Format:      opts.Format,
+			Format:      formats(opts.Format),
+			NoColors:    !isTerminal(opts.Output),
 			Paths:       opts.Paths,
 			FS:          opts.FS,
 			Tags:        opts.Tags,

@@ -139,7 +139,7 @@ usage error, 130 or 143 when interrupted.`,
 	fs := cmd.Flags()
 	t := targetFlags(fs)
 	fs.Lookup("report-dir").Usage = "write summary.json, summary.yaml, junit.xml, cucumber.json and report.html here"
-	format := fs.String("format", "pretty", "output format: pretty, progress, cucumber, junit")
+	format := fs.String("format", "progress", "output format: progress (a character per step; the summary follows on stderr), pretty (godog's, every step), cucumber, junit")
 	tags := fs.String("tags", "", "run only scenarios matching this tag expression, e.g. @R4.2")
 	concurrency := fs.Int("concurrency", steps.DefaultConcurrency, "scenarios to run at once (@serial ones run alone)")
 	watchFlag := fs.Bool("watch", false, "keep the control plane and the implementation up; run a feature file's scenarios again when it is saved (all on r and Enter) and print what changed; Ctrl-C stops")
@@ -196,14 +196,19 @@ usage error, 130 or 143 when interrupted.`,
 				fmt.Fprintf(stderr, "                 not applicable: %s\n", t.NotApplicable)
 			}
 			if c := t.FailedCheck(); c != nil {
-				fmt.Fprintf(stderr, "                 failed check (%s): %s → %s\n", c.Where(), c.Step, strings.Join(c.Rules, ", "))
+				fmt.Fprintf(stderr, "                 failed check (%s): %s → %s\n", where(t, c), c.Step, strings.Join(c.Rules, ", "))
+				if c.Err != nil {
+					fmt.Fprintln(stderr, indent(c.Err.Error(), "                   "))
+				}
+			} else if t.Failed && t.Err != nil {
+				fmt.Fprintln(stderr, indent(t.Err.Error(), "                   "))
 			}
 			if c := t.Declared(); c != nil {
-				fmt.Fprintf(stderr, "                 differs as declared (%s): %s → %s: %s\n", c.Where(), c.Step, strings.Join(c.Rules, ", "), c.Reason)
+				fmt.Fprintf(stderr, "                 differs as declared (%s): %s → %s: %s\n", where(t, c), c.Step, strings.Join(c.Rules, ", "), c.Reason)
 			}
 			for _, c := range t.Checks {
 				if c.Outcome == result.CheckNotClaimed {
-					fmt.Fprintf(stderr, "                 not claimed (%s): %s: %s\n", c.Where(), c.Step, c.Reason)
+					fmt.Fprintf(stderr, "                 not claimed (%s): %s: %s\n", where(t, &c), c.Step, c.Reason)
 				}
 			}
 			for _, n := range t.Notes {
@@ -258,4 +263,25 @@ func shippedProfile(name string) (*profile.Profile, error) {
 		return nil, err
 	}
 	return profile.Parse("profiles/"+name, data)
+}
+
+// indent prefixes every line of text but the empty ones.
+func indent(text, prefix string) string {
+	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
+	for i, l := range lines {
+		if l != "" {
+			lines[i] = prefix + l
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// where is a check's place: FILE:LINE, or Where's words for the model's
+// check after the last step.
+func where(t result.Scenario, c *result.Check) string {
+	file, _, ok := strings.Cut(t.Scenario, ": ")
+	if c.Line == 0 || !ok {
+		return c.Where()
+	}
+	return fmt.Sprintf("%s:%d", file, c.Line)
 }

@@ -1,0 +1,103 @@
+package steps
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/cucumber/godog"
+	"github.com/cucumber/godog/formatters"
+	messages "github.com/cucumber/messages/go/v21"
+	"golang.org/x/term"
+)
+
+// progressFormat is the name the progress formatter is registered under
+// with godog; a run's "progress" means it.
+const progressFormat = "presetsim-progress"
+
+// registerProgress adds the progress formatter to godog's registry (which is
+// godog's one way to add a format), once per process.
+var registerProgress = sync.OnceFunc(func() {
+	godog.Format(progressFormat, "a character per step; the run's own summary says the rest", func(_ string, out io.Writer) formatters.Formatter {
+		return &progress{out: out}
+	})
+})
+
+// progress prints a character per step, as godog's progress format does,
+// and nothing at the end: no failures and no counts, since the run's
+// summary (presetsim run prints it) gives both, from the outcomes, once.
+// godog's own counts disagree with the outcomes (an unsupported or not
+// claimed scenario is a pass to it).
+type progress struct {
+	out   io.Writer
+	mu    sync.Mutex
+	steps int
+}
+
+const stepsPerRow = 70
+
+func (p *progress) mark(c string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprint(p.out, c)
+	p.steps++
+	if p.steps%stepsPerRow == 0 {
+		fmt.Fprintf(p.out, " %d\n", p.steps)
+	}
+}
+
+func (p *progress) TestRunStarted()                                   {}
+func (p *progress) Feature(*messages.GherkinDocument, string, []byte) {}
+func (p *progress) Pickle(*messages.Pickle)                           {}
+func (p *progress) Defined(*messages.Pickle, *messages.PickleStep, *formatters.StepDefinition) {
+}
+func (p *progress) Passed(*messages.Pickle, *messages.PickleStep, *formatters.StepDefinition) {
+	p.mark(".")
+}
+func (p *progress) Failed(*messages.Pickle, *messages.PickleStep, *formatters.StepDefinition, error) {
+	p.mark("F")
+}
+func (p *progress) Skipped(*messages.Pickle, *messages.PickleStep, *formatters.StepDefinition) {
+	p.mark("-")
+}
+func (p *progress) Undefined(*messages.Pickle, *messages.PickleStep, *formatters.StepDefinition) {
+	p.mark("U")
+}
+func (p *progress) Pending(*messages.Pickle, *messages.PickleStep, *formatters.StepDefinition) {
+	p.mark("P")
+}
+func (p *progress) Ambiguous(*messages.Pickle, *messages.PickleStep, *formatters.StepDefinition, error) {
+	p.mark("A")
+}
+
+func (p *progress) Summary() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.steps%stepsPerRow != 0 {
+		fmt.Fprintf(p.out, "%s %d\n", strings.Repeat(" ", stepsPerRow-p.steps%stepsPerRow), p.steps)
+	}
+}
+
+// formats maps a run's format list (name[:file], comma-separated) to
+// godog's: "progress" is this package's.
+func formats(list string) string {
+	parts := strings.Split(list, ",")
+	for i, f := range parts {
+		name, file, hasFile := strings.Cut(f, ":")
+		if name == "progress" {
+			parts[i] = progressFormat
+			if hasFile {
+				parts[i] += ":" + file
+			}
+		}
+	}
+	return strings.Join(parts, ",")
+}
+
+// isTerminal reports whether w is a terminal, where colours belong.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
