@@ -2,9 +2,9 @@ package steps_test
 
 import (
 	"bytes"
-	"io"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"

@@ -142,9 +142,10 @@ func manyScenarios(n int) string {
 }
 
 // TestSuiteStepsDefined: every step of the curated suite is one the
-// harness defines (run refuses a suite that has an undefined step).
+// harness defines, and every DocString of objects to create decodes (run
+// refuses a suite with a mistake of either kind).
 func TestSuiteStepsDefined(t *testing.T) {
-	if err := suitecheck.Check(suitecheck.Options{Paths: []string{"../features"}, Format: "pretty", Concurrency: 1, Steps: steps.Expressions()}); err != nil {
+	if err := suitecheck.Check(suitecheck.Options{Paths: []string{"../features"}, Format: "pretty", Concurrency: 1, Steps: steps.Expressions(), Manifests: steps.ManifestExpressions()}); err != nil {
 		t.Error(err)
 	}
 }

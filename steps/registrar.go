@@ -46,8 +46,9 @@ type registrar struct {
 	sc      *godog.ScenarioContext
 	timeout time.Duration
 	// expressions, when set, only collects the steps' expressions
-	// (Expressions): nothing is registered.
-	expressions *[]*regexp.Regexp
+	// (Expressions): nothing is registered. manifests, with it, collects
+	// those of the steps whose DocString holds objects to create.
+	expressions, manifests *[]*regexp.Regexp
 }
 
 // Step registers handler for expr. The handler's first argument must be
@@ -55,6 +56,9 @@ type registrar struct {
 func (r registrar) Step(expr string, spec checkSpec, handler any) {
 	if r.expressions != nil {
 		*r.expressions = append(*r.expressions, compiled(expr))
+		if r.manifests != nil && spec.setup && takesDocString(reflect.TypeOf(handler)) {
+			*r.manifests = append(*r.manifests, compiled(expr))
+		}
 		return
 	}
 	v := reflect.ValueOf(handler)
@@ -97,12 +101,34 @@ func (r registrar) Step(expr string, spec checkSpec, handler any) {
 // Expressions are the expressions of every step the suite defines, for
 // checking feature files before a run (suitecheck).
 func Expressions() []*regexp.Regexp {
-	var out []*regexp.Regexp
-	r := registrar{expressions: &out}
+	all, _ := expressionsAndManifests()
+	return all
+}
+
+// ManifestExpressions are the expressions of the steps whose DocString
+// holds objects to create (the setup steps that take one: "the PodPreset:",
+// "I create the pod:", ...), whose YAML can be checked before a run.
+func ManifestExpressions() []*regexp.Regexp {
+	_, manifests := expressionsAndManifests()
+	return manifests
+}
+
+func expressionsAndManifests() (all, manifests []*regexp.Regexp) {
+	r := registrar{expressions: &all, manifests: &manifests}
 	register(r)
 	registerWorkloads(r)
 	registerEnvironment(r)
-	return out
+	return all, manifests
+}
+
+// takesDocString reports whether a step handler has a DocString argument.
+func takesDocString(t reflect.Type) bool {
+	for i := range t.NumIn() {
+		if t.In(i) == reflect.TypeFor[*godog.DocString]() {
+			return true
+		}
+	}
+	return false
 }
 
 // expressions are the steps' compiled expressions: every scenario

@@ -354,7 +354,7 @@ metadata:
 `,
 		want: []wantErr{
 			{20, "", "invalid YAML: mapping values are not allowed in this context"},
-			{26, "metadata.nmespace", "unknown field"},
+			{26, "metadata.nmespace", `unknown field; did you mean "namespace"?`},
 		},
 	}, {
 		name:    "content after the separator",
@@ -456,7 +456,7 @@ func TestDecodeKindErrors(t *testing.T) {
 		content: "apiVersion: v1\nkind: Deployment\nspec:\n  replica: 3\n",
 		want: []wantErr{
 			{10, "apiVersion", `did you mean "apps/v1"?`},
-			{13, "spec.replica", "unknown field"},
+			{13, "spec.replica", `unknown field; did you mean "replicas"?`},
 		},
 	}, {
 		name:    "kind in the wrong case",

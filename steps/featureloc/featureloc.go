@@ -1,6 +1,7 @@
 package featureloc
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -106,9 +107,24 @@ func Parse(fsys fs.FS, uri string) (*messages.GherkinDocument, []*messages.Pickl
 	ids := &messages.Incrementing{}
 	doc, err := gherkin.ParseGherkinDocument(strings.NewReader(string(data)), ids.NewId)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("%w: %w", ErrSyntax, err)
 	}
 	return doc, gherkin.Pickles(*doc, uri, ids.NewId), nil
+}
+
+// ErrSyntax is Parse's error for a file that is not valid Gherkin.
+var ErrSyntax = errors.New("not valid Gherkin")
+
+// DocLines maps the AST node id of each step with a DocString to the line
+// of the DocString's first line of content.
+func DocLines(doc *messages.GherkinDocument) map[string]int {
+	out := map[string]int{}
+	walk(doc, nil, func(st *messages.Step) {
+		if st.DocString != nil {
+			out[st.Id] = int(st.DocString.Location.Line) + 1
+		}
+	})
+	return out
 }
 
 // Lines maps the AST node ids a pickle names — its scenario, its example

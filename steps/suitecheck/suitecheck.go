@@ -10,12 +10,17 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/cucumber/godog"
 	messages "github.com/cucumber/messages/go/v21"
 
+	"presetsim.dev/presetsim/harness/manifest"
 	"presetsim.dev/presetsim/steps/featureloc"
 )
+
+// scheme decodes the DocStrings: the kinds a scenario may create.
+var scheme = sync.OnceValue(manifest.Scheme)
 
 // Options are what a run is asked to do, as steps.SuiteOptions says it.
 type Options struct {
@@ -29,7 +34,22 @@ type Options struct {
 	// Steps are the expressions of the defined steps (steps.Expressions);
 	// when set, every step of the selected scenarios must match one.
 	Steps []*regexp.Regexp
+	// Manifests are the expressions of the steps whose DocString holds
+	// objects to create (steps.ManifestExpressions): the DocStrings of the
+	// selected scenarios' such steps must decode (YAML, kinds, fields),
+	// else their file, line and field, with a did-you-mean.
+	Manifests []*regexp.Regexp
 }
+
+// FeatureErrors are mistakes in the feature files themselves (an
+// undefined step, a DocString that does not decode, a file Gherkin cannot
+// parse), which are no verdict on any implementation: presetsim exits 4
+// for them, 2 for a usage error.
+type FeatureErrors struct{ Errs []error }
+
+func (e *FeatureErrors) Error() string { return errors.Join(e.Errs...).Error() }
+
+func (e *FeatureErrors) Unwrap() []error { return e.Errs }
 
 // Check returns every problem with the options, joined; nil when the run
 // can start. It reads the feature files.
@@ -44,12 +64,12 @@ func Check(o Options) error {
 	if len(o.Paths) == 0 {
 		o.Paths = []string{"features"} // godog's default, and the run's
 	}
-	n, undefined, err := count(o.FS, o.Paths, o.Tags, o.Steps)
+	n, mistakes, err := count(o.FS, o.Paths, o.Tags, o.Steps, o.Manifests)
 	if err != nil {
 		return err
 	}
-	if len(undefined) > 0 {
-		return errors.Join(undefined...)
+	if len(mistakes) > 0 {
+		return &FeatureErrors{Errs: mistakes}
 	}
 	if n == 0 {
 		if o.Tags != "" {
@@ -103,13 +123,15 @@ func checkTags(expr string) error {
 // paths hold that match the tag expression. A path is a feature file, a
 // folder of them, or FILE:LINE (the scenario or example row at LINE).
 func Count(paths []string, tags string) (int, error) {
-	n, _, err := count(nil, paths, tags, nil)
+	n, _, err := count(nil, paths, tags, nil, nil)
 	return n, err
 }
 
-// count is Count, and, when steps are given, an error for each step of
-// the selected scenarios that matches none of them.
-func count(fsys fs.FS, paths []string, tags string, steps []*regexp.Regexp) (int, []error, error) {
+// count is Count, and the feature files' mistakes: when steps are given,
+// an error for each step of the selected scenarios that matches none of
+// them; when manifests are, one for each such step's DocString that does
+// not decode.
+func count(fsys fs.FS, paths []string, tags string, steps, manifests []*regexp.Regexp) (int, []error, error) {
 	if len(paths) == 0 {
 		paths = []string{"features"}
 	}
@@ -138,7 +160,7 @@ func count(fsys fs.FS, paths []string, tags string, steps []*regexp.Regexp) (int
 			files = []string{file}
 		}
 		for _, f := range files {
-			n, u, err := countFile(fsys, f, line, tags, steps)
+			n, u, err := countFile(fsys, f, line, tags, steps, manifests)
 			if err != nil {
 				errs = append(errs, err)
 				continue
@@ -182,12 +204,15 @@ func splitLine(path string) (string, int) {
 	return path[:i], line
 }
 
-func countFile(fsys fs.FS, path string, line int, tags string, steps []*regexp.Regexp) (int, []error, error) {
+func countFile(fsys fs.FS, path string, line int, tags string, steps, manifests []*regexp.Regexp) (int, []error, error) {
 	doc, pickles, err := featureloc.Parse(fsys, path)
 	if err != nil {
+		if errors.Is(err, featureloc.ErrSyntax) {
+			return 0, []error{fmt.Errorf("feature file %s: %w", path, err)}, nil
+		}
 		return 0, nil, fmt.Errorf("feature file %s: %w", path, err)
 	}
-	lines := featureloc.Lines(doc)
+	lines, docLines := featureloc.Lines(doc), featureloc.DocLines(doc)
 	n := 0
 	var undefined []error
 	seen := map[int]bool{} // a Background step is in every pickle
@@ -200,12 +225,18 @@ func countFile(fsys fs.FS, path string, line int, tags string, steps []*regexp.R
 		}
 		n++
 		for _, st := range p.Steps {
+			at, docAt := 0, 0
+			if len(st.AstNodeIds) > 0 {
+				at, docAt = lines[st.AstNodeIds[0]], docLines[st.AstNodeIds[0]]
+			}
+			if st.Argument != nil && st.Argument.DocString != nil && slices.ContainsFunc(manifests, func(re *regexp.Regexp) bool { return re.MatchString(st.Text) }) {
+				if _, err := manifest.Decode(manifest.Source{File: path, Line: docAt}, st.Argument.DocString.Content, scheme()); err != nil && !seen[-docAt] {
+					seen[-docAt] = true // an outline's DocString, once per example row
+					undefined = append(undefined, err)
+				}
+			}
 			if len(steps) == 0 || slices.ContainsFunc(steps, func(re *regexp.Regexp) bool { return re.MatchString(st.Text) }) {
 				continue
-			}
-			at := 0
-			if len(st.AstNodeIds) > 0 {
-				at = lines[st.AstNodeIds[0]]
 			}
 			if seen[at] {
 				continue

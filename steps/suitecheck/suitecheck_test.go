@@ -1,7 +1,9 @@
 package suitecheck
 
 import (
+	"errors"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -51,7 +53,7 @@ func TestCount(t *testing.T) {
 	for _, c := range []struct {
 		tags string
 		want int
-	}{{"", 4}, {"@R4.2", 2}, {"@R2.1,@R4.2", 3}, {"~@slow", 2}, {"@R2.1 && @slow", 0}} {
+	}{{"", 5}, {"@R4.2", 2}, {"@R2.1,@R4.2", 3}, {"~@slow", 3}, {"@R2.1 && @slow", 0}} {
 		n, err := Count([]string{"testdata"}, c.tags)
 		if err != nil || n != c.want {
 			t.Errorf("Count(testdata, %q) = %d, %v; want %d", c.tags, n, err, c.want)
@@ -75,5 +77,36 @@ func TestUndefinedSteps(t *testing.T) {
 	}
 	if err := Check(Options{Paths: []string{"testdata/two.feature"}, Format: "pretty", Concurrency: 1, Steps: defined}); err != nil {
 		t.Errorf("every step defined: %v", err)
+	}
+}
+
+// TestManifestMistakes: the DocStrings of the steps that create objects
+// are decoded before a run; each mistake is a feature-file error (no
+// verdict) with its file, line and field, a did-you-mean for a misspelt
+// field, and an undefined step is one too.
+func TestManifestMistakes(t *testing.T) {
+	defined := []*regexp.Regexp{
+		regexp.MustCompile(`^the PodPreset:$`), regexp.MustCompile(`^I create the pod:$`),
+		regexp.MustCompile(`^I try to create:$`), regexp.MustCompile(`^the pod "([^"]*)" should be as submitted$`),
+	}
+	err := Check(Options{Paths: []string{"testdata/mistakes/manifests.feature"}, Format: "progress", Concurrency: 1, Steps: defined, Manifests: defined[:3]})
+	var mistakes *FeatureErrors
+	if !errors.As(err, &mistakes) {
+		t.Fatalf("Check: %v, want feature-file errors", err)
+	}
+	want := []string{
+		`testdata/mistakes/manifests.feature:22: spec.containres: unknown field; did you mean "containers"?`,
+		`testdata/mistakes/manifests.feature:30: invalid YAML: did not find expected ',' or ']'`,
+		`testdata/mistakes/manifests.feature:32: undefined step "the pod \"web\" should be as submited"; the nearest defined step is "the pod \"…\" should be as submitted"`,
+	}
+	var got []string
+	for _, e := range mistakes.Errs {
+		got = append(got, e.Error())
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("Check found:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if err := Check(Options{Paths: []string{"testdata/two.feature"}, Format: "progress", Concurrency: 1, Manifests: defined[:3]}); err != nil {
+		t.Errorf("DocStrings that decode: %v", err)
 	}
 }

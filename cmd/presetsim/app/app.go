@@ -121,12 +121,14 @@ the default), in memory (--backend offline), on a kind cluster or on an existing
 With no path, the curated suite built into this binary runs (its files are named
 features/*.feature; presetsim features export DIR writes them out).
 
-Mistakes in the flags or the feature files — an unknown format, a tag expression godog cannot
-read, a path that does not exist, a selection with no scenario, an undefined step (with the
-nearest defined one) — are reported with their file and line before anything starts.
+Mistakes in the flags — an unknown format, a tag expression godog cannot read, a path that does
+not exist, a selection with no scenario — are usage errors. Mistakes in the feature files — an
+undefined step (with the nearest defined one), YAML that does not parse, an unknown field (with
+a did-you-mean) in the objects a step creates — are reported with their file and line before
+anything starts, and judge no rule.
 
 Exit status: 0 when every scenario passed or differs as declared, 1 when one failed, 2 on a
-usage error, 130 or 143 when interrupted.`,
+usage error, 4 for mistakes in the feature files, 130 or 143 when interrupted.`,
 		Example: `  presetsim run
   presetsim run --tags @R4.2 features/conflict.feature
   presetsim run --backend offline --module mutant/ignores-exclude
@@ -149,8 +151,8 @@ usage error, 130 or 143 when interrupted.`,
 		}
 		paths, fsys := suiteSource(args)
 		// Checked before the control plane starts, which takes seconds.
-		if err := suitecheck.Check(suitecheck.Options{Paths: paths, FS: fsys, Format: *format, Tags: *tags, Concurrency: *concurrency, Steps: steps.Expressions()}); err != nil {
-			return cli.UsageError(cmd, err.Error())
+		if err := suitecheck.Check(suitecheck.Options{Paths: paths, FS: fsys, Format: *format, Tags: *tags, Concurrency: *concurrency, Steps: steps.Expressions(), Manifests: steps.ManifestExpressions()}); err != nil {
+			return cli.SuiteError(cmd, err)
 		}
 		st, err := t.start(cmd.Context(), cmd, stderr)
 		if err != nil {

@@ -33,8 +33,8 @@ binary runs. Exit status 1 when any differs or fails.`,
 	tags := fs.String("tags", "", "run only scenarios matching this tag expression")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		paths, fsys := suiteSource(args)
-		if err := suitecheck.Check(suitecheck.Options{Paths: paths, FS: fsys, Format: "pretty", Tags: *tags, Concurrency: 1, Steps: steps.Expressions()}); err != nil {
-			return cli.UsageError(cmd, err.Error())
+		if err := suitecheck.Check(suitecheck.Options{Paths: paths, FS: fsys, Format: "pretty", Tags: *tags, Concurrency: 1, Steps: steps.Expressions(), Manifests: steps.ManifestExpressions()}); err != nil {
+			return cli.SuiteError(cmd, err)
 		}
 		interrupts, bin, err := cli.Prepare(cmd.Context(), stderr)
 		if err != nil {

@@ -33,7 +33,7 @@ func TestHelp(t *testing.T) {
 
 // TestUsageErrors: a usage error says what is wrong and where the help is,
 // on stderr, with exit status 2, as before the commands moved to cobra;
-// flags may come after arguments.
+// flags may come after arguments. Mistakes in feature files are exit 4.
 func TestUsageErrors(t *testing.T) {
 	tests := []struct {
 		name      string
@@ -53,6 +53,8 @@ func TestUsageErrors(t *testing.T) {
 		{name: "run with no concurrency", args: []string{"run", "--concurrency", "0"}, wantCode: 2, wantInErr: "--concurrency must be at least 1"},
 		{name: "run with a broken tag expression", args: []string{"run", "--tags", "@R4.2 and ("}, wantCode: 2, wantInErr: "is not a tag"},
 		{name: "run with a missing feature file", args: []string{"run", "no/such.feature"}, wantCode: 2, wantInErr: "feature path no/such.feature"},
+		{name: "run with mistakes in the feature file", args: []string{"run", "../../../steps/suitecheck/testdata/mistakes/manifests.feature"}, wantCode: 4,
+			wantInErr: `3 mistakes in the feature files; nothing was run, and no rule is judged`},
 		{name: "differential with a broken tag expression", args: []string{"differential", "--tags", "@a ||"}, wantCode: 2, wantInErr: "is not a tag"},
 		{name: "up with negative nodes", args: []string{"up", "--nodes", "-1"}, wantCode: 2, wantInErr: "--nodes must not be negative"},
 		{name: "serve without --kubeconfig", args: []string{"serve", "--ca-out", "ca.pem"}, wantCode: 2, wantInErr: "presetsim serve"},

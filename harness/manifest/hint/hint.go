@@ -85,6 +85,9 @@ func UnknownField(rootType reflect.Type, p fieldpath.Path, tree any) string {
 			return fmt.Sprintf("; did you mean %s?", Quote(f.Name))
 		}
 	}
+	if typo := nearestField(fields, name); typo != "" {
+		return fmt.Sprintf("; did you mean %s?", Quote(typo))
+	}
 	var under []string
 	for _, f := range fields {
 		for _, g := range fieldpath.Fields(f.Type) {
@@ -216,3 +219,56 @@ func Clean(err error) string {
 
 // Quote quotes s for a message.
 func Quote(s string) string { return strconv.Quote(s) }
+
+// nearestField is the field a misspelt name most likely meant: the one
+// nearest by edit distance (a swap of two neighbouring letters counts one
+// edit, as in "containres"), at most one edit away for a name of four
+// letters or fewer and two for a longer one; "" when none is, or when two
+// are equally near.
+func nearestField(fields []fieldpath.Field, name string) string {
+	limit := 2
+	if len(name) <= 4 {
+		limit = 1
+	}
+	best, bestD, tie := "", limit+1, false
+	for _, f := range fields {
+		d := editDistance(strings.ToLower(name), strings.ToLower(f.Name))
+		switch {
+		case d < bestD:
+			best, bestD, tie = f.Name, d, false
+		case d == bestD:
+			tie = true
+		}
+	}
+	if tie || bestD > limit {
+		return ""
+	}
+	return best
+}
+
+// editDistance is the optimal string alignment distance: insertions,
+// deletions, substitutions and swaps of adjacent characters.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	d := make([][]int, len(ra)+1)
+	for i := range d {
+		d[i] = make([]int, len(rb)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(ra)][len(rb)]
+}

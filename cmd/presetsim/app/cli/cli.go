@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"presetsim.dev/presetsim/harness/backend/envtest"
 	"presetsim.dev/presetsim/internal/interrupt"
+	"presetsim.dev/presetsim/steps/suitecheck"
 )
 
 // ExitError carries a process exit status.
@@ -40,6 +42,21 @@ func OneArg(cmd *cobra.Command, args []string) error {
 		return UsageError(cmd, fmt.Sprintf("one argument is needed, not %d", len(args)))
 	}
 	return nil
+}
+
+// SuiteError reports what suitecheck.Check found: mistakes in the feature
+// files (exit status 4: no verdict, nothing ran) or a usage error (2).
+func SuiteError(cmd *cobra.Command, err error) error {
+	var mistakes *suitecheck.FeatureErrors
+	if !errors.As(err, &mistakes) {
+		return UsageError(cmd, err.Error())
+	}
+	fmt.Fprintf(cmd.ErrOrStderr(), "%s: %d %s in the feature files; nothing was run, and no rule is judged:\n",
+		cmd.CommandPath(), len(mistakes.Errs), map[bool]string{true: "mistake", false: "mistakes"}[len(mistakes.Errs) == 1])
+	for _, e := range mistakes.Errs {
+		fmt.Fprintf(cmd.ErrOrStderr(), "  %s\n", strings.ReplaceAll(e.Error(), "\n", "\n  "))
+	}
+	return ExitError{Code: 4}
 }
 
 // UsageError says what is wrong and where the help is, and is exit status 2.
