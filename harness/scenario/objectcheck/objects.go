@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -18,6 +19,7 @@ import (
 	"presetsim.dev/presetsim/harness/manifest"
 	"presetsim.dev/presetsim/harness/manifest/yamldoc"
 	"presetsim.dev/presetsim/harness/scenario"
+	"presetsim.dev/presetsim/harness/scenario/environment"
 )
 
 // Steps is the checks on objects of any kind, over one scenario.
@@ -81,6 +83,9 @@ func (s Steps) ShouldMatch(ctx context.Context, kind, name string, src manifest.
 		diffs := valuediff.Subset("", want, got.Object, goType)
 		if len(diffs) == 0 {
 			return true, nil
+		}
+		if t.gvk.Group == "" && t.gvk.Kind == "Secret" && !s.World().ShowSecrets {
+			diffs = maskSecretData(diffs)
 		}
 		lines := make([]string, len(diffs))
 		for i, d := range diffs {
@@ -217,4 +222,22 @@ func (s Steps) Delete(ctx context.Context, kind, name string) error {
 		s.ForgetPreset(t.ns, t.name)
 	}
 	return nil
+}
+
+// maskSecretData hides a Secret's values (data, stringData) in
+// differences, as every message hides values from Secrets (--show-secrets
+// shows them): which key differs is said, not what it holds.
+func maskSecretData(diffs []valuediff.Difference) []valuediff.Difference {
+	out := slices.Clone(diffs)
+	for i, d := range out {
+		if !strings.HasPrefix(d.Path, "data") && !strings.HasPrefix(d.Path, "stringData") {
+			continue
+		}
+		for _, v := range []*string{&out[i].Want, &out[i].Got} {
+			if *v != valuediff.Absent {
+				*v = environment.Mask
+			}
+		}
+	}
+	return out
 }
