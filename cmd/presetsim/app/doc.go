@@ -1,5 +1,8 @@
 // Package app is the presetsim command line: flag parsing and output only;
-// the work is done by packages harness and steps. Each command is a cobra
-// command; bench and serve are packages of their own, and cli holds what
-// the commands share (exit statuses, usage errors, Prepare).
+// the work is done by the packages of harness, steps and internal/fuzz.
+// Each command is a cobra command: run, differential, fuzz, apply, up,
+// rules, features and tools here; bench, serve, policy, watch (run
+// --watch) and live (audit, explain) are packages of their own, and cli
+// holds what the commands share (exit statuses, usage and feature-file
+// errors, Prepare, reading manifests).
 package app
