@@ -1,5 +1,9 @@
-// Command presetsim runs the PodPreset feature suite against an admission
-// module on a real control plane.
+// Command presetsim is the PodPreset reference implementation's command
+// line: it runs the conformance suite (the one built in, or feature files)
+// and generated cases (fuzz) against the reference, a mutant, a webhook or
+// a cluster, on a real control plane or offline; previews what presets do
+// (apply, explain, audit); and runs a local cluster with presets (up).
+// `presetsim --help` lists every command; package app has them.
 package main
 
 import (
