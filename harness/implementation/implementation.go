@@ -29,6 +29,16 @@ type Implementation interface {
 	Stop() error
 }
 
+// Forgetter is the ability of an implementation that applies a deleted
+// preset for a while after (the policy: until its controller has removed
+// the preset from the namespace's compiled policy): WaitForgotten returns
+// once it has none of namespace's presets left that the cluster no longer
+// holds, as far as it can tell. presetsim fuzz calls it before a namespace
+// serves another case.
+type Forgetter interface {
+	WaitForgotten(ctx context.Context, namespace string) error
+}
+
 // CRDSource says whose CRD serves an implementation's presets.
 type CRDSource int
 

@@ -14,6 +14,7 @@ import (
 
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/harness/backend"
+	"presetsim.dev/presetsim/harness/implementation"
 	"presetsim.dev/presetsim/harness/scenario"
 )
 
@@ -21,7 +22,9 @@ import (
 // the namespaces it needs and gives them back when it has settled; they are
 // emptied then and handed out again only after a quarantine, so that what
 // an implementation does late for one case (a held-back event) is not seen
-// by the next one. On an API server, a new namespace costs a dozen requests
+// by the next one; an implementation that applies deleted presets for a
+// while (implementation.Forgetter: the policy) must first have forgotten
+// them. On an API server, a new namespace costs a dozen requests
 // (the default ServiceAccount, the admission plug-ins' first lookups, the
 // namespace controller's clean-up of every resource); emptying one costs
 // one per resource a case creates.
@@ -33,6 +36,9 @@ type namespaces struct {
 	// none.
 	resources  []schema.GroupVersionResource
 	quarantine time.Duration
+	// forgetter is the implementation, when it applies deleted presets
+	// for a while.
+	forgetter implementation.Forgetter
 
 	mu   sync.Mutex
 	free map[string][]freeNamespace // by logical name, oldest first
@@ -52,8 +58,10 @@ func newNamespaces(w *harness.World) (*namespaces, error) {
 	if err != nil {
 		return nil, fmt.Errorf("unknown preset kind %s: %w", gvk, err)
 	}
+	forgetter, _ := w.Implementation().(implementation.Forgetter)
 	return &namespaces{
-		w: w,
+		w:         w,
+		forgetter: forgetter,
 		// Pods first: an implementation may watch its presets and act on
 		// the pods that are still there.
 		resources:  []schema.GroupVersionResource{backend.Pods, mapping.Resource},
@@ -91,6 +99,13 @@ func (p *namespaces) give(ctx context.Context, logical, name string, others ...s
 	for _, gvr := range slices.Concat(p.resources, others) {
 		if err := p.w.Objects().DeleteAll(ctx, gvr, name); err != nil && !apierrors.IsNotFound(err) {
 			errs = append(errs, fmt.Errorf("unable to delete the %s of namespace %s: %w", gvr.Resource, name, err))
+		}
+	}
+	if len(errs) == 0 {
+		if p.forgetter != nil {
+			if err := p.forgetter.WaitForgotten(ctx, name); err != nil {
+				errs = append(errs, err)
+			}
 		}
 	}
 	if len(errs) > 0 {

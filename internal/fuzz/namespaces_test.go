@@ -2,6 +2,8 @@ package fuzz
 
 import (
 	"context"
+	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -77,5 +79,62 @@ func TestNamespacePool(t *testing.T) {
 		if _, err := w.Objects().Get(ctx, backend.Namespaces, "", ns); !apierrors.IsNotFound(err) {
 			t.Errorf("namespace %s after close: %v, want it deleted", ns, err)
 		}
+	}
+}
+
+// forgetter stands in for an implementation that applies deleted presets
+// for a while; it has forgotten a namespace's once told so.
+type forgetter struct {
+	forgotten map[string]bool
+	asked     []string
+}
+
+func (f *forgetter) WaitForgotten(_ context.Context, ns string) error {
+	f.asked = append(f.asked, ns)
+	if !f.forgotten[ns] {
+		return errors.New("still applies them")
+	}
+	return nil
+}
+
+// TestNamespacePoolWaitsUntilForgotten: a namespace goes back to the pool
+// only once an implementation that applies deleted presets for a while
+// (the policy) has forgotten its presets; one it cannot forget them in is
+// deleted instead, never handed out again.
+func TestNamespacePoolWaitsUntilForgotten(t *testing.T) {
+	ctx := context.Background()
+	w := offlinetest.Start(t)
+	pool, err := newNamespaces(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &forgetter{forgotten: map[string]bool{}}
+	pool.forgetter, pool.quarantine = f, 0
+	kept, err := pool.take(ctx, "default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.forgotten[kept] = true
+	if err := pool.give(ctx, "default", kept); err != nil {
+		t.Fatal(err)
+	}
+	stale, err := pool.take(ctx, "other")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pool.give(ctx, "other", stale); err == nil {
+		t.Error("a namespace whose presets the implementation still applies was given back")
+	}
+	if !slices.Equal(f.asked, []string{kept, stale}) {
+		t.Errorf("asked about %v, want %v", f.asked, []string{kept, stale})
+	}
+	if again, _ := pool.take(ctx, "default"); again != kept {
+		t.Errorf("took %s, want the forgotten %s again", again, kept)
+	}
+	if again, _ := pool.take(ctx, "other"); again == stale {
+		t.Errorf("namespace %s handed out again while the implementation still applies its presets", stale)
+	}
+	if _, err := w.Objects().Get(ctx, backend.Namespaces, "", stale); !apierrors.IsNotFound(err) {
+		t.Errorf("namespace %s: %v, want it deleted", stale, err)
 	}
 }

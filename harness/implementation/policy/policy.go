@@ -143,6 +143,20 @@ func (p *Policy) WaitForPreset(ctx context.Context, namespace, name, resourceVer
 	return implementation.ProbePreset(ctx, p.cluster, p.target.Profile, namespace, name, resourceVersion, 0)
 }
 
+// WaitForgotten waits until the controller has compiled the namespace's
+// presets, now deleted, out of its policy: with no preset left it deletes
+// the policy and its binding, and records nothing compiled
+// (implementation.Forgetter).
+func (p *Policy) WaitForgotten(ctx context.Context, namespace string) error {
+	err := wait.PollUntilContextTimeout(ctx, 5*time.Millisecond, p.target.Wait, true, func(context.Context) (bool, error) {
+		return p.ctrl.Compiled(namespace) == "", nil
+	})
+	if err != nil {
+		return fmt.Errorf("the policy of namespace %s still holds presets that were deleted (%s): %w", namespace, p.ctrl.Compiled(namespace), err)
+	}
+	return nil
+}
+
 // Stop stops the controller and deletes the policies and bindings it wrote.
 func (p *Policy) Stop() error {
 	if p.cancel == nil {
