@@ -13,6 +13,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
@@ -100,7 +102,7 @@ func Run(ctx context.Context, c Clients, prof *profile.Profile, namespace string
 	if err != nil {
 		return nil, fmt.Errorf("unable to list pods: %w", err)
 	}
-	list, err := Presets(ctx, c.Dynamic, prof, namespace)
+	list, err := Presets(ctx, c, prof, namespace)
 	if err != nil {
 		return nil, err
 	}
@@ -230,11 +232,15 @@ func fix(w Workload) string {
 }
 
 // Presets lists the presets of the profile's kind in namespace (every
-// namespace when ""), as canonical PodPresets, by namespace and name.
-func Presets(ctx context.Context, dyn dynamic.Interface, prof *profile.Profile, namespace string) ([]*v1alpha1.PodPreset, error) {
+// namespace when ""), as canonical PodPresets, by namespace and name. The
+// kind's resource is the one the API server serves it as (discovery).
+func Presets(ctx context.Context, c Clients, prof *profile.Profile, namespace string) ([]*v1alpha1.PodPreset, error) {
 	gvk := prof.PresetGVK()
-	gvr := gvk.GroupVersion().WithResource(strings.ToLower(gvk.Kind) + "s")
-	list, err := dyn.Resource(gvr).Namespace(namespace).List(ctx, metav1.ListOptions{})
+	gvr, err := resourceOf(c.Typed.Discovery(), gvk)
+	if err != nil {
+		return nil, err
+	}
+	list, err := c.Dynamic.Resource(gvr).Namespace(namespace).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("unable to list %s: %w", gvr.Resource, err)
 	}
@@ -336,4 +342,18 @@ func (o ownerCache) get(ctx context.Context, ns, kind, name string) (runtime.Obj
 	}
 	o.objects[key] = obj
 	return obj, nil
+}
+
+// resourceOf is the resource the API server serves a kind as.
+func resourceOf(disc discovery.DiscoveryInterface, gvk schema.GroupVersionKind) (schema.GroupVersionResource, error) {
+	list, err := disc.ServerResourcesForGroupVersion(gvk.GroupVersion().String())
+	if err != nil {
+		return schema.GroupVersionResource{}, fmt.Errorf("the API server does not serve %s (is the CRD installed?): %w", gvk.GroupVersion(), err)
+	}
+	for _, r := range list.APIResources {
+		if r.Kind == gvk.Kind && !strings.Contains(r.Name, "/") {
+			return gvk.GroupVersion().WithResource(r.Name), nil
+		}
+	}
+	return schema.GroupVersionResource{}, fmt.Errorf("the API server serves no %s in %s (is the CRD installed?)", gvk.Kind, gvk.GroupVersion())
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 )
 
 // Sources are the objects a container's environment is resolved against,
@@ -382,18 +383,10 @@ func VarName(name string) string {
 }
 
 // ValidName reports whether name is a valid environment variable name as
-// Kubernetes validates them (relaxed since 1.34): printable ASCII without
-// '=', not empty.
+// Kubernetes validates them (relaxed since 1.34: printable ASCII without
+// '=', not empty), by apimachinery's own check.
 func ValidName(name string) bool {
-	if name == "" {
-		return false
-	}
-	for i := 0; i < len(name); i++ {
-		if name[i] < ' ' || name[i] > '~' || name[i] == '=' {
-			return false
-		}
-	}
-	return true
+	return len(validation.IsRelaxedEnvVarName(name)) == 0
 }
 
 func secretData(s *corev1.Secret) map[string]string {

@@ -157,7 +157,7 @@ resourceVersion, against the preset now. It never writes to the cluster.`,
 		if err != nil {
 			return fmt.Errorf("unable to read pod %s/%s: %w", ns, args[1], err)
 		}
-		presets, err := listPresets(ctx, clients.Dynamic, prof, ns)
+		presets, err := listPresets(ctx, clients, prof, ns)
 		if err != nil {
 			return err
 		}
@@ -187,10 +187,10 @@ resourceVersion, against the preset now. It never writes to the cluster.`,
 
 // listPresets lists the presets of every namespace, or of ns when the
 // identity may not list them cluster-wide.
-func listPresets(ctx context.Context, dyn dynamic.Interface, prof *profile.Profile, ns string) ([]*v1alpha1.PodPreset, error) {
-	presets, err := audit.Presets(ctx, dyn, prof, "")
+func listPresets(ctx context.Context, clients audit.Clients, prof *profile.Profile, ns string) ([]*v1alpha1.PodPreset, error) {
+	presets, err := audit.Presets(ctx, clients, prof, "")
 	if apierrors.IsForbidden(err) {
-		return audit.Presets(ctx, dyn, prof, ns)
+		return audit.Presets(ctx, clients, prof, ns)
 	}
 	return presets, err
 }
