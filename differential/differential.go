@@ -19,6 +19,7 @@ import (
 	offlinebackend "presetsim.dev/presetsim/harness/backend/offline"
 	"presetsim.dev/presetsim/harness/implementation/module"
 	"presetsim.dev/presetsim/harness/scenario/podcheck"
+	"presetsim.dev/presetsim/outcome"
 	"presetsim.dev/presetsim/presets/merge"
 	"presetsim.dev/presetsim/steps"
 	"presetsim.dev/presetsim/steps/result"
@@ -46,11 +47,16 @@ type Options struct {
 	Started func(*harness.World)
 }
 
+// Missing is a scenario's outcome on a backend it did not run on; it is no
+// outcome a run can come to.
+const Missing outcome.Outcome = "missing"
+
 // Scenario is one scenario's result on both backends.
 type Scenario struct {
 	Name string
-	// Offline and Envtest are the outcomes: passed, failed or unsupported.
-	Offline, Envtest string
+	// Offline and Envtest are the outcomes on each backend; Missing when
+	// the scenario did not run there.
+	Offline, Envtest outcome.Outcome
 	// Unsupported is why the offline backend could not run it.
 	Unsupported string
 	// Failures holds the failure text of each backend that failed it.
@@ -91,7 +97,7 @@ func (r *Report) Failures() int {
 func (r *Report) Compared() int {
 	n := 0
 	for _, s := range r.Scenarios {
-		if s.Offline != "unsupported" {
+		if s.Offline != outcome.Unsupported {
 			n++
 		}
 	}
@@ -152,7 +158,7 @@ func Compare(ctx context.Context, ref *harness.World, offline, envtest []result.
 		on, ok := byName[off.Scenario]
 		s := Scenario{Name: off.Scenario, Offline: off.Outcome(), Envtest: on.Outcome(), Unsupported: off.Unsupported}
 		if !ok {
-			s.Envtest = "missing"
+			s.Envtest = Missing
 			s.Differences = []string{"the scenario did not run on envtest"}
 		}
 		for _, t := range []struct {
@@ -164,9 +170,9 @@ func Compare(ctx context.Context, ref *harness.World, offline, envtest []result.
 			}
 		}
 		switch {
-		case !ok || s.Offline == "unsupported":
+		case !ok || s.Offline == outcome.Unsupported:
 		case s.Offline != s.Envtest:
-			s.Differences = append(s.Differences, fmt.Sprintf("outcome: %s offline, %s on envtest", s.Offline, s.Envtest))
+			s.Differences = append(s.Differences, fmt.Sprintf("outcome: %s offline, %s on envtest", s.Offline.Words(), s.Envtest.Words()))
 		default:
 			diffs, err := comparePods(ctx, ref, off.Pods, on.Pods)
 			if err != nil {
@@ -178,7 +184,7 @@ func Compare(ctx context.Context, ref *harness.World, offline, envtest []result.
 		delete(byName, off.Scenario)
 	}
 	for name, on := range byName {
-		report.Scenarios = append(report.Scenarios, Scenario{Name: name, Offline: "missing", Envtest: on.Outcome(),
+		report.Scenarios = append(report.Scenarios, Scenario{Name: name, Offline: Missing, Envtest: on.Outcome(),
 			Differences: []string{"the scenario did not run offline"}})
 	}
 	sort.Slice(report.Scenarios, func(i, j int) bool { return report.Scenarios[i].Name < report.Scenarios[j].Name })
@@ -263,13 +269,13 @@ func comparable(p *corev1.Pod) *corev1.Pod {
 
 // Print writes the report as a table and a list of differences.
 func Print(w io.Writer, r *Report) {
-	fmt.Fprintf(w, "%-12s %-12s %s\n", "OFFLINE", "ENVTEST", "SCENARIO")
+	fmt.Fprintf(w, "%-14s %-14s %s\n", "OFFLINE", "ENVTEST", "SCENARIO")
 	for _, s := range r.Scenarios {
 		mark := ""
 		if len(s.Differences) > 0 {
 			mark = "  <- differs"
 		}
-		fmt.Fprintf(w, "%-12s %-12s %s%s\n", s.Offline, s.Envtest, s.Name, mark)
+		fmt.Fprintf(w, "%-14s %-14s %s%s\n", s.Offline.Words(), s.Envtest.Words(), s.Name, mark)
 	}
 	for _, s := range r.Scenarios {
 		for _, d := range s.Differences {

@@ -12,6 +12,7 @@ import (
 	"presetsim.dev/presetsim/harness"
 	offlinebackend "presetsim.dev/presetsim/harness/backend/offline"
 	"presetsim.dev/presetsim/internal/interrupt"
+	"presetsim.dev/presetsim/outcome"
 	"presetsim.dev/presetsim/steps"
 	"presetsim.dev/presetsim/steps/result"
 )
@@ -70,7 +71,7 @@ func TestOfflineAgreesWithEnvtest(t *testing.T) {
 		for _, f := range seedFeatures {
 			if strings.Contains(s.Name, "/"+f+".feature: ") {
 				seen[f]++
-				if s.Offline != "passed" || s.Envtest != "passed" {
+				if s.Offline != outcome.Passed || s.Envtest != outcome.Passed {
 					t.Errorf("seed scenario %q: offline %s, envtest %s; want both passed", s.Name, s.Offline, s.Envtest)
 				}
 			}
@@ -108,7 +109,7 @@ func TestOfflineAgreesWithEnvtest(t *testing.T) {
 	t.Run("a changed outcome is a difference", func(t *testing.T) {
 		runs := offlineRun.List()
 		for i := range runs {
-			if runs[i].Outcome() == "passed" {
+			if runs[i].Outcome() == outcome.Passed {
 				runs[i].Failed = true
 				break
 			}

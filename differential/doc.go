@@ -2,8 +2,8 @@
 // offline one and envtest, and reports every scenario whose outcome or
 // resulting pods differ between them.
 //
-// Outcomes are "passed", "failed" and "unsupported" (a step the backend
-// cannot honour, with its reason). A scenario unsupported offline is listed,
+// Outcomes are the scenarios' (outcome.Outcome); "unsupported" is a step
+// the backend cannot honour, with its reason. A scenario unsupported offline is listed,
 // not compared. Otherwise the outcomes must be equal, and so must the pods
 // each run left behind, compared defaulting-aware: each offline pod is given
 // the API server's defaults by a server-side dry run on the envtest control

@@ -40,7 +40,7 @@ pre { white-space: pre-wrap; margin: 0.5em 0; font-size: 12px; }
 </head>
 <body>
 <h1>presetsim conformance report: {{.Implementation}}</h1>
-<div class="meta">backend {{.Backend}} · {{.Version}} · {{index .Totals "pass"}} passed, {{index .Totals "fail"}} failed, {{index .Totals "differs"}} differ as declared, {{index .Totals "unsupported"}} unsupported, {{index .Totals "not-claimed"}} not claimed, {{index .Totals "not-applicable"}} not applicable ·
+<div class="meta">backend {{.Backend}} · {{.Version}} · {{.Totals}} ·
 <strong id="verdict">{{if .Passed}}PASSED{{else}}FAILED{{end}}</strong></div>
 
 <h2>Rules</h2>

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"presetsim.dev/presetsim/outcome"
 )
 
 type junitSuites struct {
@@ -56,7 +58,7 @@ func (s *Summary) WriteJUnit(w io.Writer) error {
 		suite := &root.Suites[i]
 		c := junitCase{Name: sc.Scenario, Classname: sc.Feature, Time: fmt.Sprintf("%.3f", sc.Seconds)}
 		switch sc.Outcome {
-		case Fail:
+		case outcome.Failed:
 			first, _, _ := strings.Cut(sc.Failure, "\n")
 			c.Failure = &junitMessage{Message: first, Type: strings.Join(sc.failedRules(), " "), Text: sc.Failure}
 			if sc.FailedCheck != "" {
@@ -64,19 +66,19 @@ func (s *Summary) WriteJUnit(w io.Writer) error {
 			}
 			suite.Failures++
 			root.Failures++
-		case Unsupported:
+		case outcome.Unsupported:
 			c.Skipped = &junitMessage{Message: "unsupported on the " + s.Backend + " backend: " + sc.Reason}
 			suite.Skipped++
 			root.Skipped++
-		case NotClaimed:
+		case outcome.NotClaimed:
 			c.Skipped = &junitMessage{Message: "not claimed: " + sc.Reason}
 			suite.Skipped++
 			root.Skipped++
-		case NotApplicable:
+		case outcome.NotApplicable:
 			c.Skipped = &junitMessage{Message: "not applicable: " + sc.Reason}
 			suite.Skipped++
 			root.Skipped++
-		case Differs:
+		case outcome.Differs:
 			c.Skipped = &junitMessage{Message: "differs as declared: " + sc.Reason}
 			suite.Skipped++
 			root.Skipped++

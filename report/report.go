@@ -7,28 +7,15 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
 
 	"sigs.k8s.io/yaml"
-)
 
-// Outcomes of scenarios and rules.
-const (
-	Pass          = "pass"
-	Fail          = "fail"
-	Differs       = "differs" // as the profile declares
-	Unsupported   = "unsupported"
-	NotClaimed    = "not-claimed"
-	NotApplicable = "not-applicable"
-	Untested      = "untested"
+	"presetsim.dev/presetsim/outcome"
 )
-
-// outcomeRank orders a rule's outcomes: the first of a rule's scenarios'
-// outcomes in this order is the rule's.
-var outcomeRank = []string{Fail, Differs, Pass, NotClaimed, NotApplicable, Unsupported}
 
 // ScenarioResult is one scenario's result, as the harness reports it.
 type ScenarioResult struct {
@@ -50,10 +37,10 @@ type ScenarioResult struct {
 
 // Check is one step's outcome, credited to rules.
 type Check struct {
-	Step    string   `json:"step"`
-	Line    int      `json:"line,omitempty"`
-	Rules   []string `json:"rules,omitempty"`
-	Outcome string   `json:"outcome"`
+	Step    string          `json:"step"`
+	Line    int             `json:"line,omitempty"`
+	Rules   []string        `json:"rules,omitempty"`
+	Outcome outcome.Outcome `json:"outcome"`
 	// Detail is the failure or the reason of a check that differs as
 	// declared or is not claimed.
 	Detail string `json:"detail,omitempty"`
@@ -71,7 +58,7 @@ type Summary struct {
 	Backend string `json:"backend"`
 	// Passed is true when no scenario failed.
 	Passed    bool             `json:"passed"`
-	Totals    map[string]int   `json:"totals"`
+	Totals    outcome.Counts   `json:"totals"`
 	Rules     []RuleOutcome    `json:"rules"`
 	Scenarios []ScenarioReport `json:"scenarios"`
 }
@@ -79,12 +66,12 @@ type Summary struct {
 // RuleOutcome is a rule with its outcome and the scenarios that decided it.
 type RuleOutcome struct {
 	Rule
-	Outcome   string   `json:"outcome"`
-	Failed    []string `json:"failed,omitempty"`
-	Passed    []string `json:"passed,omitempty"`
-	NotRunOn  []string `json:"unsupported,omitempty"`
-	Unclaimed []string `json:"notClaimed,omitempty"`
-	Declared  []string `json:"differs,omitempty"`
+	Outcome   outcome.Outcome `json:"outcome"`
+	Failed    []string        `json:"failed,omitempty"`
+	Passed    []string        `json:"passed,omitempty"`
+	NotRunOn  []string        `json:"unsupported,omitempty"`
+	Unclaimed []string        `json:"notClaimed,omitempty"`
+	Declared  []string        `json:"differs,omitempty"`
 	// Inapplicable are the scenarios that do not apply to the implementation.
 	Inapplicable []string `json:"notApplicable,omitempty"`
 	Scenarios    int      `json:"scenarios"`
@@ -92,15 +79,15 @@ type RuleOutcome struct {
 
 // ScenarioReport is a scenario in the summary.
 type ScenarioReport struct {
-	Name     string   `json:"name"`
-	Feature  string   `json:"feature"`
-	Tags     []string `json:"tags,omitempty"`
-	Outcome  string   `json:"outcome"`
-	Seconds  float64  `json:"seconds"`
-	Failure  string   `json:"failure,omitempty"`
-	Reason   string   `json:"reason,omitempty"`
-	Rules    []string `json:"rules,omitempty"`
-	Scenario string   `json:"scenario"`
+	Name     string          `json:"name"`
+	Feature  string          `json:"feature"`
+	Tags     []string        `json:"tags,omitempty"`
+	Outcome  outcome.Outcome `json:"outcome"`
+	Seconds  float64         `json:"seconds"`
+	Failure  string          `json:"failure,omitempty"`
+	Reason   string          `json:"reason,omitempty"`
+	Rules    []string        `json:"rules,omitempty"`
+	Scenario string          `json:"scenario"`
 	// FailedCheck is the failing step and the rules it is credited to:
 	// `the pod "website" should be as submitted → R4.2`.
 	FailedCheck string  `json:"failedCheck,omitempty"`
@@ -110,54 +97,52 @@ type ScenarioReport struct {
 // Build makes the summary of a run. A rule's outcome comes from the checks
 // credited to it: failed when a check credited to it failed, differs when
 // one differed as the profile declares, passed when one passed, and
-// otherwise from the scenarios tagged with it that did not run.
+// otherwise from the scenarios tagged with it that did not run. A rule id
+// the specification does not define is not dropped: it is listed after the
+// specification's rules, titled as such.
 func Build(implementation, version, backend string, results []ScenarioResult) *Summary {
 	s := &Summary{Implementation: implementation, Version: version, Backend: backend, Passed: true,
-		Totals: map[string]int{Pass: 0, Fail: 0, Differs: 0, Unsupported: 0, NotClaimed: 0, NotApplicable: 0}}
+		Totals: outcome.Counts{outcome.Passed: 0, outcome.Failed: 0, outcome.Differs: 0, outcome.Unsupported: 0,
+			outcome.NotClaimed: 0, outcome.NotApplicable: 0}}
+	rules := append([]Rule(nil), Rules...)
 	byRule := map[string]*RuleOutcome{}
 	for _, r := range Rules {
 		byRule[r.ID] = &RuleOutcome{Rule: r}
+	}
+	rule := func(id string) *RuleOutcome {
+		if r, ok := byRule[id]; ok {
+			return r
+		}
+		r := Rule{ID: id, Title: "(not a rule of the specification)"}
+		rules = append(rules, r)
+		byRule[id] = &RuleOutcome{Rule: r}
+		return byRule[id]
 	}
 	sorted := append([]ScenarioResult(nil), results...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
 	for _, res := range sorted {
 		sc := scenarioReport(res)
-		if sc.Outcome == Fail {
+		if sc.Outcome == outcome.Failed {
 			s.Passed = false
 		}
 		s.Totals[sc.Outcome]++
-		for rule, outcome := range ruleOutcomes(res, sc.Outcome) {
-			r, known := byRule[rule]
-			if !known {
-				continue
-			}
-			switch outcome {
-			case Fail:
-				r.Failed = append(r.Failed, res.Name)
-			case Differs:
-				r.Declared = append(r.Declared, res.Name)
-			case Pass:
-				r.Passed = append(r.Passed, res.Name)
-			case NotClaimed:
-				r.Unclaimed = append(r.Unclaimed, res.Name)
-			case NotApplicable:
-				r.Inapplicable = append(r.Inapplicable, res.Name)
-			default:
-				r.NotRunOn = append(r.NotRunOn, res.Name)
-			}
+		for id, o := range ruleOutcomes(res, sc.Outcome) {
+			r := rule(id)
+			r.add(o, res.Name)
 		}
 		for _, tag := range res.Tags {
-			if r, known := byRule[strings.TrimPrefix(tag, "@")]; known && strings.HasPrefix(tag, "@") {
+			if id, ok := strings.CutPrefix(tag, "@"); ok && ruleID.MatchString(id) {
+				r := rule(id)
 				sc.Rules = append(sc.Rules, r.ID)
 				r.Scenarios++
 			}
 		}
 		s.Scenarios = append(s.Scenarios, sc)
 	}
-	for _, r := range Rules {
+	for _, r := range rules {
 		o := byRule[r.ID]
-		o.Outcome = Untested
-		for _, candidate := range outcomeRank {
+		o.Outcome = outcome.Untested
+		for _, candidate := range outcome.All {
 			if len(o.with(candidate)) > 0 {
 				o.Outcome = candidate
 				break
@@ -168,21 +153,39 @@ func Build(implementation, version, backend string, results []ScenarioResult) *S
 	return s
 }
 
+// ruleID is what a rule tag looks like without its "@": R4.2.
+var ruleID = regexp.MustCompile(`^R\d+\.\d+$`)
+
+// list is where the rule keeps the scenarios of an outcome.
+func (o *RuleOutcome) list(oc outcome.Outcome) *[]string {
+	switch oc {
+	case outcome.Failed:
+		return &o.Failed
+	case outcome.Differs:
+		return &o.Declared
+	case outcome.Passed:
+		return &o.Passed
+	case outcome.NotClaimed:
+		return &o.Unclaimed
+	case outcome.NotApplicable:
+		return &o.Inapplicable
+	case outcome.Unsupported:
+		return &o.NotRunOn
+	}
+	return nil
+}
+
+// add records that a scenario came to an outcome for the rule.
+func (o *RuleOutcome) add(oc outcome.Outcome, scenario string) {
+	if l := o.list(oc); l != nil {
+		*l = append(*l, scenario)
+	}
+}
+
 // with lists the rule's scenarios of an outcome.
-func (o *RuleOutcome) with(outcome string) []string {
-	switch outcome {
-	case Fail:
-		return o.Failed
-	case Differs:
-		return o.Declared
-	case Pass:
-		return o.Passed
-	case NotClaimed:
-		return o.Unclaimed
-	case NotApplicable:
-		return o.Inapplicable
-	case Unsupported:
-		return o.NotRunOn
+func (o *RuleOutcome) with(oc outcome.Outcome) []string {
+	if l := o.list(oc); l != nil {
+		return *l
 	}
 	return nil
 }
@@ -193,25 +196,25 @@ func scenarioReport(res ScenarioResult) ScenarioReport {
 	sc.Feature, sc.Scenario, _ = strings.Cut(res.Name, ": ")
 	switch {
 	case res.Failed:
-		sc.Outcome = Fail
+		sc.Outcome = outcome.Failed
 		for _, c := range res.Checks {
-			if c.Outcome == Fail {
+			if c.Outcome == outcome.Failed {
 				sc.FailedCheck = fmt.Sprintf("%s → %s", c.Step, strings.Join(c.Rules, ", "))
 				break
 			}
 		}
 	case res.NotApplicable != "":
-		sc.Outcome, sc.Reason = NotApplicable, res.NotApplicable
+		sc.Outcome, sc.Reason = outcome.NotApplicable, res.NotApplicable
 	case res.NotClaimed != "":
-		sc.Outcome = NotClaimed
+		sc.Outcome = outcome.NotClaimed
 		sc.Reason = "needs @" + res.NotClaimed + ", which the profile does not claim"
 	case res.Unsupported != "":
-		sc.Outcome = Unsupported
+		sc.Outcome = outcome.Unsupported
 	default:
-		sc.Outcome = Pass
+		sc.Outcome = outcome.Passed
 		for _, c := range res.Checks {
-			if c.Outcome == Differs {
-				sc.Outcome, sc.Reason = Differs, c.Detail
+			if c.Outcome == outcome.Differs {
+				sc.Outcome, sc.Reason = outcome.Differs, c.Detail
 				break
 			}
 		}
@@ -222,33 +225,34 @@ func scenarioReport(res ScenarioResult) ScenarioReport {
 // ruleOutcomes is what one scenario says about each rule: from its checks
 // when it ran, the worst per rule; from its rule tags when it did not run
 // or recorded no checks.
-func ruleOutcomes(res ScenarioResult, outcome string) map[string]string {
-	out := map[string]string{}
-	set := func(rule, o string) {
-		if cur, ok := out[rule]; !ok || slices.Index(outcomeRank, o) < slices.Index(outcomeRank, cur) {
+func ruleOutcomes(res ScenarioResult, scenario outcome.Outcome) map[string]outcome.Outcome {
+	out := map[string]outcome.Outcome{}
+	set := func(rule string, o outcome.Outcome) {
+		if cur, ok := out[rule]; !ok || o.Worse(cur) {
 			out[rule] = o
 		}
 	}
-	ran := outcome == Pass || outcome == Fail || outcome == Differs
-	if ran && len(res.Checks) > 0 {
+	if scenario.Ran() && len(res.Checks) > 0 {
 		blamed := false
 		for _, c := range res.Checks {
 			for _, r := range c.Rules {
 				set(r, c.Outcome)
 			}
-			blamed = blamed || c.Outcome == Fail
+			blamed = blamed || c.Outcome == outcome.Failed
 		}
-		if outcome == Fail && !blamed {
+		if scenario == outcome.Failed && !blamed {
 			// Failed outside any check (a hook): the scenario's rules.
 			for _, tag := range res.Tags {
-				set(strings.TrimPrefix(tag, "@"), Fail)
+				if id, ok := strings.CutPrefix(tag, "@"); ok && ruleID.MatchString(id) {
+					set(id, outcome.Failed)
+				}
 			}
 		}
 		return out
 	}
 	for _, tag := range res.Tags {
-		if id, ok := strings.CutPrefix(tag, "@"); ok {
-			set(id, outcome)
+		if id, ok := strings.CutPrefix(tag, "@"); ok && ruleID.MatchString(id) {
+			set(id, scenario)
 		}
 	}
 	return out
@@ -258,7 +262,7 @@ func ruleOutcomes(res ScenarioResult, outcome string) map[string]string {
 // to; its rule tags when no check failed.
 func (sc ScenarioReport) failedRules() []string {
 	for _, c := range sc.Checks {
-		if c.Outcome == Fail {
+		if c.Outcome == outcome.Failed {
 			return c.Rules
 		}
 	}
@@ -269,7 +273,7 @@ func (sc ScenarioReport) failedRules() []string {
 func (s *Summary) FailedRules() []string {
 	var out []string
 	for _, r := range s.Rules {
-		if r.Outcome == Fail {
+		if r.Outcome == outcome.Failed {
 			out = append(out, r.ID)
 		}
 	}

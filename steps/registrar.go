@@ -15,6 +15,7 @@ import (
 	"presetsim.dev/presetsim/harness/backend"
 	"presetsim.dev/presetsim/harness/profile"
 	"presetsim.dev/presetsim/internal/fuzz"
+	"presetsim.dev/presetsim/outcome"
 	"presetsim.dev/presetsim/steps/attribution"
 	"presetsim.dev/presetsim/steps/result"
 )
@@ -79,7 +80,7 @@ func (r registrar) Step(expr string, spec checkSpec, handler any) {
 			return v.Call(args)
 		}
 		if spec.needs != "" && !s.profile().Claims(spec.needs) {
-			s.record(result.Check{Rules: attribution.Attribute(nil, spec.rules, s.tags), Outcome: result.CheckNotClaimed,
+			s.record(result.Check{Rules: attribution.Attribute(nil, spec.rules, s.tags), Outcome: outcome.NotClaimed,
 				Reason: fmt.Sprintf("needs %s, which profile %s does not claim", spec.needs, s.profile().Metadata.Name)})
 			return zeroResults(v.Type())
 		}
@@ -169,7 +170,7 @@ func (s *state) judge(ctx context.Context, spec checkSpec, err error) error {
 	}
 	if err == nil {
 		if !spec.setup {
-			s.record(result.Check{Rules: attribution.Attribute(nil, spec.rules, s.tags), Outcome: result.CheckPassed})
+			s.record(result.Check{Rules: attribution.Attribute(nil, spec.rules, s.tags), Outcome: outcome.Passed})
 		}
 		return nil
 	}
@@ -200,11 +201,11 @@ func (s *state) judge(ctx context.Context, spec checkSpec, err error) error {
 			err, reason, v.disagreement.Summary, v.disagreement.Detail)
 	default:
 		reason += "; " + v.verified
-		s.record(result.Check{Rules: rules, Outcome: result.CheckDeclared, Err: err, Reason: reason})
+		s.record(result.Check{Rules: rules, Outcome: outcome.Differs, Err: err, Reason: reason})
 		return skippedStep{fmt.Errorf("differs as declared: %s: %w", reason, err)}
 	}
 	err = withWebhookOutput(err, s.scenario.World().ModuleOutput())
-	s.record(result.Check{Rules: rules, Outcome: result.CheckFailed, Err: err})
+	s.record(result.Check{Rules: rules, Outcome: outcome.Failed, Err: err})
 	return err
 }
 
@@ -258,7 +259,7 @@ func (s *state) finalVerdict(ctx context.Context) error {
 	if v.disagreement != nil {
 		rules = v.disagreement.Rules
 	}
-	s.checks = append(s.checks, result.Check{Step: ModelCheck, Rules: rules, Outcome: result.CheckFailed, Err: err})
+	s.checks = append(s.checks, result.Check{Step: ModelCheck, Rules: rules, Outcome: outcome.Failed, Err: err})
 	return err
 }
 

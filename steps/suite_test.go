@@ -11,6 +11,7 @@ import (
 	policyimpl "presetsim.dev/presetsim/harness/implementation/policy"
 	"presetsim.dev/presetsim/harness/profile"
 	"presetsim.dev/presetsim/internal/interrupt"
+	"presetsim.dev/presetsim/outcome"
 	"presetsim.dev/presetsim/steps"
 )
 
@@ -45,9 +46,9 @@ func TestFeaturesPolicy(t *testing.T) {
 	passed := 0
 	for _, s := range timings.List() {
 		switch s.Outcome() {
-		case "passed":
+		case outcome.Passed:
 			passed++
-		case "not claimed":
+		case outcome.NotClaimed:
 			if !regexp.MustCompile(`^@?(events|warnings|rollout)$`).MatchString(s.NotClaimed) {
 				t.Errorf("%s is not claimed for a reason the profile does not give: %s", s.Scenario, s.NotClaimed)
 			}

@@ -17,6 +17,7 @@ import (
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/harness/backend/existing"
 	"presetsim.dev/presetsim/harness/implementation/installed"
+	"presetsim.dev/presetsim/outcome"
 	"presetsim.dev/presetsim/steps"
 )
 
@@ -124,14 +125,14 @@ func TestRunsLeaveNothingBehind(t *testing.T) {
 	features := []string{"../../features/simple.feature", "../../features/replicaset.feature", "../../features/objects.feature"}
 	kubeconfig := startUp(t)
 	ctx := context.Background()
-	var first map[string]string
+	var first map[string]outcome.Outcome
 	for i := 1; i <= runs; i++ {
 		w, err := harness.Start(ctx, harness.Options{Backend: existing.New(existing.Options{Kubeconfig: kubeconfig}), Implementation: installed.New()})
 		if err != nil {
 			t.Fatalf("run %d: unable to start on the cluster: %v", i, err)
 		}
 		_, timings := steps.Run(w, steps.SuiteOptions{Paths: features, Format: "progress", Output: io.Discard})
-		verdicts := map[string]string{}
+		verdicts := map[string]outcome.Outcome{}
 		for _, s := range timings.List() {
 			verdicts[s.Scenario] = s.Outcome()
 		}
@@ -142,7 +143,7 @@ func TestRunsLeaveNothingBehind(t *testing.T) {
 		if first == nil {
 			first = verdicts
 			for name, v := range verdicts {
-				if v != "passed" {
+				if v != outcome.Passed {
 					t.Errorf("run 1: %s %s", name, v)
 				}
 			}

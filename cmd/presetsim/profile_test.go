@@ -12,6 +12,7 @@ import (
 	"presetsim.dev/presetsim/harness/mutants"
 	"presetsim.dev/presetsim/harness/profile"
 	"presetsim.dev/presetsim/internal/interrupt"
+	"presetsim.dev/presetsim/outcome"
 	"presetsim.dev/presetsim/report"
 	"presetsim.dev/presetsim/steps"
 )
@@ -48,18 +49,18 @@ func TestProfileAttributesEveryDifference(t *testing.T) {
 	summary := report.Build(prof.Spec.Implementation, prof.Spec.Version, "envtest", app.ScenarioResults(timings.List()))
 	for _, sc := range summary.Scenarios {
 		switch sc.Outcome {
-		case report.Fail:
+		case outcome.Failed:
 			t.Errorf("failed: %s (check %s)\n  %s", sc.Name, sc.FailedCheck, strings.SplitN(sc.Failure, "\n", 2)[0])
-		case report.Differs:
+		case outcome.Differs:
 			if !strings.Contains(sc.Reason, "conflicts: reject") {
 				t.Errorf("%s differs, but not as the profile declares: %s", sc.Name, sc.Reason)
 			}
 		}
 	}
-	if summary.Totals[report.Differs] == 0 {
+	if summary.Totals[outcome.Differs] == 0 {
 		t.Errorf("no scenario differs as declared (the example refuses conflicting pods)")
 	}
-	if summary.Totals[report.NotClaimed] == 0 {
+	if summary.Totals[outcome.NotClaimed] == 0 {
 		t.Errorf("no scenario was reported as not claimed (the profile claims no events, warnings or rollout)")
 	}
 	t.Logf("failed rules %v; totals %v", summary.FailedRules(), summary.Totals)
@@ -100,22 +101,22 @@ func TestShippedCRDs(t *testing.T) {
 			_, timings := steps.Run(w, steps.SuiteOptions{Paths: []string{"../../features/validation.feature"}, Format: "progress", Output: io.Discard})
 			summary := report.Build(prof.Spec.Implementation, prof.Spec.Version, "envtest", app.ScenarioResults(timings.List()))
 			for _, sc := range summary.Scenarios {
-				if sc.Outcome == report.Fail || sc.Outcome == report.NotApplicable {
+				if sc.Outcome == outcome.Failed || sc.Outcome == outcome.NotApplicable {
 					t.Errorf("%s: %s (%s%s)\n  %s", sc.Name, sc.Outcome, sc.FailedCheck, sc.Reason, strings.SplitN(sc.Failure, "\n", 2)[0])
 				}
 			}
-			outcome := map[string]string{}
+			got := map[string]outcome.Outcome{}
 			for _, r := range summary.Rules {
 				if strings.HasPrefix(r.ID, "R1.") {
-					outcome[r.ID] = r.Outcome
+					got[r.ID] = r.Outcome
 				}
 			}
 			for _, rule := range tc.pass {
-				if outcome[rule] != report.Pass {
-					t.Errorf("%s: %s, want pass: the CRD checks it", rule, outcome[rule])
+				if got[rule] != outcome.Passed {
+					t.Errorf("%s: %s, want pass: the CRD checks it", rule, got[rule])
 				}
 			}
-			t.Logf("R1 outcomes: %v", outcome)
+			t.Logf("R1 outcomes: %v", got)
 		})
 	}
 }

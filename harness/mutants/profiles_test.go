@@ -8,7 +8,7 @@ import (
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/harness/mutants"
 	"presetsim.dev/presetsim/harness/profile"
-	"presetsim.dev/presetsim/steps/result"
+	"presetsim.dev/presetsim/outcome"
 )
 
 func parseProfile(t *testing.T, yaml string) *profile.Profile {
@@ -70,11 +70,11 @@ func TestKubernetes119Profile(t *testing.T) {
 		if s.Failed {
 			t.Errorf("%s fails: %v → %v", s.Scenario, s.Err, s.FailedRules())
 		}
-		if s.Outcome() == "not applicable" && !strings.Contains(s.NotApplicable, "names no CRD") {
+		if s.Outcome() == outcome.NotApplicable && !strings.Contains(s.NotApplicable, "names no CRD") {
 			t.Errorf("%s is not applicable for an unexpected reason: %s", s.Scenario, s.NotApplicable)
 		}
 		for _, c := range s.Checks {
-			if c.Outcome == result.CheckNotClaimed {
+			if c.Outcome == outcome.NotClaimed {
 				notClaimedChecks++
 			}
 		}

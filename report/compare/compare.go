@@ -10,11 +10,13 @@ import (
 	"slices"
 	"strings"
 
+	"presetsim.dev/presetsim/outcome"
 	"presetsim.dev/presetsim/report"
 )
 
-// Absent is the outcome of a rule a summary does not list.
-const Absent = "absent"
+// Absent is a cell's outcome when the run's summary does not list the
+// rule; it is no outcome a run can come to.
+const Absent outcome.Outcome = "absent"
 
 // Run is one implementation's run: its summary and where it was read.
 type Run struct {
@@ -27,7 +29,7 @@ type Run struct {
 
 // Cell is one rule's outcome for one implementation.
 type Cell struct {
-	Outcome string
+	Outcome outcome.Outcome
 	// Scenarios are how many of the run's scenarios are tagged with the rule.
 	Scenarios int
 	// Failed are the failed scenarios credited to the rule.
@@ -177,17 +179,17 @@ func cellOf(s *report.Summary, id string) Cell {
 	r := s.Rules[i]
 	c := Cell{Outcome: r.Outcome, Scenarios: r.Scenarios, Failed: len(r.Failed)}
 	switch r.Outcome {
-	case report.Fail:
+	case outcome.Failed:
 		for _, name := range r.Failed {
 			c.Notes = append(c.Notes, failureNote(s, name))
 		}
-	case report.Differs:
+	case outcome.Differs:
 		c.Notes = reasons(s, r.Declared)
-	case report.NotClaimed:
+	case outcome.NotClaimed:
 		c.Notes = reasons(s, r.Unclaimed)
-	case report.NotApplicable:
+	case outcome.NotApplicable:
 		c.Notes = reasons(s, r.Inapplicable)
-	case report.Unsupported:
+	case outcome.Unsupported:
 		c.Notes = reasons(s, r.NotRunOn)
 	}
 	return c
@@ -231,10 +233,10 @@ func (c Cell) Text() string {
 	switch c.Outcome {
 	case Absent:
 		return "—"
-	case report.Fail:
+	case outcome.Failed:
 		return fmt.Sprintf("fail (%d of %d)", c.Failed, max(c.Scenarios, c.Failed))
 	}
-	return c.Outcome
+	return string(c.Outcome)
 }
 
 // Verdict is a run's verdict: "PASSED" or "FAILED".
@@ -246,11 +248,7 @@ func (r Run) Verdict() string {
 }
 
 // Totals are a run's scenario counts in words.
-func (r Run) Totals() string {
-	t := r.Summary.Totals
-	return fmt.Sprintf("%d passed, %d failed, %d differ as declared, %d not claimed, %d not applicable, %d unsupported",
-		t[report.Pass], t[report.Fail], t[report.Differs], t[report.NotClaimed], t[report.NotApplicable], t[report.Unsupported])
-}
+func (r Run) Totals() string { return r.Summary.Totals.String() }
 
 // Explained are the cells with notes, by implementation then rule: the
 // failures and the declared differences a reader wants spelled out.
@@ -259,7 +257,7 @@ func (m *Matrix) Explained() []Explanation {
 	for i, run := range m.Runs {
 		for _, row := range m.Rows {
 			c := row.Cells[i]
-			if len(c.Notes) > 0 && (c.Outcome == report.Fail || c.Outcome == report.Differs) {
+			if len(c.Notes) > 0 && (c.Outcome == outcome.Failed || c.Outcome == outcome.Differs) {
 				out = append(out, Explanation{Run: run.Name, Rule: row.ID, Outcome: c.Outcome, Notes: c.Notes})
 			}
 		}
@@ -269,8 +267,9 @@ func (m *Matrix) Explained() []Explanation {
 
 // Explanation is one implementation's failure or difference on one rule.
 type Explanation struct {
-	Run, Rule, Outcome string
-	Notes              []string
+	Run, Rule string
+	Outcome   outcome.Outcome
+	Notes     []string
 }
 
 // escapeMarkdown keeps text literal in Markdown, inside a table cell too:

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"presetsim.dev/presetsim/outcome"
 	"presetsim.dev/presetsim/report"
 	"presetsim.dev/presetsim/report/reporttest"
 )
@@ -22,29 +23,29 @@ var update = flag.Bool("update", false, "rewrite the golden files and the runs u
 var runs = map[string][]report.ScenarioResult{
 	"reference": {
 		{Name: "features/keys.feature: Identical items are skipped", Tags: []string{"@R3.4"}, Duration: time.Second,
-			Checks: []report.Check{{Step: `the pod "website" should be:`, Line: 20, Rules: []string{"R3.4"}, Outcome: report.Pass}}},
+			Checks: []report.Check{{Step: `the pod "website" should be:`, Line: 20, Rules: []string{"R3.4"}, Outcome: outcome.Passed}}},
 		{Name: "features/conflict.feature: A conflict applies no preset", Tags: []string{"@R4.2"}, Duration: time.Second,
-			Checks: []report.Check{{Step: `the pod "website" should be as submitted`, Line: 30, Rules: []string{"R4.2"}, Outcome: report.Pass}}},
+			Checks: []report.Check{{Step: `the pod "website" should be as submitted`, Line: 30, Rules: []string{"R4.2"}, Outcome: outcome.Passed}}},
 		{Name: "features/injection.feature: Init containers", Tags: []string{"@R3.2", "@initContainers"}, Duration: time.Second,
-			Checks: []report.Check{{Step: `the pod "website" should be:`, Line: 40, Rules: []string{"R3.2"}, Outcome: report.Pass}}},
+			Checks: []report.Check{{Step: `the pod "website" should be:`, Line: 40, Rules: []string{"R3.2"}, Outcome: outcome.Passed}}},
 		{Name: "features/validation.feature: The name is at most 53 characters", Tags: []string{"@R1.6"}, Duration: time.Second,
-			Checks: []report.Check{{Step: "the request should be rejected with:", Line: 50, Rules: []string{"R1.6"}, Outcome: report.Pass}}},
+			Checks: []report.Check{{Step: "the request should be rejected with:", Line: 50, Rules: []string{"R1.6"}, Outcome: outcome.Passed}}},
 	},
 	"kubernetes-1.19": {
 		{Name: "features/keys.feature: Identical items are skipped", Tags: []string{"@R3.4"}, Duration: time.Second, Failed: true,
 			Failure: "spec.containers[web].envFrom: want 1 item, got 2",
-			Checks:  []report.Check{{Step: `the pod "website" should be:`, Line: 20, Rules: []string{"R3.4"}, Outcome: report.Fail, Detail: "want 1 item, got 2"}}},
+			Checks:  []report.Check{{Step: `the pod "website" should be:`, Line: 20, Rules: []string{"R3.4"}, Outcome: outcome.Failed, Detail: "want 1 item, got 2"}}},
 		{Name: "features/conflict.feature: A conflict applies no preset", Tags: []string{"@R4.2"}, Duration: time.Second,
-			Checks: []report.Check{{Step: `the pod "website" should be as submitted`, Line: 30, Rules: []string{"R4.2"}, Outcome: report.Pass}}},
+			Checks: []report.Check{{Step: `the pod "website" should be as submitted`, Line: 30, Rules: []string{"R4.2"}, Outcome: outcome.Passed}}},
 		{Name: "features/injection.feature: Init containers", Tags: []string{"@R3.2", "@initContainers"}, NotClaimed: "initContainers"},
 		{Name: "features/validation.feature: The name is at most 53 characters", Tags: []string{"@R1.6"}, Duration: time.Second,
-			Checks: []report.Check{{Step: "the request should be rejected with:", Line: 50, Rules: []string{"R1.6"}, Outcome: report.Pass}}},
+			Checks: []report.Check{{Step: "the request should be rejected with:", Line: 50, Rules: []string{"R1.6"}, Outcome: outcome.Passed}}},
 	},
 	"kubeflow": {
 		{Name: "features/keys.feature: Identical items are skipped", Tags: []string{"@R3.4"}, Duration: time.Second,
-			Checks: []report.Check{{Step: `the pod "website" should be:`, Line: 20, Rules: []string{"R3.4"}, Outcome: report.Pass}}},
+			Checks: []report.Check{{Step: `the pod "website" should be:`, Line: 20, Rules: []string{"R3.4"}, Outcome: outcome.Passed}}},
 		{Name: "features/conflict.feature: A conflict applies no preset", Tags: []string{"@R4.2"}, Duration: time.Second,
-			Checks: []report.Check{{Step: "the request should succeed", Line: 28, Rules: []string{"R4.2"}, Outcome: report.Differs,
+			Checks: []report.Check{{Step: "the request should succeed", Line: 28, Rules: []string{"R4.2"}, Outcome: outcome.Differs,
 				Detail: "profile kubeflow-poddefault declares conflicts: reject"}}},
 		{Name: "features/injection.feature: Init containers", Tags: []string{"@R3.2", "@initContainers"}, NotClaimed: "initContainers"},
 		{Name: "features/validation.feature: The name is at most 53 characters", Tags: []string{"@R1.6"},
@@ -107,15 +108,15 @@ func TestBuild(t *testing.T) {
 		name    string
 		rule    string
 		run     int
-		outcome string
+		outcome outcome.Outcome
 		note    string
 	}{
-		{"a pass", "R3.4", 0, report.Pass, ""},
-		{"a failure names its failing check", "R3.4", 1, report.Fail, `features/keys.feature: Identical items are skipped: the pod "website" should be: → R3.4`},
-		{"a declared difference names the declaration", "R4.2", 2, report.Differs, "profile kubeflow-poddefault declares conflicts: reject"},
-		{"an unclaimed capability says so", "R3.2", 1, report.NotClaimed, "needs @initContainers, which the profile does not claim"},
-		{"an inapplicable rule says why", "R1.6", 2, report.NotApplicable, "the profile has no CRD of its own: the harness would judge its own"},
-		{"a rule no scenario checks", "R5.1", 0, report.Untested, ""},
+		{"a pass", "R3.4", 0, outcome.Passed, ""},
+		{"a failure names its failing check", "R3.4", 1, outcome.Failed, `features/keys.feature: Identical items are skipped: the pod "website" should be: → R3.4`},
+		{"a declared difference names the declaration", "R4.2", 2, outcome.Differs, "profile kubeflow-poddefault declares conflicts: reject"},
+		{"an unclaimed capability says so", "R3.2", 1, outcome.NotClaimed, "needs @initContainers, which the profile does not claim"},
+		{"an inapplicable rule says why", "R1.6", 2, outcome.NotApplicable, "the profile has no CRD of its own: the harness would judge its own"},
+		{"a rule no scenario checks", "R5.1", 0, outcome.Untested, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -5,6 +5,8 @@ import (
 	"html/template"
 	"io"
 	"strings"
+
+	"presetsim.dev/presetsim/outcome"
 )
 
 // Files are the files of the comparison, by name.
@@ -30,7 +32,7 @@ func (m *Matrix) WriteMarkdown(w io.Writer) error {
 		fmt.Fprintf(&b, "| %s | %s |", row.ID, escapeMarkdown(row.Title))
 		for _, c := range row.Cells {
 			text := c.Text()
-			if c.Outcome == "fail" {
+			if c.Outcome == outcome.Failed {
 				text = "**" + text + "**"
 			}
 			fmt.Fprintf(&b, " %s |", text)

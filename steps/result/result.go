@@ -6,15 +6,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"presetsim.dev/presetsim/outcome"
 	"presetsim.dev/presetsim/steps/attribution"
-)
-
-// Outcomes of one check (a step), as Check.Outcome.
-const (
-	CheckPassed     = "passed"
-	CheckFailed     = "failed"
-	CheckNotClaimed = "not claimed"
-	CheckDeclared   = "differs as declared"
 )
 
 // Check is what one step established, or failed to: the step, the rules it
@@ -28,9 +21,9 @@ type Check struct {
 	Line int
 	// Rules are the rule ids (R4.2, without "@") the outcome is credited to.
 	Rules []string
-	// Outcome is CheckPassed, CheckFailed, CheckNotClaimed or CheckDeclared.
-	Outcome string
-	// Err is the failure, for CheckFailed and CheckDeclared.
+	// Outcome is outcome.Passed, Failed, NotClaimed or Differs.
+	Outcome outcome.Outcome
+	// Err is the failure, for Failed and Differs.
 	Err error
 	// Reason says why a check was not claimed or differs as declared.
 	Reason string
@@ -77,34 +70,35 @@ type Scenario struct {
 	Pods []corev1.Pod
 }
 
-// Outcome is "passed", "failed", "differs as declared", "unsupported",
-// "not claimed" or "not applicable".
-func (t Scenario) Outcome() string {
+// Outcome is what the scenario came to: failed, not applicable, not
+// claimed, unsupported, differs (as declared) or passed, the first that
+// holds.
+func (t Scenario) Outcome() outcome.Outcome {
 	switch {
 	case t.Failed:
-		return "failed"
+		return outcome.Failed
 	case t.NotApplicable != "":
-		return "not applicable"
+		return outcome.NotApplicable
 	case t.NotClaimed != "":
-		return "not claimed"
+		return outcome.NotClaimed
 	case t.Unsupported != "":
-		return "unsupported"
+		return outcome.Unsupported
 	case t.Declared() != nil:
-		return CheckDeclared
+		return outcome.Differs
 	}
-	return "passed"
+	return outcome.Passed
 }
 
 // Declared returns the check that differed as the profile declares, or nil.
-func (t Scenario) Declared() *Check { return t.firstCheck(CheckDeclared) }
+func (t Scenario) Declared() *Check { return t.firstCheck(outcome.Differs) }
 
 // FailedCheck returns the check that failed the scenario, or nil.
-func (t Scenario) FailedCheck() *Check { return t.firstCheck(CheckFailed) }
+func (t Scenario) FailedCheck() *Check { return t.firstCheck(outcome.Failed) }
 
 // firstCheck returns the first check with the outcome, or nil.
-func (t Scenario) firstCheck(outcome string) *Check {
+func (t Scenario) firstCheck(o outcome.Outcome) *Check {
 	for i := range t.Checks {
-		if t.Checks[i].Outcome == outcome {
+		if t.Checks[i].Outcome == o {
 			return &t.Checks[i]
 		}
 	}

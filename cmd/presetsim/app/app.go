@@ -25,6 +25,7 @@ import (
 	"presetsim.dev/presetsim/cmd/presetsim/app/watch"
 	"presetsim.dev/presetsim/harness/mutants"
 	"presetsim.dev/presetsim/harness/profile"
+	"presetsim.dev/presetsim/outcome"
 	"presetsim.dev/presetsim/profiles"
 	"presetsim.dev/presetsim/steps"
 	"presetsim.dev/presetsim/steps/result"
@@ -188,8 +189,8 @@ usage error, 4 for mistakes in the feature files, 130 or 143 when interrupted.`,
 		fmt.Fprintf(stderr, "suite:               %s for %d scenarios (median %s per scenario)\n",
 			suiteTime.Round(time.Millisecond), len(timings.List()), timings.Median().Round(time.Millisecond))
 		for _, t := range timings.List() {
-			mark := map[string]string{"passed": "ok  ", "failed": "FAIL", "unsupported": "n/a ", "not claimed": "n/c ",
-				"not applicable": "n/a ", result.CheckDeclared: "diff"}[t.Outcome()]
+			mark := map[outcome.Outcome]string{outcome.Passed: "ok  ", outcome.Failed: "FAIL", outcome.Unsupported: "n/a ",
+				outcome.NotClaimed: "n/c ", outcome.NotApplicable: "n/a ", outcome.Differs: "diff"}[t.Outcome()]
 			fmt.Fprintf(stderr, "  %s %8s  %s\n", mark, t.Duration.Round(time.Millisecond), t.Scenario)
 			if t.Unsupported != "" {
 				fmt.Fprintf(stderr, "                 not run on the %s backend: %s\n", w.Backend, t.Unsupported)
@@ -209,7 +210,7 @@ usage error, 4 for mistakes in the feature files, 130 or 143 when interrupted.`,
 				fmt.Fprintf(stderr, "                 differs as declared (%s): %s → %s: %s\n", where(t, c), c.Step, strings.Join(c.Rules, ", "), c.Reason)
 			}
 			for _, c := range t.Checks {
-				if c.Outcome == result.CheckNotClaimed {
+				if c.Outcome == outcome.NotClaimed {
 					fmt.Fprintf(stderr, "                 not claimed (%s): %s: %s\n", where(t, &c), c.Step, c.Reason)
 				}
 			}
@@ -217,12 +218,11 @@ usage error, 4 for mistakes in the feature files, 130 or 143 when interrupted.`,
 				fmt.Fprintf(stderr, "                 note: %s\n", n)
 			}
 		}
-		counts := map[string]int{}
+		counts := outcome.Counts{}
 		for _, t := range timings.List() {
 			counts[t.Outcome()]++
 		}
-		fmt.Fprintf(stderr, "outcomes:            %d passed, %d failed, %d differ as declared, %d unsupported on the %s backend, %d not claimed, %d not applicable\n",
-			counts["passed"], counts["failed"], counts[result.CheckDeclared], counts["unsupported"], w.Backend, counts["not claimed"], counts["not applicable"])
+		fmt.Fprintf(stderr, "outcomes:            %s (on the %s backend)\n", counts, w.Backend)
 		if rules := failedRules(timings.List()); len(rules) > 0 {
 			fmt.Fprintf(stderr, "failed rules:        %s\n", strings.Join(rules, ", "))
 		}

@@ -2,6 +2,7 @@ package app
 
 import (
 	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/outcome"
 	"presetsim.dev/presetsim/report"
 	"presetsim.dev/presetsim/steps/result"
 )
@@ -17,20 +18,14 @@ func ScenarioResults(timings []result.Scenario) []report.ScenarioResult {
 			results[i].Failure = t.Err.Error()
 		}
 		for _, c := range t.Checks {
-			rc := report.Check{Step: c.Step, Line: c.Line, Rules: c.Rules, Outcome: checkOutcomes[c.Outcome], Detail: c.Reason, SettleSeconds: c.Window.Seconds()}
-			if c.Err != nil && c.Outcome == result.CheckFailed {
+			rc := report.Check{Step: c.Step, Line: c.Line, Rules: c.Rules, Outcome: c.Outcome, Detail: c.Reason, SettleSeconds: c.Window.Seconds()}
+			if c.Err != nil && c.Outcome == outcome.Failed {
 				rc.Detail = c.Err.Error()
 			}
 			results[i].Checks = append(results[i].Checks, rc)
 		}
 	}
 	return results
-}
-
-// checkOutcomes are the report's names of check outcomes.
-var checkOutcomes = map[string]string{
-	result.CheckPassed: report.Pass, result.CheckFailed: report.Fail,
-	result.CheckDeclared: report.Differs, result.CheckNotClaimed: report.NotClaimed,
 }
 
 // writeReports writes the run's summary (JSON, YAML), JUnit XML and HTML

@@ -18,6 +18,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/outcome"
 	"presetsim.dev/presetsim/steps"
 	"presetsim.dev/presetsim/steps/result"
 )
@@ -40,8 +41,11 @@ type Options struct {
 	Reported func()
 }
 
-// outcome is what a scenario came to, as compared between runs.
-type outcome struct{ state, detail string }
+// seen is what a scenario came to, as compared between runs.
+type seen struct {
+	state  outcome.Outcome
+	detail string
+}
 
 // Loop runs every feature once, then again on every save or "r", until
 // ctx ends. It returns nil when ctx ends.
@@ -56,7 +60,7 @@ func Loop(ctx context.Context, w *harness.World, o Options) error {
 	if err != nil {
 		return err
 	}
-	last := map[string]outcome{}
+	last := map[string]seen{}
 	seen := modTimes(files)
 	clean := &cleaner{w: w}
 	defer clean.wait()
@@ -104,11 +108,11 @@ func Loop(ctx context.Context, w *harness.World, o Options) error {
 
 // report runs the scenarios of paths and prints what changed against last,
 // which it updates.
-func report(o Options, w *harness.World, clean *cleaner, last map[string]outcome, paths []string, what string) {
+func report(o Options, w *harness.World, clean *cleaner, last map[string]seen, paths []string, what string) {
 	start := time.Now()
 	_, timings := steps.Run(w, steps.SuiteOptions{Paths: paths, Format: "progress", Output: io.Discard, Tags: o.Tags, Concurrency: o.Concurrency})
 	took := time.Since(start)
-	now := map[string]outcome{}
+	now := map[string]seen{}
 	for _, s := range timings.List() {
 		now[s.Scenario] = outcomeOf(s)
 	}
@@ -118,9 +122,9 @@ func report(o Options, w *harness.World, clean *cleaner, last map[string]outcome
 		n := now[name]
 		switch {
 		case !known:
-			lines = append(lines, line(n.state, name, n.detail))
+			lines = append(lines, line(n.state.Words(), name, n.detail))
 		case before != n:
-			lines = append(lines, line("now "+n.state, name, n.detail))
+			lines = append(lines, line("now "+n.state.Words(), name, n.detail))
 		}
 		last[name] = n
 	}
@@ -131,15 +135,11 @@ func report(o Options, w *harness.World, clean *cleaner, last map[string]outcome
 			delete(last, name)
 		}
 	}
-	counts := map[string]int{}
+	counts := outcome.Counts{}
 	for _, n := range now {
 		counts[n.state]++
 	}
-	var summary []string
-	for _, state := range slices.Sorted(maps.Keys(counts)) {
-		summary = append(summary, fmt.Sprintf("%d %s", counts[state], state))
-	}
-	fmt.Fprintf(o.Out, "%s %s: %d scenarios in %s (%s)", time.Now().Format("15:04:05"), what, len(now), took.Round(time.Millisecond), strings.Join(summary, ", "))
+	fmt.Fprintf(o.Out, "%s %s: %d scenarios in %s (%s)", time.Now().Format("15:04:05"), what, len(now), took.Round(time.Millisecond), counts)
 	if len(lines) == 0 {
 		fmt.Fprint(o.Out, ", nothing changed")
 	}
@@ -218,8 +218,8 @@ func (c *cleaner) clean() error {
 // wait waits for the background deletions.
 func (c *cleaner) wait() { c.wg.Wait() }
 
-func outcomeOf(s result.Scenario) outcome {
-	o := outcome{state: s.Outcome()}
+func outcomeOf(s result.Scenario) seen {
+	o := seen{state: s.Outcome()}
 	if s.Err != nil {
 		o.detail, _, _ = strings.Cut(s.Err.Error(), "\n")
 	}

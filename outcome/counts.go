@@ -1,0 +1,36 @@
+package outcome
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Counts are how many scenarios came to each outcome.
+type Counts map[Outcome]int
+
+// counted are the outcomes as a count reads them: "3 differ as declared".
+var counted = map[Outcome]string{
+	Failed: "failed", Differs: "differ as declared", Passed: "passed", NotClaimed: "not claimed",
+	NotApplicable: "not applicable", Unsupported: "unsupported", Untested: "untested",
+}
+
+// Total is the number of scenarios counted.
+func (c Counts) Total() int {
+	n := 0
+	for _, v := range c {
+		n += v
+	}
+	return n
+}
+
+// String is the counts in words, passed and failed always, the others
+// when there are any: "4 passed, 1 failed, 2 not claimed".
+func (c Counts) String() string {
+	var parts []string
+	for _, o := range []Outcome{Passed, Failed, Differs, NotClaimed, NotApplicable, Unsupported, Untested} {
+		if n := c[o]; n > 0 || o == Passed || o == Failed {
+			parts = append(parts, fmt.Sprintf("%d %s", n, counted[o]))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
