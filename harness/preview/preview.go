@@ -20,6 +20,7 @@ import (
 	"presetsim.dev/presetsim/presets/defaults"
 	"presetsim.dev/presetsim/presets/explain"
 	"presetsim.dev/presetsim/presets/merge"
+	"presetsim.dev/presetsim/presets/model"
 )
 
 // OfflineResourceVersion stands in for the resourceVersion of a preset read
@@ -38,20 +39,17 @@ type Result struct {
 	// Warnings holds the admission warnings: each conflict (R4.3) and any
 	// preset skipped for an invalid selector.
 	Warnings []string
+	// Conflicts are the conflicts that kept admission from applying the
+	// matching presets (R4.1, R4.2), as data.
+	Conflicts []merge.Conflict
 	// Explained is what each preset of the input, of every namespace, does
 	// to the pod and why (package explain), presets by namespace and name.
 	Explained []explain.Verdict
 }
 
-// Conflicted reports whether admission reported a conflict.
-func (r Result) Conflicted() bool {
-	for _, w := range r.Warnings {
-		if strings.HasPrefix(w, "Conflict on pod preset ") {
-			return true
-		}
-	}
-	return false
-}
+// Conflicted reports whether a conflict kept admission from applying the
+// matching presets.
+func (r Result) Conflicted() bool { return len(r.Conflicts) > 0 }
 
 // Run admits every pod and workload template of objs with the presets of
 // objs. Other kinds (ConfigMaps, Secrets, ...) are accepted and ignored.
@@ -92,7 +90,7 @@ func Run(ctx context.Context, objs []manifest.Object) ([]Result, error) {
 	}
 	var results []Result
 	for _, p := range pods {
-		r, err := admit(ctx, plugin, p.source, p.pod)
+		r, err := admit(ctx, plugin, lister, p.source, p.pod)
 		if err != nil {
 			return nil, err
 		}
@@ -102,7 +100,9 @@ func Run(ctx context.Context, objs []manifest.Object) ([]Result, error) {
 	return results, nil
 }
 
-func admit(ctx context.Context, plugin admission.MutationInterface, source string, pod *corev1.Pod) (Result, error) {
+// admit admits the pod through the plug-in; its conflicts, as data, are the
+// model's (the plug-in reports them only as text).
+func admit(ctx context.Context, plugin admission.MutationInterface, lister presetLister, source string, pod *corev1.Pod) (Result, error) {
 	pod.Namespace = namespaceOr(pod.Namespace)
 	in := defaults.Pod(pod)
 	out := in.DeepCopy()
@@ -113,7 +113,12 @@ func admit(ctx context.Context, plugin admission.MutationInterface, source strin
 	if err != nil {
 		return Result{}, fmt.Errorf("%s: admission refused the pod: %w", source, err)
 	}
-	return Result{Source: source, Input: in, Output: out, Applied: applied(in, out), Warnings: outcome.Warnings}, nil
+	var conflicts []merge.Conflict
+	// The specification's options allow one outcome.
+	if outcomes := model.Admit(model.Admission{Presets: lister[in.Namespace], Pod: in}, model.Options{}); len(outcomes) == 1 {
+		conflicts = outcomes[0].Conflicts
+	}
+	return Result{Source: source, Input: in, Output: out, Applied: applied(in, out), Warnings: outcome.Warnings, Conflicts: conflicts}, nil
 }
 
 // applied lists the presets whose annotation admission added or changed.

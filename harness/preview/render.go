@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/pmezard/go-difflib/difflib"
@@ -12,6 +13,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"presetsim.dev/presetsim/presets/explain"
+	"presetsim.dev/presetsim/presets/merge"
 )
 
 // Summary is one line per pod: what was applied, or each conflict.
@@ -179,8 +181,10 @@ func WriteExplanation(w io.Writer, results []Result) error {
 				fmt.Fprintf(w, "      skipped as identical %s\n", s)
 			}
 		}
+		// The explanation shows each conflict; other warnings follow it.
+		conflicts := merge.Messages(r.Conflicts)
 		for _, warning := range r.Warnings {
-			if !strings.HasPrefix(warning, "Conflict on pod preset ") {
+			if !slices.Contains(conflicts, warning) {
 				fmt.Fprintf(w, "  warning: %s\n", warning)
 			}
 		}
