@@ -2,8 +2,8 @@ package harness
 
 import (
 	"presetsim.dev/presetsim/harness/backend"
+	"presetsim.dev/presetsim/harness/backend/cluster"
 	"presetsim.dev/presetsim/harness/backend/envtest"
-	"presetsim.dev/presetsim/harness/backend/existing"
 	"presetsim.dev/presetsim/harness/backend/kind"
 	"presetsim.dev/presetsim/harness/backend/offline"
 )
@@ -15,6 +15,6 @@ func Backends() backend.Registry {
 		envtest.Registration(),
 		offline.Registration(),
 		kind.Registration(),
-		existing.Registration(),
+		cluster.Registration(),
 	}
 }

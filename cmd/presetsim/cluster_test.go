@@ -15,7 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"presetsim.dev/presetsim/harness"
-	"presetsim.dev/presetsim/harness/backend/existing"
+	"presetsim.dev/presetsim/harness/backend/cluster"
 	"presetsim.dev/presetsim/harness/implementation/installed"
 	"presetsim.dev/presetsim/outcome"
 	"presetsim.dev/presetsim/steps"
@@ -33,7 +33,7 @@ func TestSuiteOnExistingCluster(t *testing.T) {
 	kubeconfig := startUp(t)
 
 	ctx := context.Background()
-	w, err := harness.Start(ctx, harness.Options{Backend: existing.New(existing.Options{Kubeconfig: kubeconfig}), Implementation: installed.New(), Progress: os.Stderr})
+	w, err := harness.Start(ctx, harness.Options{Backend: cluster.New(cluster.Options{Kubeconfig: kubeconfig}), Implementation: installed.New(), Progress: os.Stderr})
 	if err != nil {
 		t.Fatalf("unable to start on the existing cluster: %v", err)
 	}
@@ -127,7 +127,7 @@ func TestRunsLeaveNothingBehind(t *testing.T) {
 	ctx := context.Background()
 	var first map[string]outcome.Outcome
 	for i := 1; i <= runs; i++ {
-		w, err := harness.Start(ctx, harness.Options{Backend: existing.New(existing.Options{Kubeconfig: kubeconfig}), Implementation: installed.New()})
+		w, err := harness.Start(ctx, harness.Options{Backend: cluster.New(cluster.Options{Kubeconfig: kubeconfig}), Implementation: installed.New()})
 		if err != nil {
 			t.Fatalf("run %d: unable to start on the cluster: %v", i, err)
 		}

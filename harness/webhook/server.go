@@ -10,8 +10,8 @@ import (
 	"time"
 )
 
-// Server serves webhook handlers over TLS (or, from ServeHTTP, a handler over
-// plain HTTP) until Stop, and keeps why serving ended.
+// Server serves webhook handlers over TLS until Stop, and keeps why serving
+// ended.
 type Server struct {
 	// URL is the base URL, e.g. https://127.0.0.1:40123.
 	URL string
@@ -54,14 +54,6 @@ func ServeOn(addr string, mux http.Handler, cert tls.Certificate) (*Server, erro
 		},
 	}
 	return start("https://"+ln.Addr().String(), srv, func() error { return srv.ServeTLS(ln, "", "") }), nil
-}
-
-// ServeHTTP starts serving h over plain HTTP on ln, with the same
-// life cycle as a webhook (Done, Err, Stop); the kind backend serves its
-// image mirror with it.
-func ServeHTTP(ln net.Listener, h http.Handler) *Server {
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	return start("http://"+ln.Addr().String(), srv, func() error { return srv.Serve(ln) })
 }
 
 // start runs serve in a goroutine that Stop waits for, keeping its error.

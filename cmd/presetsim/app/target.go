@@ -15,8 +15,8 @@ import (
 	"presetsim.dev/presetsim/cmd/presetsim/app/cli"
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/harness/backend"
+	"presetsim.dev/presetsim/harness/backend/cluster"
 	"presetsim.dev/presetsim/harness/backend/envtest"
-	"presetsim.dev/presetsim/harness/backend/existing"
 	"presetsim.dev/presetsim/harness/implementation"
 	externalimpl "presetsim.dev/presetsim/harness/implementation/external"
 	"presetsim.dev/presetsim/harness/implementation/installed"
@@ -106,7 +106,7 @@ func (t *target) start(ctx context.Context, cmd *cobra.Command, stderr io.Writer
 		return nil, cli.UsageError(cmd, fmt.Sprintf("--settle must not be negative, not %s", *t.settle))
 	}
 	if t.fs.Changed("kubeconfig") {
-		*t.backendName = existing.Name
+		*t.backendName = cluster.Name
 	}
 	newBackend, ok := t.constructors[*t.backendName]
 	if !ok {
@@ -162,7 +162,7 @@ func (t *target) start(ctx context.Context, cmd *cobra.Command, stderr io.Writer
 		s.impl = policyimpl.New(policyimpl.Options{})
 	case external != nil:
 		s.impl = externalimpl.New(*external)
-	case *t.backendName == existing.Name:
+	case *t.backendName == cluster.Name:
 		s.impl = installed.New()
 	default:
 		if s.impl, err = module.Implementation(mutants.Registry(), *t.moduleName); err != nil {

@@ -9,8 +9,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"presetsim.dev/presetsim/harness/backend"
-	"presetsim.dev/presetsim/harness/backend/apiserver"
-	"presetsim.dev/presetsim/harness/controlplane"
+	"presetsim.dev/presetsim/harness/backend/apiclient"
+	"presetsim.dev/presetsim/harness/backend/envtest/controlplane"
 	"presetsim.dev/presetsim/harness/nodes"
 )
 
@@ -49,7 +49,7 @@ func (b *Backend) StartsProcesses() bool { return true }
 
 // Cluster is a running envtest control plane with simulated nodes.
 type Cluster struct {
-	*apiserver.Cluster
+	*apiclient.Cluster
 	cp    *controlplane.ControlPlane
 	nodes *nodes.Simulator
 }
@@ -73,7 +73,7 @@ func (b *Backend) Start(ctx context.Context, run backend.Run) (_ backend.Cluster
 	if c.cp, err = controlplane.Start(ctx, controlplane.Options{BinDir: bin, KeepDir: run.KeepDir}); err != nil {
 		return nil, err
 	}
-	if c.Cluster, err = apiserver.Connect(c.cp.Config, c.cp.KubeConfig, apiserver.Options{Wait: run.Wait}); err != nil {
+	if c.Cluster, err = apiclient.Connect(c.cp.Config, c.cp.KubeConfig, apiclient.Options{Wait: run.Wait}); err != nil {
 		return nil, err
 	}
 	fmt.Fprintf(run.Progress, "control plane up in %s; starting %d simulated nodes ...\n", time.Since(began).Round(10*time.Millisecond), run.Nodes)

@@ -14,9 +14,9 @@ import (
 	"k8s.io/client-go/tools/remotecommand"
 
 	"presetsim.dev/presetsim/harness/backend"
-	"presetsim.dev/presetsim/harness/backend/apiserver"
-	"presetsim.dev/presetsim/harness/kindcluster"
-	"presetsim.dev/presetsim/harness/webhook"
+	"presetsim.dev/presetsim/harness/backend/apiclient"
+	"presetsim.dev/presetsim/harness/backend/kind/imageserver"
+	"presetsim.dev/presetsim/harness/backend/kind/kindcluster"
 )
 
 // Name is the backend's registered name.
@@ -63,9 +63,9 @@ func (b *Backend) Name() string { return Name }
 // Cluster is a running kind cluster; it serves the printenv image to its
 // nodes and its pods run on a real kubelet.
 type Cluster struct {
-	*apiserver.Cluster
+	*apiclient.Cluster
 	kind   *kindcluster.Cluster
-	images *webhook.Server // the image mirror
+	images *imageserver.Mirror
 	runID  string
 }
 
@@ -88,7 +88,7 @@ func (b *Backend) Start(ctx context.Context, run backend.Run) (_ backend.Cluster
 	if err != nil {
 		return nil, fmt.Errorf("the kubeconfig of kind cluster %q: %w", kc.Name, err)
 	}
-	if c.Cluster, err = apiserver.Connect(cfg, kc.Kubeconfig, apiserver.Options{Wait: run.Wait}); err != nil {
+	if c.Cluster, err = apiclient.Connect(cfg, kc.Kubeconfig, apiclient.Options{Wait: run.Wait}); err != nil {
 		return nil, err
 	}
 	fmt.Fprintf(run.Progress, "serving the test image to the node's containerd ...\n")

@@ -7,9 +7,8 @@ import (
 	"net"
 	"os/exec"
 
-	"presetsim.dev/presetsim/harness/imageserver"
-	"presetsim.dev/presetsim/harness/kindcluster"
-	"presetsim.dev/presetsim/harness/webhook"
+	"presetsim.dev/presetsim/harness/backend/kind/imageserver"
+	"presetsim.dev/presetsim/harness/backend/kind/kindcluster"
 )
 
 // mirroredRegistries are the registries whose pulls the node's containerd
@@ -35,7 +34,7 @@ func (c *Cluster) serveImages(ctx context.Context, runID string) error {
 	if err != nil {
 		return fmt.Errorf("unable to listen for the image mirror on the kind network: %w", err)
 	}
-	c.images = webhook.ServeHTTP(ln, imageserver.Handler(img))
+	c.images = imageserver.Serve(ln, img)
 	mirror := c.images.URL
 	hosts := fmt.Sprintf("# written by presetsim for run %s\n[host.%q]\n  capabilities = [\"pull\", \"resolve\"]\n", runID, mirror)
 	files := make(map[string]string, len(mirroredRegistries))

@@ -1,8 +1,8 @@
-// Package existing is the backend of an existing cluster, reached with a
+// Package cluster is the backend of an existing cluster, reached with a
 // kubeconfig, where the implementation under test is already installed.
 // The harness then creates nothing but namespaces it names and labels for
 // the run (backend.RunLabel) and namespaced objects in them; it refuses any
 // cluster-scoped create. At Stop it deletes what it created, object by
 // object, in the foreground, bounded, and any pod left in its namespaces,
 // then the namespaces themselves; what it could not delete is Stop's error.
-package existing
+package cluster

@@ -1,4 +1,4 @@
-package existing
+package cluster
 
 import (
 	"context"

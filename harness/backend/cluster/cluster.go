@@ -1,4 +1,4 @@
-package existing
+package cluster
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"presetsim.dev/presetsim/harness/backend"
-	"presetsim.dev/presetsim/harness/backend/apiserver"
+	"presetsim.dev/presetsim/harness/backend/apiclient"
 )
 
 // Name is the backend's registered name.
@@ -46,7 +46,7 @@ func (b *Backend) Name() string { return Name }
 
 // Cluster is the existing cluster, seen through the run's namespaces.
 type Cluster struct {
-	*apiserver.Cluster
+	*apiclient.Cluster
 	runID   string
 	created ledger
 }
@@ -64,7 +64,7 @@ func (b *Backend) Start(ctx context.Context, run backend.Run) (backend.Cluster, 
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", b.opts.Kubeconfig, err)
 	}
-	api, err := apiserver.Connect(cfg, raw, apiserver.Options{Wait: run.Wait, NamespacedOnly: true, Throttle: true})
+	api, err := apiclient.Connect(cfg, raw, apiclient.Options{Wait: run.Wait, NamespacedOnly: true, Throttle: true})
 	if err != nil {
 		return nil, err
 	}
