@@ -2,15 +2,17 @@ package mutants
 
 import (
 	"context"
+	"errors"
+	"io"
 	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apiserver/pkg/admission"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 
-	"presetsim.dev/presetsim/harness/implementation/module"
 	podpreset "presetsim.dev/presetsim/presets/admission"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
 	"presetsim.dev/presetsim/presets/merge"
@@ -47,14 +49,42 @@ type call struct {
 	recorder record.EventRecorder
 }
 
-// decorated is the reference plug-in with one fault.
+// decorated is the reference plug-in with one fault. It wants what the
+// reference wants (package module's initializer hands them over).
 type decorated struct {
 	*admission.Handler
-	parts module.Parts
-	fault fault
+	lister   podpreset.Lister
+	recorder record.EventRecorder
+	fault    fault
 }
 
-var _ admission.MutationInterface = &decorated{}
+var (
+	_ admission.MutationInterface       = &decorated{}
+	_ podpreset.WantsPodPresetLister    = &decorated{}
+	_ podpreset.WantsEventRecorder      = &decorated{}
+	_ admission.InitializationValidator = &decorated{}
+)
+
+// newDecorated is the admission.Factory of the reference with fault f.
+func newDecorated(f fault) admission.Factory {
+	return func(io.Reader) (admission.Interface, error) {
+		return &decorated{Handler: admission.NewHandler(admission.Create), fault: f}, nil
+	}
+}
+
+// SetPodPresetLister implements podpreset.WantsPodPresetLister.
+func (d *decorated) SetPodPresetLister(l podpreset.Lister) { d.lister = l }
+
+// SetEventRecorder implements podpreset.WantsEventRecorder.
+func (d *decorated) SetEventRecorder(r record.EventRecorder) { d.recorder = r }
+
+// ValidateInitialization checks that a lister was set.
+func (d *decorated) ValidateInitialization() error {
+	if d.lister == nil {
+		return errors.New("missing PodPreset lister")
+	}
+	return nil
+}
 
 // listerFunc lists presets with a function.
 type listerFunc func(namespace string) ([]*v1alpha1.PodPreset, error)
@@ -65,10 +95,10 @@ func (f listerFunc) List(namespace string) ([]*v1alpha1.PodPreset, error) { retu
 func (d *decorated) Admit(ctx context.Context, a admission.Attributes, o admission.ObjectInterfaces) error {
 	pod, ok := a.GetObject().(*corev1.Pod)
 	if !ok || a.GetOperation() != admission.Create || a.GetSubresource() != "" {
-		return d.plugin(d.parts.Lister).Admit(ctx, a, o)
+		return d.plugin(d.lister).Admit(ctx, a, o)
 	}
 	submitted := pod.DeepCopy()
-	listed, err := d.parts.Lister.List(a.GetNamespace())
+	listed, err := d.lister.List(a.GetNamespace())
 	if err != nil {
 		return admission.NewForbidden(a, err)
 	}
@@ -88,7 +118,7 @@ func (d *decorated) Admit(ctx context.Context, a admission.Attributes, o admissi
 			return p
 		},
 		everyNamespace: d.everyNamespace,
-		recorder:       d.parts.Recorder,
+		recorder:       d.recorder,
 	}
 	if r, ok := env.recorder.(*podpreset.UIDResolvingRecorder); ok {
 		env.recorder = r.EventRecorder
@@ -106,11 +136,18 @@ func (d *decorated) Admit(ctx context.Context, a admission.Attributes, o admissi
 	return err
 }
 
+// informer is the lister's informer, which holds every namespace's presets.
+func (d *decorated) informer() cache.SharedIndexInformer {
+	return d.lister.(interface {
+		Informer() cache.SharedIndexInformer
+	}).Informer()
+}
+
 // everyNamespace lists the presets of every namespace the informer holds,
 // by name.
 func (d *decorated) everyNamespace() []*v1alpha1.PodPreset {
 	var out []*v1alpha1.PodPreset
-	for _, o := range d.parts.Lister.Informer().GetStore().List() {
+	for _, o := range d.informer().GetStore().List() {
 		if pp, ok := o.(*v1alpha1.PodPreset); ok {
 			out = append(out, pp)
 		}
@@ -124,7 +161,7 @@ func (d *decorated) everyNamespace() []*v1alpha1.PodPreset {
 func (d *decorated) plugin(l podpreset.Lister) *podpreset.Plugin {
 	p := podpreset.New()
 	p.SetPodPresetLister(l)
-	var recorder record.EventRecorder = d.parts.Recorder
+	var recorder record.EventRecorder = d.recorder
 	if d.fault.events != nil {
 		recorder = filteredRecorder{EventRecorder: recorder, keep: d.fault.events}
 	}

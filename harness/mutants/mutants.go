@@ -2,6 +2,7 @@ package mutants
 
 import (
 	"context"
+	"io"
 	"slices"
 
 	"k8s.io/apiserver/pkg/admission"
@@ -40,16 +41,12 @@ const NoopModule = "noop"
 // Register adds every mutant to the registry as Prefix+Name, and NoopModule.
 func Register(m *module.Registry) {
 	for _, mu := range slices.Concat(classicMutants, decoratedMutants) {
-		m.Register(Prefix+mu.Name, module.New(func(parts module.Parts) (admission.MutationInterface, error) {
-			return &decorated{Handler: admission.NewHandler(admission.Create), parts: parts, fault: mu.fault}, nil
-		}))
+		m.Register(Prefix+mu.Name, newDecorated(mu.fault))
 	}
-	m.Register(Kubernetes119Module, module.New(func(parts module.Parts) (admission.MutationInterface, error) {
-		return &decorated{Handler: admission.NewHandler(admission.Create), parts: parts, fault: kubernetes119()}, nil
-	}))
-	// The no-op module reads no presets, so it runs whatever CRD is served.
-	m.Register(NoopModule, func(context.Context, module.Deps) (*module.Running, error) {
-		return &module.Running{Plugin: noop{Handler: admission.NewHandler(admission.Create)}}, nil
+	m.Register(Kubernetes119Module, newDecorated(kubernetes119()))
+	// The no-op module wants no lister, so it runs whatever CRD is served.
+	m.Register(NoopModule, func(io.Reader) (admission.Interface, error) {
+		return noop{Handler: admission.NewHandler(admission.Create)}, nil
 	})
 }
 

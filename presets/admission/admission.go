@@ -43,11 +43,12 @@ type WantsEventRecorder interface {
 }
 
 // Register registers the plug-in under PluginName. It has no configuration.
-func Register(plugins *admission.Plugins) {
-	plugins.Register(PluginName, func(io.Reader) (admission.Interface, error) {
-		return New(), nil
-	})
-}
+func Register(plugins *admission.Plugins) { plugins.Register(PluginName, Factory) }
+
+// Factory makes the plug-in as admission.Plugins does; it has no
+// configuration. A PluginInitializer then hands it its Lister (and
+// EventRecorder, and ReadyFunc: the lister's cache has synced).
+func Factory(io.Reader) (admission.Interface, error) { return New(), nil }
 
 // Plugin injects PodPresets into pods at creation.
 type Plugin struct {
@@ -89,6 +90,11 @@ func (p *Plugin) Admit(ctx context.Context, a admission.Attributes, _ admission.
 	pod, ok := podToMutate(a)
 	if !ok {
 		return nil
+	}
+	// As the API server's own plug-ins do: no decision before the presets
+	// are listed (a ReadyFunc is set by the initializer, if any).
+	if !p.WaitForReady() {
+		return admission.NewForbidden(a, errors.New("not yet ready to handle request: the PodPreset cache has not synced"))
 	}
 	all, err := p.lister.List(a.GetNamespace())
 	if err != nil {

@@ -1,7 +1,12 @@
-// Package module runs in-process admission modules: the reference
-// PodPreset plug-in of presets/admission (with an informer-backed lister,
-// an event recorder and the opt-in rollout controller) and any module built
-// from its parts (the mutants). A Registry names them; Implementation makes
-// one the implementation under test, served as a webhook to an API server
-// or called in-process by the offline backend.
+// Package module runs in-process admission modules the way the API server
+// runs its admission plug-ins: a Registry holds their factories in an
+// admission.Plugins, and Start makes one with Plugins.InitPlugin,
+// initialised by k8s.io/apiserver's own PluginInitializer (clients, a stop
+// channel) and this package's (the PodPreset lister of an informer over
+// every namespace, an event recorder, the lister's sync as the plug-in's
+// ReadyFunc). The reference PodPreset plug-in of presets/admission is
+// registered as Reference; the mutants and the example implementation
+// register beside it. Implementation makes one the implementation under
+// test, served as a webhook to an API server or called in-process by the
+// offline backend.
 package module

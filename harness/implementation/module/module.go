@@ -18,12 +18,12 @@ import (
 // (backend.WebhookHost), or handed to a cluster that calls it in-process
 // (backend.InProcessAdmission).
 type Module struct {
-	name    string
-	factory Factory
-	wait    time.Duration
-	cancel  context.CancelFunc
-	running *Running
-	server  *webhook.Server
+	name     string
+	registry *Registry
+	wait     time.Duration
+	cancel   context.CancelFunc
+	running  *Running
+	server   *webhook.Server
 }
 
 // Implementation returns the in-process module name of the registry (the
@@ -32,11 +32,10 @@ func Implementation(r *Registry, name string) (*Module, error) {
 	if name == "" {
 		name = Reference
 	}
-	f, err := r.Get(name)
-	if err != nil {
+	if err := r.check(name); err != nil {
 		return nil, err
 	}
-	return &Module{name: name, factory: f}, nil
+	return &Module{name: name, registry: r}, nil
 }
 
 // Name is the module's name.
@@ -64,7 +63,7 @@ func (m *Module) Install(ctx context.Context, t implementation.Target) error {
 	moduleCtx, m.cancel = context.WithCancel(context.Background())
 	clients := t.Cluster.Clients()
 	var err error
-	if m.running, err = m.factory(moduleCtx, Deps{Client: clients.Typed, Dynamic: clients.Dynamic}); err != nil {
+	if m.running, err = m.registry.Start(moduleCtx, m.name, Deps{Client: clients.Typed, Dynamic: clients.Dynamic}); err != nil {
 		return fmt.Errorf("unable to start admission module %q: %w", m.name, err)
 	}
 	if calls {

@@ -7,10 +7,11 @@ package example
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -20,6 +21,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apiserver/pkg/admission"
+	genericinitializer "k8s.io/apiserver/pkg/admission/initializer"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/tools/cache"
 
@@ -48,27 +51,45 @@ const (
 // profiles/example/profile.yaml, and the only failures left are the
 // refused pods, attributed to R4.2.
 func Register(m *module.Registry) {
-	m.Register(Name, func(ctx context.Context, deps module.Deps) (*module.Running, error) {
-		ctx, cancel := context.WithCancel(ctx)
-		informer := dynamicinformer.NewFilteredDynamicInformer(deps.Dynamic, exampleGVR, metav1.NamespaceAll, 0, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, nil)
-		var running sync.WaitGroup
-		running.Go(func() { informer.Informer().RunWithContext(ctx) })
-		stop := func() {
-			cancel()
-			running.Wait()
-		}
-		if !cache.WaitForCacheSync(ctx.Done(), informer.Informer().HasSynced) {
-			stop()
-			return nil, fmt.Errorf("PodInjection cache did not sync")
-		}
-		p := &examplePlugin{Handler: admission.NewHandler(admission.Create), store: informer.Informer().GetIndexer()}
-		return &module.Running{Plugin: p, WaitForPreset: p.waitFor, Stop: stop}, nil
+	m.Register(Name, func(io.Reader) (admission.Interface, error) {
+		return &examplePlugin{Handler: admission.NewHandler(admission.Create)}, nil
 	})
 }
 
+// examplePlugin reads its PodInjections from an informer of its own, made
+// from the dynamic client the API server's initializer hands it, run for
+// the module's life (module.Runnable) and its sync the plug-in's ReadyFunc.
 type examplePlugin struct {
 	*admission.Handler
-	store cache.Indexer
+	informer cache.SharedIndexInformer
+	store    cache.Indexer
+}
+
+var (
+	_ genericinitializer.WantsDynamicClient = &examplePlugin{}
+	_ module.Runnable                       = &examplePlugin{}
+	_ module.PresetWaiter                   = &examplePlugin{}
+)
+
+// SetDynamicClient implements initializer.WantsDynamicClient.
+func (p *examplePlugin) SetDynamicClient(client dynamic.Interface) {
+	informer := dynamicinformer.NewFilteredDynamicInformer(client, exampleGVR, metav1.NamespaceAll, 0, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, nil)
+	p.informer, p.store = informer.Informer(), informer.Informer().GetIndexer()
+	p.SetReadyFunc(p.informer.HasSynced)
+}
+
+// ValidateInitialization checks that the informer was made.
+func (p *examplePlugin) ValidateInitialization() error {
+	if p.informer == nil {
+		return errors.New("example/podinjection: no dynamic client")
+	}
+	return nil
+}
+
+// Start runs the informer until ctx ends.
+func (p *examplePlugin) Start(ctx context.Context) error {
+	p.informer.RunWithContext(ctx)
+	return nil
 }
 
 // presets converts the namespace's PodInjections to PodPresets.
@@ -127,7 +148,8 @@ func (p *examplePlugin) Admit(_ context.Context, a admission.Attributes, _ admis
 	return nil
 }
 
-func (p *examplePlugin) waitFor(ctx context.Context, namespace, name, resourceVersion string) error {
+// WaitForPreset implements module.PresetWaiter.
+func (p *examplePlugin) WaitForPreset(ctx context.Context, namespace, name, resourceVersion string) error {
 	return wait.PollUntilContextCancel(ctx, 5*time.Millisecond, true, func(context.Context) (bool, error) {
 		o, ok, err := p.store.GetByKey(namespace + "/" + name)
 		if err != nil || !ok {

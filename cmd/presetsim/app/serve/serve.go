@@ -69,14 +69,9 @@ serves until Ctrl-C, and ends with an error if its listener fails.`,
 		if err != nil {
 			return err
 		}
-		factory, err := mutants.Registry().Get(*name)
-		if err != nil {
-			return err
-		}
-
 		ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 		defer stop()
-		mod, err := factory(ctx, module.Deps{Client: client, Dynamic: dyn})
+		mod, err := mutants.Registry().Start(ctx, *name, module.Deps{Client: client, Dynamic: dyn})
 		if err != nil {
 			return fmt.Errorf("unable to start module %q: %w", *name, err)
 		}
