@@ -13,6 +13,8 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 
+	"presetsim.dev/presetsim/harness/implementation/module"
+
 	podpreset "presetsim.dev/presetsim/presets/admission"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
 	"presetsim.dev/presetsim/presets/merge"
@@ -120,7 +122,7 @@ func (d *decorated) Admit(ctx context.Context, a admission.Attributes, o admissi
 		everyNamespace: d.everyNamespace,
 		recorder:       d.recorder,
 	}
-	if r, ok := env.recorder.(*podpreset.UIDResolvingRecorder); ok {
+	if r, ok := env.recorder.(*module.UIDResolvingRecorder); ok {
 		env.recorder = r.EventRecorder
 	}
 	next := func(ctx context.Context) error { return env.plugin(all).Admit(ctx, a, o) }

@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apiserver/pkg/admission"
 
+	"presetsim.dev/presetsim/harness/admit"
 	"presetsim.dev/presetsim/harness/manifest"
 	podpreset "presetsim.dev/presetsim/presets/admission"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
@@ -90,7 +91,7 @@ func Run(ctx context.Context, objs []manifest.Object) ([]Result, error) {
 	}
 	var results []Result
 	for _, p := range pods {
-		r, err := admit(ctx, plugin, lister, p.source, p.pod)
+		r, err := admitPod(ctx, plugin, lister, p.source, p.pod)
 		if err != nil {
 			return nil, err
 		}
@@ -100,13 +101,13 @@ func Run(ctx context.Context, objs []manifest.Object) ([]Result, error) {
 	return results, nil
 }
 
-// admit admits the pod through the plug-in; its conflicts, as data, are the
+// admitPod admits the pod through the plug-in; its conflicts, as data, are the
 // model's (the plug-in reports them only as text).
-func admit(ctx context.Context, plugin admission.MutationInterface, lister presetLister, source string, pod *corev1.Pod) (Result, error) {
+func admitPod(ctx context.Context, plugin admission.MutationInterface, lister presetLister, source string, pod *corev1.Pod) (Result, error) {
 	pod.Namespace = namespaceOr(pod.Namespace)
 	in := defaults.Pod(pod)
 	out := in.DeepCopy()
-	outcome, err := podpreset.Invoke(ctx, plugin, nil, podpreset.PodCreate(out, false, "presetsim-preview"))
+	outcome, err := admit.Invoke(ctx, plugin, nil, admit.PodCreate(out, false, "presetsim-preview"))
 	if err == nil {
 		err = outcome.Denied
 	}

@@ -21,7 +21,7 @@ import (
 	"k8s.io/apiserver/pkg/admission"
 	"k8s.io/apiserver/pkg/authentication/user"
 
-	podpreset "presetsim.dev/presetsim/presets/admission"
+	"presetsim.dev/presetsim/harness/admit"
 )
 
 // MaxRequestBytes bounds the size of an AdmissionReview request body. The API
@@ -86,7 +86,7 @@ func (h *Handler) Review(ctx context.Context, req *admissionv1.AdmissionRequest)
 	if obj != nil {
 		original = obj.DeepCopyObject()
 	}
-	outcome, err := podpreset.Invoke(ctx, h.plugin, h.objects, podpreset.Request{
+	outcome, err := admit.Invoke(ctx, h.plugin, h.objects, admit.Request{
 		Object: obj, OldObject: oldObj, Kind: gvk, Resource: schema.GroupVersionResource(req.Resource), Subresource: req.SubResource,
 		Namespace: req.Namespace, Name: req.Name, Operation: admission.Operation(req.Operation),
 		DryRun: req.DryRun != nil && *req.DryRun, User: userInfo(req.UserInfo),

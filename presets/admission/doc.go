@@ -16,11 +16,12 @@
 // Conflict events are attached to the pod when it has a name; a pod created
 // with generateName (as controllers do) has no name yet at admission time, so
 // the event goes to its controller owner (e.g. the ReplicaSet). A pod with
-// neither gets only the admission warning. The pod has no UID yet either, and
-// `kubectl describe` selects events by UID: UIDResolvingRecorder records a pod's
-// event once the pod is stored, with its UID.
+// neither gets only the admission warning. (The pod has no UID yet either;
+// the recorder the harness hands over, module.UIDResolvingRecorder, records
+// a pod's event once the pod is stored, with its UID.)
 //
-// Invoke runs any mutating plug-in (this one, a mutant, someone's module) on
-// one request as an API server does; the webhook handler, the offline
-// backend and the preview all admit through it.
+// The plug-in registers as the API server's do (Register, Factory) and is
+// initialised by a PluginInitializer: WantsPodPresetLister,
+// WantsEventRecorder, and SetReadyFunc; until ready it refuses, as in-tree
+// plug-ins do.
 package admission

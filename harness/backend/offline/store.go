@@ -32,8 +32,8 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
 
+	"presetsim.dev/presetsim/harness/admit"
 	"presetsim.dev/presetsim/harness/backend"
-	podpreset "presetsim.dev/presetsim/presets/admission"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
 	"presetsim.dev/presetsim/presets/defaults"
 )
@@ -317,7 +317,7 @@ func (c *Cluster) admitPod(ctx context.Context, pod *corev1.Pod, opts backend.Cr
 	if !admitted {
 		return pod, nil
 	}
-	outcome, err := podpreset.Invoke(ctx, c.plugin, nil, podpreset.PodCreate(pod, opts.DryRun, "presetsim-offline"))
+	outcome, err := admit.Invoke(ctx, c.plugin, nil, admit.PodCreate(pod, opts.DryRun, "presetsim-offline"))
 	if err != nil {
 		// An API server would fail the webhook call (failurePolicy Fail).
 		return nil, apierrors.NewInternalError(fmt.Errorf("failed calling webhook %q: %w", webhookName, err))

@@ -154,7 +154,7 @@ type environment struct {
 	deps        Deps
 	running     sync.WaitGroup
 	broadcaster record.EventBroadcaster
-	recorder    *podpreset.UIDResolvingRecorder
+	recorder    *UIDResolvingRecorder
 	lister      *podpreset.InformerLister
 	err         error // why the lister could not be had
 }
@@ -164,7 +164,7 @@ func newEnvironment(ctx context.Context, deps Deps) *environment {
 	env.ctx, env.cancel = context.WithCancel(ctx)
 	env.broadcaster = record.NewBroadcaster(record.WithContext(env.ctx))
 	env.broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: deps.Client.CoreV1().Events("")})
-	env.recorder = &podpreset.UIDResolvingRecorder{
+	env.recorder = &UIDResolvingRecorder{
 		EventRecorder: env.broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "podpreset-admission"}),
 		Pods:          deps.Client.CoreV1(),
 		Context:       env.ctx,

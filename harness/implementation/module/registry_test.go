@@ -14,7 +14,7 @@ import (
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	"k8s.io/client-go/kubernetes/fake"
 
-	podpreset "presetsim.dev/presetsim/presets/admission"
+	"presetsim.dev/presetsim/harness/admit"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
 	"presetsim.dev/presetsim/presets/merge"
 )
@@ -85,7 +85,7 @@ func TestStart(t *testing.T) {
 			defer running.Stop()
 			pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "website", Namespace: "default"},
 				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "website", Image: "ecorp/website"}}}}
-			outcome, err := podpreset.Invoke(context.Background(), running.Plugin, nil, podpreset.PodCreate(pod, true, "test"))
+			outcome, err := admit.Invoke(context.Background(), running.Plugin, nil, admit.PodCreate(pod, true, "test"))
 			if err != nil || outcome.Denied != nil {
 				t.Fatalf("admission: %v, %v", err, outcome.Denied)
 			}

@@ -1,4 +1,4 @@
-package admission
+package module
 
 import (
 	"context"
@@ -7,8 +7,9 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apimachinery/pkg/watch"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/tools/record"
 )
@@ -78,7 +79,9 @@ func (r *UIDResolvingRecorder) unresolvedPod(object runtime.Object) (*corev1.Obj
 }
 
 // resolve waits for the pod to be stored and returns the reference with its
-// UID, or the reference unchanged when the pod does not appear in time.
+// UID, or the reference unchanged when the pod does not appear in time. It
+// watches the pod's name rather than polling: the watch is opened first and
+// a Get made then, so that a pod stored in between is not missed.
 func (r *UIDResolvingRecorder) resolve(ref *corev1.ObjectReference) *corev1.ObjectReference {
 	ctx := r.Context
 	if ctx == nil {
@@ -88,13 +91,30 @@ func (r *UIDResolvingRecorder) resolve(ref *corev1.ObjectReference) *corev1.Obje
 	if timeout == 0 {
 		timeout = 10 * time.Second
 	}
-	_ = wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
-		pod, err := r.Pods.Pods(ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
-		if err != nil {
-			return false, nil
-		}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	pods := r.Pods.Pods(ref.Namespace)
+	w, err := pods.Watch(ctx, metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", ref.Name).String()})
+	if err != nil {
+		return ref
+	}
+	defer w.Stop()
+	if pod, err := pods.Get(ctx, ref.Name, metav1.GetOptions{}); err == nil {
 		ref.UID = pod.UID
-		return true, nil
-	})
-	return ref
+		return ref
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return ref
+		case ev, open := <-w.ResultChan():
+			if !open {
+				return ref
+			}
+			if pod, ok := ev.Object.(*corev1.Pod); ok && pod.Name == ref.Name && ev.Type != watch.Deleted {
+				ref.UID = pod.UID
+				return ref
+			}
+		}
+	}
 }

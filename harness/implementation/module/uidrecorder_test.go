@@ -1,4 +1,4 @@
-package admission
+package module
 
 import (
 	"context"
@@ -40,7 +40,7 @@ func TestUIDResolvingRecorder(t *testing.T) {
 			client := fake.NewSimpleClientset()
 			inner := &refRecorder{refs: make(chan *corev1.ObjectReference, 1)}
 			r := &UIDResolvingRecorder{EventRecorder: inner, Pods: client.CoreV1(), Timeout: 300 * time.Millisecond, Context: context.Background()}
-			r.Event(tt.ref, corev1.EventTypeWarning, ConflictReason, "message")
+			r.Event(tt.ref, corev1.EventTypeWarning, "PodPresetConflict", "message")
 			// The pod is stored only after admission, i.e. after the event.
 			if _, err := client.CoreV1().Pods("ns").Create(context.Background(), stored, metav1.CreateOptions{}); err != nil {
 				t.Fatal(err)
