@@ -15,6 +15,7 @@ import (
 
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/harness/scenario"
+	"presetsim.dev/presetsim/harness/suitetest"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
 	"presetsim.dev/presetsim/presets/merge"
 )
@@ -34,6 +35,7 @@ func TestPodsWhilePresetsAreCreated(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Stop()
+	api := suitetest.API(t, w)
 	ns, err := scenario.New(w).Namespace(ctx, "load")
 	if err != nil {
 		t.Fatal(err)
@@ -52,7 +54,7 @@ func TestPodsWhilePresetsAreCreated(t *testing.T) {
 					ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("p-%04d", n), Labels: map[string]string{"app": "load"}},
 					Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "i"}}},
 				}
-				if _, err := w.Client.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+				if _, err := api.Client.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
 					errs <- err
 					return
 				}
@@ -80,7 +82,7 @@ func TestPodsWhilePresetsAreCreated(t *testing.T) {
 			}
 			u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(pp)
 			if err == nil {
-				_, err = w.Dynamic.Resource(v1alpha1.GroupVersionResource()).Namespace(ns).Create(ctx, &unstructured.Unstructured{Object: u}, metav1.CreateOptions{})
+				_, err = api.Dynamic.Resource(v1alpha1.GroupVersionResource()).Namespace(ns).Create(ctx, &unstructured.Unstructured{Object: u}, metav1.CreateOptions{})
 			}
 			if err != nil {
 				errs <- err
@@ -98,7 +100,7 @@ func TestPodsWhilePresetsAreCreated(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	list, err := w.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+	list, err := api.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,13 +8,9 @@ import (
 	"sync"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
-	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 
 	"presetsim.dev/presetsim/harness/backend"
 	"presetsim.dev/presetsim/harness/backend/envtest"
@@ -124,14 +120,7 @@ type World struct {
 	Backend string
 	// ServerVersion is the API server's version (empty offline).
 	ServerVersion string
-	// Config and KubeConfig give admin access to the API server (nil on
-	// the offline backend, as are Client, Dynamic and Mapper).
-	Config     *rest.Config
-	KubeConfig []byte
-	Client     kubernetes.Interface
-	Dynamic    dynamic.Interface
-	Mapper     meta.RESTMapper
-	Scheme     *runtime.Scheme
+	Scheme        *runtime.Scheme
 	// AnnotationPrefix is the prefix of the implementation's annotations.
 	AnnotationPrefix string
 	// Profile describes the implementation under test.
@@ -233,8 +222,7 @@ func Start(ctx context.Context, opts Options) (_ *World, err error) {
 		return nil, err
 	}
 	if api := backend.APIOf(w.cluster); api != nil {
-		w.ServerVersion, w.Config, w.KubeConfig = api.Version, api.Config, api.KubeConfig
-		w.Client, w.Dynamic, w.Mapper = api.Client, api.Dynamic, api.Mapper
+		w.ServerVersion = api.Version
 	}
 
 	target := implementation.Target{
@@ -377,4 +365,12 @@ func (w *World) HarnessCRD() string {
 		return ""
 	}
 	return fmt.Sprintf("profile %s names no CRD (spec.crd), so the harness installed its own %s CRD: R1 would test the harness, not the implementation", w.Profile.Metadata.Name, w.Profile.Spec.Preset.Kind)
+}
+
+// API is admin access to the run's API server (its config, kubeconfig and
+// clients), for what the step API does not cover; ok is false on a backend
+// without one (offline).
+func (w *World) API() (api *backend.API, ok bool) {
+	api = backend.APIOf(w.cluster)
+	return api, api != nil
 }

@@ -172,7 +172,8 @@ func (p *apiserverProcess) waitReady(w *harness.World, timeout time.Duration) bo
 			return false
 		default:
 		}
-		body, err := w.Client.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(context.Background())
+		api, _ := w.API() // envtest
+		body, err := api.Client.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(context.Background())
 		if err == nil && string(body) == "ok" {
 			return true
 		}

@@ -17,6 +17,7 @@ import (
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/harness/backend/cluster"
 	"presetsim.dev/presetsim/harness/implementation/installed"
+	"presetsim.dev/presetsim/harness/suitetest"
 	"presetsim.dev/presetsim/outcome"
 	"presetsim.dev/presetsim/steps"
 )
@@ -37,7 +38,7 @@ func TestSuiteOnExistingCluster(t *testing.T) {
 	if err != nil {
 		t.Fatalf("unable to start on the existing cluster: %v", err)
 	}
-	client := w.Client
+	client := suitetest.API(t, w).Client
 	counts := func() (int, int) {
 		hooks, err := client.AdmissionregistrationV1().MutatingWebhookConfigurations().List(ctx, metav1.ListOptions{})
 		if err != nil {
@@ -136,7 +137,7 @@ func TestRunsLeaveNothingBehind(t *testing.T) {
 		for _, s := range timings.List() {
 			verdicts[s.Scenario] = s.Outcome()
 		}
-		client, runID := w.Client, w.RunID
+		client, runID := suitetest.API(t, w).Client, w.RunID
 		if err := w.Stop(); err != nil {
 			t.Errorf("run %d: stop: %v", i, err)
 		}

@@ -18,6 +18,7 @@ import (
 	"presetsim.dev/presetsim/harness"
 	externalimpl "presetsim.dev/presetsim/harness/implementation/external"
 	"presetsim.dev/presetsim/harness/scenario"
+	"presetsim.dev/presetsim/harness/suitetest"
 	"presetsim.dev/presetsim/harness/webhook"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
 	"presetsim.dev/presetsim/presets/merge"
@@ -106,7 +107,7 @@ func TestWebhookFaults(t *testing.T) {
 					Env: []corev1.EnvVar{{Name: "DB", Value: "1"}}},
 			}
 			u, _ := runtime.DefaultUnstructuredConverter.ToUnstructured(pp)
-			if _, err := w.Dynamic.Resource(v1alpha1.GroupVersionResource()).Namespace(ns).Create(ctx, &unstructured.Unstructured{Object: u}, metav1.CreateOptions{}); err != nil {
+			if _, err := suitetest.API(t, w).Dynamic.Resource(v1alpha1.GroupVersionResource()).Namespace(ns).Create(ctx, &unstructured.Unstructured{Object: u}, metav1.CreateOptions{}); err != nil {
 				t.Fatal(err)
 			}
 			if err := w.WaitForPreset(ctx, ns, "db", ""); err != nil {
@@ -116,7 +117,7 @@ func TestWebhookFaults(t *testing.T) {
 				pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"app": "a"}},
 					Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "i"}}}}
 				start := time.Now()
-				got, err := w.Client.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{})
+				got, err := suitetest.API(t, w).Client.CoreV1().Pods(ns).Create(ctx, pod, metav1.CreateOptions{})
 				return got, err, time.Since(start)
 			}
 			if got, err, _ := create("healthy"); err != nil || got.Annotations[merge.AnnotationKey("db")] == "" {

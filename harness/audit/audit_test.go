@@ -26,6 +26,7 @@ import (
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/harness/audit"
 	"presetsim.dev/presetsim/harness/backend/envtest"
+	"presetsim.dev/presetsim/harness/suitetest"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
 )
 
@@ -77,11 +78,11 @@ func TestAuditFindsDrift(t *testing.T) {
 	d.preset("doomed", "gone")
 	d.deployment("gone", 2)
 	d.podsCarry("gone", "doomed")
-	if err := w.Dynamic.Resource(v1alpha1.GroupVersionResource()).Namespace(ns).Delete(ctx, "doomed", metav1.DeleteOptions{}); err != nil {
+	if err := suitetest.API(t, w).Dynamic.Resource(v1alpha1.GroupVersionResource()).Namespace(ns).Delete(ctx, "doomed", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 
-	cfg, writes := readOnly(t, w.Config, w.Client)
+	cfg, writes := readOnly(t, suitetest.API(t, w).Config, suitetest.API(t, w).Client)
 	clients := audit.Clients{Typed: kubernetes.NewForConfigOrDie(cfg), Dynamic: dynamic.NewForConfigOrDie(cfg)}
 	if _, err := clients.Typed.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "probe"}}, metav1.CreateOptions{}); !apierrors.IsForbidden(err) {
 		t.Fatalf("the auditor's identity could write a ConfigMap (err %v): the test would prove nothing", err)
@@ -147,7 +148,7 @@ func (d drifter) preset(name, app string) {
 	if err != nil {
 		d.t.Fatal(err)
 	}
-	created, err := d.w.Dynamic.Resource(v1alpha1.GroupVersionResource()).Namespace(d.ns).Create(context.Background(), &unstructured.Unstructured{Object: u}, metav1.CreateOptions{})
+	created, err := suitetest.API(d.t, d.w).Dynamic.Resource(v1alpha1.GroupVersionResource()).Namespace(d.ns).Create(context.Background(), &unstructured.Unstructured{Object: u}, metav1.CreateOptions{})
 	if err != nil {
 		d.t.Fatal(err)
 	}
@@ -170,7 +171,7 @@ func (d drifter) deployment(app string, replicas int32) {
 			},
 		},
 	}
-	if _, err := d.w.Client.AppsV1().Deployments(d.ns).Create(context.Background(), dep, metav1.CreateOptions{}); err != nil {
+	if _, err := suitetest.API(d.t, d.w).Client.AppsV1().Deployments(d.ns).Create(context.Background(), dep, metav1.CreateOptions{}); err != nil {
 		d.t.Fatal(err)
 	}
 }
@@ -181,11 +182,11 @@ func (d drifter) podsCarry(app string, presets ...string) {
 	d.t.Helper()
 	var pods []corev1.Pod
 	err := wait.PollUntilContextTimeout(context.Background(), 50*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-		dep, err := d.w.Client.AppsV1().Deployments(d.ns).Get(ctx, app, metav1.GetOptions{})
+		dep, err := suitetest.API(d.t, d.w).Client.AppsV1().Deployments(d.ns).Get(ctx, app, metav1.GetOptions{})
 		if err != nil {
 			return false, err
 		}
-		list, err := d.w.Client.CoreV1().Pods(d.ns).List(ctx, metav1.ListOptions{LabelSelector: "app=" + app})
+		list, err := suitetest.API(d.t, d.w).Client.CoreV1().Pods(d.ns).List(ctx, metav1.ListOptions{LabelSelector: "app=" + app})
 		if err != nil {
 			return false, err
 		}
@@ -216,7 +217,7 @@ func (d drifter) podsCarry(app string, presets ...string) {
 func (d drifter) webhookDown() (restore func()) {
 	d.t.Helper()
 	ctx := context.Background()
-	api := d.w.Client.AdmissionregistrationV1().MutatingWebhookConfigurations()
+	api := suitetest.API(d.t, d.w).Client.AdmissionregistrationV1().MutatingWebhookConfigurations()
 	list, err := api.List(ctx, metav1.ListOptions{LabelSelector: harness.RunLabel + "=" + d.w.RunID})
 	if err != nil || len(list.Items) == 0 {
 		d.t.Fatalf("the run's webhook registration: %v (%d found)", err, len(list.Items))

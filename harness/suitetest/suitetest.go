@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/harness/backend"
 	"presetsim.dev/presetsim/harness/backend/offline"
 	"presetsim.dev/presetsim/steps"
 	"presetsim.dev/presetsim/steps/result"
@@ -60,4 +61,15 @@ func failure(tm result.Scenario) string {
 		return tm.Err.Error()
 	}
 	return "failed"
+}
+
+// API is the World's API server, for a test that reaches past the step
+// API; it fails t on a backend without one.
+func API(t testing.TB, w *harness.World) *backend.API {
+	t.Helper()
+	api, ok := w.API()
+	if !ok {
+		t.Fatalf("the %s backend has no API server", w.Backend)
+	}
+	return api
 }

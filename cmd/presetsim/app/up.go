@@ -76,7 +76,11 @@ with the same --kubeconfig is refused.`,
 				fmt.Fprintf(stderr, "error while stopping: %v\n", err)
 			}
 		}()
-		if err := os.WriteFile(path, w.KubeConfig, 0o600); err != nil {
+		api, ok := w.API()
+		if !ok {
+			return fmt.Errorf("the %s backend has no API server to write a kubeconfig for", w.Backend)
+		}
+		if err := os.WriteFile(path, api.KubeConfig, 0o600); err != nil {
 			return fmt.Errorf("unable to write the kubeconfig: %w", err)
 		}
 		kubectl := filepath.Join(bin, "kubectl")

@@ -43,7 +43,9 @@ func (validating) Validate(context.Context, admission.Attributes, admission.Obje
 // quiet mutates nothing and wants nothing.
 type quiet struct{ *admission.Handler }
 
-func (quiet) Admit(context.Context, admission.Attributes, admission.ObjectInterfaces) error { return nil }
+func (quiet) Admit(context.Context, admission.Attributes, admission.ObjectInterfaces) error {
+	return nil
+}
 
 func TestStart(t *testing.T) {
 	preset := &v1alpha1.PodPreset{

@@ -228,6 +228,9 @@ const floorLabel = "presetsim.dev/bench-floor"
 // floorPaths are the floor webhooks' paths.
 var floorPaths = []string{"allow", "annotate"}
 
+// errNoAPI is the error of a measurement that needs an API server.
+var errNoAPI = errors.New("the bench needs an API server (the envtest backend)")
+
 // serveFloorWebhooks serves and registers two webhooks, the floor of what
 // any webhook adds to a pod create on this machine, to hold the module's
 // figures against: /allow allows every pod unchanged; /annotate adds one
@@ -236,6 +239,10 @@ var floorPaths = []string{"allow", "annotate"}
 // mutating admission plug-ins again and compares the result (its
 // reinvocation rules), whatever the webhook is.
 func serveFloorWebhooks(ctx context.Context, w *harness.World) (stop func(), err error) {
+	api, ok := w.API()
+	if !ok {
+		return nil, errNoAPI
+	}
 	patch, _ := json.Marshal([]map[string]any{{"op": "add", "path": "/metadata/annotations", "value": map[string]string{"presetsim.dev/bench": "floor"}}})
 	mux := http.NewServeMux()
 	for _, path := range floorPaths {
@@ -266,12 +273,12 @@ func serveFloorWebhooks(ctx context.Context, w *harness.World) (stop func(), err
 			NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{floorLabel: w.RunID + "-" + path}},
 		}).Webhooks...)
 	}
-	if _, err := w.Client.AdmissionregistrationV1().MutatingWebhookConfigurations().Create(ctx, cfg, metav1.CreateOptions{}); err != nil {
+	if _, err := api.Client.AdmissionregistrationV1().MutatingWebhookConfigurations().Create(ctx, cfg, metav1.CreateOptions{}); err != nil {
 		_ = srv.Stop(context.Background())
 		return nil, err
 	}
 	return func() {
-		_ = w.Client.AdmissionregistrationV1().MutatingWebhookConfigurations().Delete(context.Background(), cfg.Name, metav1.DeleteOptions{})
+		_ = api.Client.AdmissionregistrationV1().MutatingWebhookConfigurations().Delete(context.Background(), cfg.Name, metav1.DeleteOptions{})
 		_ = srv.Stop(context.Background())
 	}, nil
 }
@@ -281,6 +288,10 @@ func serveFloorWebhooks(ctx context.Context, w *harness.World) (stop func(), err
 // so that the API server's and etcd's own jitter falls on every series
 // alike, and returns each series' create latencies.
 func podLatencies(ctx context.Context, w *harness.World, configs []latencyConfig, n int) ([][]time.Duration, error) {
+	api, ok := w.API()
+	if !ok {
+		return nil, errNoAPI
+	}
 	namespaces := make([]string, len(configs))
 	for i, c := range configs {
 		ns, err := latencyNamespace(ctx, w, i, c)
@@ -299,7 +310,7 @@ func podLatencies(ctx context.Context, w *harness.World, configs []latencyConfig
 				Spec:       corev1.PodSpec{NodeName: "presetsim-bench-nowhere", Containers: []corev1.Container{{Name: "c", Image: "i"}}},
 			}
 			start := time.Now()
-			got, err := w.Client.CoreV1().Pods(namespaces[j]).Create(ctx, pod, metav1.CreateOptions{})
+			got, err := api.Client.CoreV1().Pods(namespaces[j]).Create(ctx, pod, metav1.CreateOptions{})
 			if err != nil {
 				return nil, err
 			}
@@ -315,6 +326,10 @@ func podLatencies(ctx context.Context, w *harness.World, configs []latencyConfig
 // latencyNamespace makes the namespace of one series, with its presets, and
 // waits until the module has seen them all.
 func latencyNamespace(ctx context.Context, w *harness.World, i int, c latencyConfig) (string, error) {
+	api, ok := w.API()
+	if !ok {
+		return "", errNoAPI
+	}
 	labels := map[string]string{harness.RunLabel: w.RunID}
 	if c.webhook {
 		labels[harness.AdmissionLabel] = w.RunID
@@ -337,7 +352,7 @@ func latencyNamespace(ctx context.Context, w *harness.World, i int, c latencyCon
 		if err != nil {
 			return "", err
 		}
-		created, err := w.Dynamic.Resource(v1alpha1.GroupVersionResource()).Namespace(ns).Create(ctx, &unstructured.Unstructured{Object: u}, metav1.CreateOptions{})
+		created, err := api.Dynamic.Resource(v1alpha1.GroupVersionResource()).Namespace(ns).Create(ctx, &unstructured.Unstructured{Object: u}, metav1.CreateOptions{})
 		if err != nil {
 			return "", err
 		}
@@ -362,17 +377,21 @@ func latencyNamespace(ctx context.Context, w *harness.World, i int, c latencyCon
 // creates them, and waits until the API server applies them to a dry-run
 // pod.
 func installPolicy(ctx context.Context, w *harness.World, ns string, presets []*v1alpha1.PodPreset, matching int) error {
+	api, ok := w.API()
+	if !ok {
+		return errNoAPI
+	}
 	objs, err := policy.Compile(ns, presets, policy.Options{})
 	if err != nil {
 		return err
 	}
-	api := w.Client.AdmissionregistrationV1()
+	reg := api.Client.AdmissionregistrationV1()
 	objs.Policy.Labels[harness.RunLabel] = w.RunID
 	objs.Binding.Labels[harness.RunLabel] = w.RunID
-	if _, err := api.MutatingAdmissionPolicies().Create(ctx, objs.Policy, metav1.CreateOptions{}); err != nil {
+	if _, err := reg.MutatingAdmissionPolicies().Create(ctx, objs.Policy, metav1.CreateOptions{}); err != nil {
 		return err
 	}
-	if _, err := api.MutatingAdmissionPolicyBindings().Create(ctx, objs.Binding, metav1.CreateOptions{}); err != nil {
+	if _, err := reg.MutatingAdmissionPolicyBindings().Create(ctx, objs.Binding, metav1.CreateOptions{}); err != nil {
 		return err
 	}
 	probe := &corev1.Pod{
@@ -381,7 +400,7 @@ func installPolicy(ctx context.Context, w *harness.World, ns string, presets []*
 	}
 	var last string
 	err = wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-		got, err := w.Client.CoreV1().Pods(ns).Create(ctx, probe, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		got, err := api.Client.CoreV1().Pods(ns).Create(ctx, probe, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
 		if err != nil {
 			last = err.Error()
 			return false, nil
@@ -399,10 +418,14 @@ func installPolicy(ctx context.Context, w *harness.World, ns string, presets []*
 func deletePolicies(w *harness.World) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	api := w.Client.AdmissionregistrationV1()
+	api, ok := w.API()
+	if !ok {
+		return
+	}
+	reg := api.Client.AdmissionregistrationV1()
 	run := metav1.ListOptions{LabelSelector: harness.RunLabel + "=" + w.RunID}
-	_ = api.MutatingAdmissionPolicyBindings().DeleteCollection(ctx, metav1.DeleteOptions{}, run)
-	_ = api.MutatingAdmissionPolicies().DeleteCollection(ctx, metav1.DeleteOptions{}, run)
+	_ = reg.MutatingAdmissionPolicyBindings().DeleteCollection(ctx, metav1.DeleteOptions{}, run)
+	_ = reg.MutatingAdmissionPolicies().DeleteCollection(ctx, metav1.DeleteOptions{}, run)
 }
 
 func benchPreset(ns string, i int) *v1alpha1.PodPreset {

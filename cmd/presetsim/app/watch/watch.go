@@ -175,12 +175,13 @@ type cleaner struct {
 
 func (c *cleaner) clean() error {
 	w := c.w
-	if w.Client == nil {
+	api, ok := w.API()
+	if !ok {
 		return nil // offline: the store is in memory, nothing is pinned
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	list, err := w.Client.CoreV1().Namespaces().List(ctx, scenarioNamespaces(w))
+	list, err := api.Client.CoreV1().Namespaces().List(ctx, scenarioNamespaces(w))
 	if err != nil {
 		return fmt.Errorf("unable to list the scenarios' namespaces: %w", err)
 	}
@@ -190,13 +191,13 @@ func (c *cleaner) clean() error {
 			doomed[ns.Name] = true
 		}
 	}
-	services, err := w.Client.CoreV1().Services("").List(ctx, metav1.ListOptions{})
+	services, err := api.Client.CoreV1().Services("").List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return fmt.Errorf("unable to list Services: %w", err)
 	}
 	for _, svc := range services.Items {
 		if doomed[svc.Namespace] {
-			if err := w.Client.CoreV1().Services(svc.Namespace).Delete(ctx, svc.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			if err := api.Client.CoreV1().Services(svc.Namespace).Delete(ctx, svc.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 				return fmt.Errorf("unable to delete Service %s/%s: %w", svc.Namespace, svc.Name, err)
 			}
 		}
@@ -209,7 +210,7 @@ func (c *cleaner) clean() error {
 		for name := range doomed {
 			// A failure leaves a namespace for later: the next clean-up
 			// lists it again.
-			_ = w.Client.CoreV1().Namespaces().Delete(ctx, name, metav1.DeleteOptions{})
+			_ = api.Client.CoreV1().Namespaces().Delete(ctx, name, metav1.DeleteOptions{})
 		}
 	}()
 	return nil
