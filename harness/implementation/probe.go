@@ -2,6 +2,7 @@ package implementation
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -31,6 +32,20 @@ const DefaultSyncTimeout = 2 * time.Second
 // older compilation still applies the preset at its older version) is then
 // known to have the preset as it is now.
 func ProbePreset(ctx context.Context, c backend.Objects, p *profile.Profile, namespace, name, resourceVersion string, timeout time.Duration) error {
+	return probe(ctx, c, p, namespace, name, resourceVersion, timeout, nil)
+}
+
+// ProbePresetExpected is ProbePreset for an implementation whose outcome is
+// known (the policy: the model's): shows says whether the probe pod should
+// come back with the preset's annotation, given the namespace's presets. When
+// it should not (the preset conflicts with another for that pod), there is
+// nothing to wait for; when it should, not seeing it within timeout is an
+// error, not a silent start.
+func ProbePresetExpected(ctx context.Context, c backend.Objects, p *profile.Profile, namespace, name, resourceVersion string, timeout time.Duration, shows func(probe *corev1.Pod) bool) error {
+	return probe(ctx, c, p, namespace, name, resourceVersion, timeout, shows)
+}
+
+func probe(ctx context.Context, c backend.Objects, p *profile.Profile, namespace, name, resourceVersion string, timeout time.Duration, shows func(*corev1.Pod) bool) error {
 	if timeout == 0 {
 		timeout = DefaultSyncTimeout
 	}
@@ -57,18 +72,27 @@ func ProbePreset(ctx context.Context, c backend.Objects, p *profile.Profile, nam
 		ObjectMeta: metav1.ObjectMeta{GenerateName: "presetsim-probe-", Namespace: namespace, Labels: labels},
 		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "presetsim-probe", Image: "probe"}}},
 	}
+	if shows != nil && !shows(pod.DeepCopy()) {
+		return nil
+	}
 	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(pod)
 	if err != nil {
 		return err
 	}
-	_ = wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+	var last string
+	err = wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
 		got, err := c.Create(ctx, backend.Pods, &unstructured.Unstructured{Object: obj}, backend.CreateOptions{DryRun: true})
 		if err != nil {
+			last = err.Error()
 			return false, nil
 		}
 		v, ok := got.GetAnnotations()[p.AppliedKey(name)]
+		last = fmt.Sprintf("annotation %q", v)
 		return ok && (resourceVersion == "" || NotOlder(v, resourceVersion)), nil
 	})
+	if err != nil && shows != nil {
+		return fmt.Errorf("a pod the preset %s/%s selects does not get it at resourceVersion %s within %s (last: %s): %w", namespace, name, resourceVersion, timeout, last, err)
+	}
 	return nil
 }
 

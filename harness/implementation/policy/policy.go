@@ -14,12 +14,17 @@ import (
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"presetsim.dev/presetsim/harness/backend"
 	"presetsim.dev/presetsim/harness/implementation"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
+	"presetsim.dev/presetsim/presets/defaults"
+	"presetsim.dev/presetsim/presets/merge"
+	"presetsim.dev/presetsim/presets/model"
 	presetpolicy "presetsim.dev/presetsim/presets/policy"
 )
 
@@ -140,7 +145,36 @@ func (p *Policy) WaitForPreset(ctx context.Context, namespace, name, resourceVer
 		}
 		return fmt.Errorf("PodPreset %s/%s at resourceVersion %s is not compiled into a policy: %w", namespace, name, resourceVersion, err)
 	}
-	return implementation.ProbePreset(ctx, p.cluster, p.target.Profile, namespace, name, resourceVersion, 0)
+	// The API server applies the compiled policy once its own informer has
+	// it, which on a loaded host takes seconds: a probe pod shows when. The
+	// model says whether it can (not when the preset conflicts with another
+	// for that pod), so the wait is as long as any and never wasted.
+	shows := func(probe *corev1.Pod) bool {
+		presets, err := p.presets(ctx, namespace)
+		if err != nil {
+			return false
+		}
+		outcomes := model.Admit(model.Admission{Presets: presets, Pod: defaults.Pod(probe)}, model.Options{})
+		return len(outcomes) == 1 && outcomes[0].Pod != nil && outcomes[0].Pod.Annotations[merge.AnnotationKey(name)] != ""
+	}
+	return implementation.ProbePresetExpected(ctx, p.cluster, p.target.Profile, namespace, name, resourceVersion, p.target.Wait, shows)
+}
+
+// presets are the namespace's PodPresets, as the API server has them.
+func (p *Policy) presets(ctx context.Context, namespace string) ([]*v1alpha1.PodPreset, error) {
+	list, err := p.api.Dynamic.Resource(v1alpha1.GroupVersionResource()).Namespace(namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*v1alpha1.PodPreset, 0, len(list.Items))
+	for _, u := range list.Items {
+		pp := &v1alpha1.PodPreset{}
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, pp); err != nil {
+			return nil, err
+		}
+		out = append(out, pp)
+	}
+	return out, nil
 }
 
 // WaitForgotten waits until the controller has compiled the namespace's
