@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	appsv1 "k8s.io/api/apps/v1"
-	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -18,6 +16,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
+	"presetsim.dev/presetsim/harness/manifest"
 	"presetsim.dev/presetsim/harness/profile"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
 	"presetsim.dev/presetsim/presets/defaults"
@@ -282,27 +281,13 @@ func (o ownerCache) workload(ctx context.Context, pod *corev1.Pod) (Workload, *c
 		return Workload{}, nil, err
 	}
 	wl := Workload{Namespace: pod.Namespace, Kind: ref.Kind, Name: ref.Name}
-	var spec *corev1.PodTemplateSpec
-	switch t := obj.(type) {
-	case *appsv1.ReplicaSet:
-		spec = &t.Spec.Template
-		if up := metav1.GetControllerOf(t); up != nil && up.Kind == "Deployment" {
-			wl.Kind, wl.Name = up.Kind, up.Name
-		}
-	case *appsv1.StatefulSet:
-		spec = &t.Spec.Template
-	case *appsv1.DaemonSet:
-		spec = &t.Spec.Template
-	case *batchv1.Job:
-		spec = &t.Spec.Template
-		if up := metav1.GetControllerOf(t); up != nil && up.Kind == "CronJob" {
-			wl.Kind, wl.Name = up.Kind, up.Name
-		}
-	case *corev1.ReplicationController:
-		if t.Spec.Template == nil {
-			return Workload{}, nil, nil
-		}
-		spec = t.Spec.Template
+	spec, ok := manifest.PodTemplate(obj)
+	if !ok {
+		return Workload{}, nil, nil
+	}
+	// A ReplicaSet's Deployment, a Job's CronJob: the workload a user wrote.
+	if up := metav1.GetControllerOf(obj.(metav1.Object)); up != nil && (up.Kind == "Deployment" || up.Kind == "CronJob") {
+		wl.Kind, wl.Name = up.Kind, up.Name
 	}
 	template := &corev1.Pod{ObjectMeta: *spec.ObjectMeta.DeepCopy(), Spec: *spec.Spec.DeepCopy()}
 	template.Namespace = pod.Namespace

@@ -8,8 +8,6 @@ import (
 	"sort"
 	"strings"
 
-	appsv1 "k8s.io/api/apps/v1"
-	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apiserver/pkg/admission"
@@ -138,46 +136,12 @@ func applied(in, out *corev1.Pod) []string {
 // fromTemplate returns the pod a workload's controller would create from its
 // template (without the per-pod fields the controller adds).
 func fromTemplate(o manifest.Object) (*corev1.Pod, bool) {
-	var (
-		meta     metav1.ObjectMeta
-		template *corev1.PodTemplateSpec
-	)
-	switch w := o.Object.(type) {
-	case *appsv1.Deployment:
-		meta, template = w.ObjectMeta, &w.Spec.Template
-	case *appsv1.ReplicaSet:
-		meta, template = w.ObjectMeta, &w.Spec.Template
-	case *appsv1.StatefulSet:
-		meta, template = w.ObjectMeta, &w.Spec.Template
-	case *appsv1.DaemonSet:
-		meta, template = w.ObjectMeta, &w.Spec.Template
-	case *batchv1.Job:
-		meta, template = w.ObjectMeta, &w.Spec.Template
-	case *batchv1.CronJob:
-		meta, template = w.ObjectMeta, &w.Spec.JobTemplate.Spec.Template
-	case *corev1.ReplicationController:
-		if w.Spec.Template == nil {
-			return nil, false
-		}
-		meta, template = w.ObjectMeta, w.Spec.Template
-	default:
+	template, ok := manifest.PodTemplate(o.Object)
+	owner, isObject := o.Object.(metav1.Object)
+	if !ok || !isObject {
 		return nil, false
 	}
-	yes := true
-	pod := &corev1.Pod{
-		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
-		ObjectMeta: metav1.ObjectMeta{
-			GenerateName: meta.Name + "-",
-			Namespace:    meta.Namespace,
-			Labels:       template.Labels,
-			Annotations:  template.Annotations,
-			OwnerReferences: []metav1.OwnerReference{{
-				APIVersion: o.GVK.GroupVersion().String(), Kind: o.GVK.Kind, Name: meta.Name, Controller: &yes,
-			}},
-		},
-		Spec: *template.Spec.DeepCopy(),
-	}
-	return pod.DeepCopy(), true
+	return manifest.ControllerPod(owner, o.GVK, template).DeepCopy(), true
 }
 
 func namespaceOr(ns string) string {

@@ -34,6 +34,7 @@ import (
 
 	"presetsim.dev/presetsim/harness/admit"
 	"presetsim.dev/presetsim/harness/backend"
+	"presetsim.dev/presetsim/harness/manifest"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
 	"presetsim.dev/presetsim/presets/defaults"
 )
@@ -695,21 +696,7 @@ func (c *Cluster) reconcileReplicaSet(ctx context.Context, namespace, name strin
 }
 
 func (c *Cluster) createReplica(ctx context.Context, rs *appsv1.ReplicaSet) error {
-	t := true
-	pod := &corev1.Pod{
-		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
-		ObjectMeta: metav1.ObjectMeta{
-			GenerateName: rs.Name + "-",
-			Namespace:    rs.Namespace,
-			Labels:       rs.Spec.Template.Labels,
-			Annotations:  rs.Spec.Template.Annotations,
-			OwnerReferences: []metav1.OwnerReference{{
-				APIVersion: "apps/v1", Kind: "ReplicaSet", Name: rs.Name, UID: rs.UID,
-				Controller: &t, BlockOwnerDeletion: &t,
-			}},
-		},
-		Spec: *rs.Spec.Template.Spec.DeepCopy(),
-	}
+	pod := manifest.ControllerPod(rs, appsv1.SchemeGroupVersion.WithKind("ReplicaSet"), &rs.Spec.Template)
 	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(pod)
 	if err != nil {
 		return err
