@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
+	"os"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -71,5 +74,35 @@ func TestUsageErrors(t *testing.T) {
 				t.Errorf("stderr lacks %q:\n%s", tc.wantInErr, stderr.String())
 			}
 		})
+	}
+}
+
+// TestREADMEListsEveryCommand: the README's command table names every
+// command of the binary, and no command it does not have.
+func TestREADMEListsEveryCommand(t *testing.T) {
+	data, err := os.ReadFile("../../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := map[string]bool{}
+	for _, m := range regexp.MustCompile("(?m)^\\| `presetsim ([a-z]+)` \\|").FindAllStringSubmatch(string(data), -1) {
+		listed[m[1]] = true
+	}
+	root := newRootCommand(strings.NewReader(""), io.Discard, io.Discard)
+	root.InitDefaultCompletionCmd()
+	have := map[string]bool{}
+	for _, c := range root.Commands() {
+		if c.Hidden || c.Name() == "help" {
+			continue
+		}
+		have[c.Name()] = true
+		if !listed[c.Name()] {
+			t.Errorf("README's command table does not list presetsim %s", c.Name())
+		}
+	}
+	for name := range listed {
+		if !have[name] {
+			t.Errorf("README's command table lists presetsim %s, which the binary does not have", name)
+		}
 	}
 }
