@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
 
 	"presetsim.dev/presetsim/presets/admission"
 )
@@ -25,10 +26,10 @@ type Controller struct {
 	presets *admission.InformerLister
 	opts    ControllerOptions
 
+	queue workqueue.TypedRateLimitingInterface[string] // namespaces to compile again
+
 	mu       sync.Mutex
-	dirty    map[string]bool   // namespaces to compile again
 	compiled map[string]string // namespace → PresetsAnnotation of what was written
-	wake     chan struct{}
 }
 
 // ControllerOptions are a Controller's choices.
@@ -43,16 +44,22 @@ type ControllerOptions struct {
 	OnError func(error)
 }
 
-// retry is how long a namespace whose objects could not be written waits
-// before it is tried again.
-const retry = 200 * time.Millisecond
+// retry is how long a namespace whose objects could not be written first
+// waits before it is tried again; each further failure doubles it, up to
+// maxRetry.
+const (
+	retry    = 200 * time.Millisecond
+	maxRetry = 5 * time.Second
+)
 
 // NewController returns a controller over every namespace's presets; Run
 // starts it.
 func NewController(client kubernetes.Interface, dyn dynamic.Interface, o ControllerOptions) *Controller {
 	return &Controller{
-		client: client, presets: admission.NewInformerLister(dyn), opts: o,
-		dirty: map[string]bool{}, compiled: map[string]string{}, wake: make(chan struct{}, 1),
+		client: client, presets: admission.NewInformerLister(dyn), opts: o, compiled: map[string]string{},
+		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
+			workqueue.NewTypedItemExponentialFailureRateLimiter[string](retry, maxRetry),
+			workqueue.TypedRateLimitingQueueConfig[string]{Name: "podpreset-policy"}),
 	}
 }
 
@@ -65,7 +72,7 @@ func (c *Controller) Run(ctx context.Context) error {
 			obj = d.Obj
 		}
 		if m, err := metaOf(obj); err == nil {
-			c.mark(m.GetNamespace())
+			c.queue.Add(m.GetNamespace())
 		}
 	}
 	reg, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
@@ -84,30 +91,30 @@ func (c *Controller) Run(ctx context.Context) error {
 		c.presets.Run(ctx)
 	}()
 	defer wg.Wait()
+	defer c.queue.ShutDown()
 	if !c.presets.WaitForCacheSync(ctx) {
 		return ctx.Err()
 	}
+	wg.Go(func() {
+		<-ctx.Done()
+		c.queue.ShutDown()
+	})
 	for {
-		select {
-		case <-ctx.Done():
+		ns, shutdown := c.queue.Get()
+		if shutdown {
 			return nil
-		case <-c.wake:
 		}
-		for _, ns := range c.take() {
-			if err := c.sync(ctx, ns); err != nil {
-				if ctx.Err() != nil {
-					return nil
-				}
-				if c.opts.OnError != nil {
-					c.opts.OnError(err)
-				}
-				time.AfterFunc(retry, func() {
-					if ctx.Err() == nil {
-						c.mark(ns)
-					}
-				})
+		err := c.sync(ctx, ns)
+		switch {
+		case err == nil:
+			c.queue.Forget(ns)
+		case ctx.Err() == nil:
+			if c.opts.OnError != nil {
+				c.opts.OnError(err)
 			}
+			c.queue.AddRateLimited(ns)
 		}
+		c.queue.Done(ns)
 	}
 }
 
@@ -117,27 +124,6 @@ func (c *Controller) Compiled(namespace string) string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.compiled[namespace]
-}
-
-func (c *Controller) mark(namespace string) {
-	c.mu.Lock()
-	c.dirty[namespace] = true
-	c.mu.Unlock()
-	select {
-	case c.wake <- struct{}{}:
-	default:
-	}
-}
-
-func (c *Controller) take() []string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	var out []string
-	for ns := range c.dirty {
-		out = append(out, ns)
-	}
-	clear(c.dirty)
-	return out
 }
 
 // sync writes namespace's objects as its presets now are.
