@@ -14,15 +14,6 @@ var counted = map[Outcome]string{
 	NotApplicable: "not applicable", Unsupported: "unsupported", Untested: "untested",
 }
 
-// Total is the number of scenarios counted.
-func (c Counts) Total() int {
-	n := 0
-	for _, v := range c {
-		n += v
-	}
-	return n
-}
-
 // String is the counts in words, passed and failed always, the others
 // when there are any: "4 passed, 1 failed, 2 not claimed".
 func (c Counts) String() string {

@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/util/workqueue"
 
 	"presetsim.dev/presetsim/presets/admission"
+	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
 )
 
 // Controller keeps each namespace's policy and binding compiled from the
@@ -116,6 +117,11 @@ func (c *Controller) Run(ctx context.Context) error {
 		}
 		c.queue.Done(ns)
 	}
+}
+
+// Presets are the namespace's presets as the controller's cache holds them.
+func (c *Controller) Presets(namespace string) ([]*v1alpha1.PodPreset, error) {
+	return c.presets.List(namespace)
 }
 
 // Compiled is what the controller last wrote for namespace: the presets

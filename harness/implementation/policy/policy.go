@@ -16,7 +16,6 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"presetsim.dev/presetsim/harness/backend"
@@ -150,7 +149,7 @@ func (p *Policy) WaitForPreset(ctx context.Context, namespace, name, resourceVer
 	// model says whether it can (not when the preset conflicts with another
 	// for that pod), so the wait is as long as any and never wasted.
 	shows := func(probe *corev1.Pod) bool {
-		presets, err := p.presets(ctx, namespace)
+		presets, err := p.ctrl.Presets(namespace)
 		if err != nil {
 			return false
 		}
@@ -158,23 +157,6 @@ func (p *Policy) WaitForPreset(ctx context.Context, namespace, name, resourceVer
 		return len(outcomes) == 1 && outcomes[0].Pod != nil && outcomes[0].Pod.Annotations[merge.AnnotationKey(name)] != ""
 	}
 	return implementation.ProbePresetExpected(ctx, p.cluster, p.target.Profile, namespace, name, resourceVersion, p.target.Wait, shows)
-}
-
-// presets are the namespace's PodPresets, as the API server has them.
-func (p *Policy) presets(ctx context.Context, namespace string) ([]*v1alpha1.PodPreset, error) {
-	list, err := p.api.Dynamic.Resource(v1alpha1.GroupVersionResource()).Namespace(namespace).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]*v1alpha1.PodPreset, 0, len(list.Items))
-	for _, u := range list.Items {
-		pp := &v1alpha1.PodPreset{}
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, pp); err != nil {
-			return nil, err
-		}
-		out = append(out, pp)
-	}
-	return out, nil
 }
 
 // WaitForgotten waits until the controller has compiled the namespace's
