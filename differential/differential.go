@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"maps"
+	"presetsim.dev/presetsim/harness/scenario"
 	"slices"
 	"sort"
 	"strings"
@@ -18,7 +19,6 @@ import (
 	envtestbackend "presetsim.dev/presetsim/harness/backend/envtest"
 	offlinebackend "presetsim.dev/presetsim/harness/backend/offline"
 	"presetsim.dev/presetsim/harness/implementation/module"
-	"presetsim.dev/presetsim/harness/scenario/podcheck"
 	"presetsim.dev/presetsim/outcome"
 	"presetsim.dev/presetsim/presets/merge"
 	"presetsim.dev/presetsim/steps"
@@ -216,7 +216,7 @@ func comparePods(ctx context.Context, ref *harness.World, offline, envtest []cor
 		case !inOn:
 			diffs = append(diffs, fmt.Sprintf("pod %s exists only offline", k))
 		default:
-			if err := podcheck.ComparePod(ctx, ref, comparable(o), comparable(e)); err != nil {
+			if err := scenario.ComparePod(ctx, ref, comparable(o), comparable(e)); err != nil {
 				diffs = append(diffs, fmt.Sprintf("pod %s (want: offline, got: envtest):\n%v", k, err))
 			}
 		}

@@ -2,10 +2,10 @@ package steps
 
 import (
 	"errors"
+	"presetsim.dev/presetsim/harness/scenario"
 	"slices"
 	"strings"
 
-	"presetsim.dev/presetsim/harness/scenario/requestcheck"
 	"presetsim.dev/presetsim/steps/attribution"
 )
 
@@ -75,7 +75,7 @@ func needs(capability string, c checkSpec) checkSpec {
 // scenario is about; a rejection with another message breaks R1.8.
 func rejectionCheck() checkSpec {
 	return checkSpec{rules: attribution.Validation, shows: shows.rejected, narrow: func(err error, _ string) []string {
-		if errors.Is(err, requestcheck.ErrAccepted) {
+		if errors.Is(err, scenario.ErrAccepted) {
 			return slices.DeleteFunc(slices.Clone(attribution.Validation), func(r string) bool { return r == "R1.8" })
 		}
 		return []string{"R1.8"}

@@ -18,12 +18,6 @@ import (
 	"presetsim.dev/presetsim/harness/manifest"
 	"presetsim.dev/presetsim/harness/profile"
 	"presetsim.dev/presetsim/harness/scenario"
-	"presetsim.dev/presetsim/harness/scenario/environment"
-	"presetsim.dev/presetsim/harness/scenario/eventcheck"
-	"presetsim.dev/presetsim/harness/scenario/objectcheck"
-	"presetsim.dev/presetsim/harness/scenario/podcheck"
-	"presetsim.dev/presetsim/harness/scenario/requestcheck"
-	"presetsim.dev/presetsim/harness/scenario/workload"
 	"presetsim.dev/presetsim/internal/fuzz"
 	"presetsim.dev/presetsim/steps/attribution"
 	"presetsim.dev/presetsim/steps/featureloc"
@@ -246,37 +240,37 @@ func register(sc registrar) {
 	})
 	sc.Step(`^the dry-run pod should be:$`, podCheck("R2.1"), func(ctx context.Context, doc *godog.DocString) error {
 		s := from(ctx)
-		return podcheck.Of(s.scenario).DryRunPodShouldBe(ctx, s.source(), doc.Content)
+		return s.scenario.DryRunPodShouldBe(ctx, s.source(), doc.Content)
 	})
 	sc.Step(`^the pod "([^"]*)" should not exist$`, check(shows.content, "R2.1"), func(ctx context.Context, name string) error {
-		return podcheck.Of(from(ctx).scenario).PodShouldNotExist(ctx, name)
+		return from(ctx).scenario.PodShouldNotExist(ctx, name)
 	})
 	sc.Step(`^the ([A-Z]\w*) "([^"]*)" should match:$`, check(""), func(ctx context.Context, kind, name string, doc *godog.DocString) error {
 		s := from(ctx)
-		return objectcheck.Of(s.scenario).ShouldMatch(ctx, kind, name, s.source(), doc.Content)
+		return s.scenario.ShouldMatch(ctx, kind, name, s.source(), doc.Content)
 	})
 	sc.Step(`^the ([A-Z]\w*) "([^"]*)" should not exist$`, check(""), func(ctx context.Context, kind, name string) error {
-		return objectcheck.Of(from(ctx).scenario).ShouldNotExist(ctx, kind, name)
+		return from(ctx).scenario.ShouldNotExist(ctx, kind, name)
 	})
 	sc.Step(`^I try to update the PodPreset "([^"]*)" to:$`, setup(""), func(ctx context.Context, name string, doc *godog.DocString) error {
 		s := from(ctx)
 		return s.scenario.TryUpdatePreset(ctx, name, s.source(), doc.Content)
 	})
 	sc.Step(`^the request should succeed$`, checkSpec{rules: append(slices.Clone(attribution.Validation), "R2.1", "R4.2"), shows: shows.admitted, narrow: denied}, func(ctx context.Context) error {
-		return requestcheck.Of(from(ctx).scenario).Succeeded()
+		return from(ctx).scenario.Succeeded()
 	})
 	sc.Step(`^the request should be rejected with a message containing "(.*)"$`, rejectionCheck(), func(ctx context.Context, text string) error {
-		return requestcheck.Of(from(ctx).scenario).Rejected(unquote(text))
+		return from(ctx).scenario.Rejected(unquote(text))
 	})
 	sc.Step(`^the request should have a warning containing "(.*)"$`, needs("warnings", check(shows.warnings, "R4.3")), func(ctx context.Context, text string) error {
-		return requestcheck.Of(from(ctx).scenario).Warned(unquote(text))
+		return from(ctx).scenario.Warned(unquote(text))
 	})
 	sc.Step(`^the request should have no warnings$`, needs("warnings", check(shows.warnings, "R4.3")), func(ctx context.Context) error {
-		return requestcheck.Of(from(ctx).scenario).NotWarned()
+		return from(ctx).scenario.NotWarned()
 	})
 	sc.Step(`^the pod "([^"]*)" should be:$`, podCheck(), func(ctx context.Context, name string, doc *godog.DocString) error {
 		s := from(ctx)
-		return podcheck.Of(s.scenario).PodShouldBe(ctx, name, s.source(), doc.Content)
+		return s.scenario.PodShouldBe(ctx, name, s.source(), doc.Content)
 	})
 	sc.Step(`^the pod "([^"]*)" should have the annotations:$`, check(shows.content, "R3.7"), func(ctx context.Context, name string, table *godog.Table) error {
 		rows, err := tableRows(table, "key", "value")
@@ -287,10 +281,10 @@ func register(sc registrar) {
 		for _, r := range rows {
 			want[r["key"]] = r["value"]
 		}
-		return podcheck.Of(from(ctx).scenario).PodHasAnnotations(ctx, name, want)
+		return from(ctx).scenario.PodHasAnnotations(ctx, name, want)
 	})
 	sc.Step(`^the pod "([^"]*)" should have no PodPreset annotations$`, check(shows.content, attribution.Selection...), func(ctx context.Context, name string) error {
-		return podcheck.Of(from(ctx).scenario).PodHasNoPresetAnnotations(ctx, name)
+		return from(ctx).scenario.PodHasNoPresetAnnotations(ctx, name)
 	})
 	sc.Step(`^(\d+) pods? owned by the (\w+) "([^"]*)" should be:$`, podCheck(), func(ctx context.Context, n, kind, name string, doc *godog.DocString) error {
 		count, err := strconv.Atoi(n)
@@ -298,10 +292,10 @@ func register(sc registrar) {
 			return err
 		}
 		s := from(ctx)
-		return workload.Of(s.scenario).OwnedPodsShouldBe(ctx, count, kind, name, s.source(), doc.Content)
+		return s.scenario.OwnedPodsShouldBe(ctx, count, kind, name, s.source(), doc.Content)
 	})
 	sc.Step(`^the (\w+) "([^"]*)" should be as submitted$`, podCheck(), func(ctx context.Context, kind, name string) error {
-		return podcheck.Of(from(ctx).scenario).ObjectAsSubmitted(ctx, kind, name)
+		return from(ctx).scenario.ObjectAsSubmitted(ctx, kind, name)
 	})
 	sc.Step(`^the (\w+) "([^"]*)" should have the event:$`, needs("events", check(shows.events, "R4.3", "R4.1")), func(ctx context.Context, kind, name string, table *godog.Table) error {
 		rows, err := tableRows(table, "type", "reason", "message")
@@ -309,8 +303,8 @@ func register(sc registrar) {
 			return err
 		}
 		for _, r := range rows {
-			want := eventcheck.EventSpec{Type: r["type"], Reason: r["reason"], Message: r["message"]}
-			if err := eventcheck.Of(from(ctx).scenario).HasEvent(ctx, kind, name, want); err != nil {
+			want := scenario.EventSpec{Type: r["type"], Reason: r["reason"], Message: r["message"]}
+			if err := from(ctx).scenario.HasEvent(ctx, kind, name, want); err != nil {
 				return err
 			}
 		}
@@ -322,7 +316,7 @@ func register(sc registrar) {
 		if err != nil {
 			return err
 		}
-		return eventcheck.Of(s.scenario).HasNoEvents(ctx, kind, name, reason, win)
+		return s.scenario.HasNoEvents(ctx, kind, name, reason, win)
 	})
 }
 
@@ -333,46 +327,46 @@ func registerWorkloads(sc registrar) {
 		if err != nil {
 			return err
 		}
-		return workload.Of(from(ctx).scenario).SetNodes(ctx, count)
+		return from(ctx).scenario.SetNodes(ctx, count)
 	})
 	sc.Step(`^I scale the (\w+) "([^"]*)" to (\d+)$`, setup(""), func(ctx context.Context, kind, name, n string) error {
 		count, err := strconv.Atoi(n)
 		if err != nil {
 			return err
 		}
-		return workload.Of(from(ctx).scenario).Scale(ctx, kind, name, count)
+		return from(ctx).scenario.Scale(ctx, kind, name, count)
 	})
 	sc.Step(`^I delete the ([A-Z]\w*) "([^"]*)"$`, setup(""), func(ctx context.Context, kind, name string) error {
-		return objectcheck.Of(from(ctx).scenario).Delete(ctx, kind, name)
+		return from(ctx).scenario.Delete(ctx, kind, name)
 	})
 	sc.Step(`^I delete the pod "([^"]*)"$`, setup(""), func(ctx context.Context, name string) error {
-		return workload.Of(from(ctx).scenario).DeletePod(ctx, name)
+		return from(ctx).scenario.DeletePod(ctx, name)
 	})
 	sc.Step(`^I trigger a rollout of the (\w+) "([^"]*)"$`, setup(""), func(ctx context.Context, kind, name string) error {
-		return workload.Of(from(ctx).scenario).Rollout(ctx, kind, name)
+		return from(ctx).scenario.Rollout(ctx, kind, name)
 	})
 	sc.Step(`^the pods of the (\w+) "([^"]*)" should have been created in order$`, check("", "R2.6"), func(ctx context.Context, kind, name string) error {
-		return workload.Of(from(ctx).scenario).PodsCreatedInOrder(ctx, kind, name)
+		return from(ctx).scenario.PodsCreatedInOrder(ctx, kind, name)
 	})
 	sc.Step(`^each simulated node should run one pod of the (\w+) "([^"]*)"$`, check("", "R2.6"), func(ctx context.Context, kind, name string) error {
-		return workload.Of(from(ctx).scenario).OnePodPerNode(ctx, kind, name)
+		return from(ctx).scenario.OnePodPerNode(ctx, kind, name)
 	})
 	sc.Step(`^the (\w+) "([^"]*)" should have (\d+) ready pods?$`, check(shows.admitted, "R2.6"), func(ctx context.Context, kind, name, n string) error {
 		count, err := strconv.Atoi(n)
 		if err != nil {
 			return err
 		}
-		_, err = workload.Of(from(ctx).scenario).WaitForPods(ctx, count, kind, name)
+		_, err = from(ctx).scenario.WaitForPods(ctx, count, kind, name)
 		return err
 	})
 	sc.Step(`^preset changes roll out to running workloads$`, setup(""), func(ctx context.Context) error {
-		return workload.Of(from(ctx).scenario).EnableRollout(ctx, "default")
+		return from(ctx).scenario.EnableRollout(ctx, "default")
 	})
 	sc.Step(`^preset changes roll out to running workloads in the namespace "([^"]*)"$`, setup(""), func(ctx context.Context, ns string) error {
-		return workload.Of(from(ctx).scenario).EnableRollout(ctx, ns)
+		return from(ctx).scenario.EnableRollout(ctx, ns)
 	})
 	sc.Step(`^the (\w+) "([^"]*)" should be restarted for the PodPreset "([^"]*)"$`, check(""), func(ctx context.Context, kind, name, preset string) error {
-		return workload.Of(from(ctx).scenario).RestartedFor(ctx, kind, name, preset)
+		return from(ctx).scenario.RestartedFor(ctx, kind, name, preset)
 	})
 	sc.Step(`^the (\w+) "([^"]*)" should stay as submitted`+forWindow, check(""), func(ctx context.Context, kind, name, window string) error {
 		s := from(ctx)
@@ -380,10 +374,10 @@ func registerWorkloads(sc registrar) {
 		if err != nil {
 			return err
 		}
-		return workload.Of(s.scenario).StaysAsSubmitted(ctx, kind, name, win)
+		return s.scenario.StaysAsSubmitted(ctx, kind, name, win)
 	})
 	sc.Step(`^the Job "([^"]*)" should complete$`, check(shows.admitted, "R2.6"), func(ctx context.Context, name string) error {
-		return workload.Of(from(ctx).scenario).JobCompletes(ctx, name)
+		return from(ctx).scenario.JobCompletes(ctx, name)
 	})
 }
 
@@ -432,11 +426,11 @@ func registerEnvironment(sc registrar) {
 			if err != nil {
 				return err
 			}
-			want := make([]environment.EnvVar, len(rows))
+			want := make([]scenario.EnvVar, len(rows))
 			for i, r := range rows {
-				want[i] = environment.EnvVar{Name: r["name"], Value: r["value"]}
+				want[i] = scenario.EnvVar{Name: r["name"], Value: r["value"]}
 			}
-			return environment.Of(from(ctx).scenario).SeesEnvironment(ctx, pod, container, want, exact)
+			return from(ctx).scenario.SeesEnvironment(ctx, pod, container, want, exact)
 		}
 	}
 	sc.Step(`^the container "([^"]*)" of pod "([^"]*)" should see the environment:$`, check(shows.content, attribution.Injection...), sees(false))
@@ -450,12 +444,12 @@ func registerEnvironment(sc registrar) {
 		for i, r := range rows {
 			names[i] = r["name"]
 		}
-		return environment.Of(from(ctx).scenario).DoesNotSee(ctx, pod, container, names)
+		return from(ctx).scenario.DoesNotSee(ctx, pod, container, names)
 	})
 	sc.Step(`^the container "([^"]*)" of pod "([^"]*)" should fail to start with "([^"]*)" and a message containing "(.*)"$`, check(shows.content, attribution.Injection...), func(ctx context.Context, container, pod, reason, message string) error {
-		return environment.Of(from(ctx).scenario).FailsToStart(ctx, pod, container, reason, unquote(message))
+		return from(ctx).scenario.FailsToStart(ctx, pod, container, reason, unquote(message))
 	})
 	sc.Step(`^the pod "([^"]*)" should become ready$`, check(shows.content, attribution.Injection...), func(ctx context.Context, pod string) error {
-		return environment.Of(from(ctx).scenario).BecomesReady(ctx, pod)
+		return from(ctx).scenario.BecomesReady(ctx, pod)
 	})
 }

@@ -96,10 +96,10 @@ func (s *Scenario) rememberPreset(logical string, canonical *unstructured.Unstru
 	return nil
 }
 
-// ForgetPreset records that a step deleted a preset: the pods submitted
+// forgetPreset records that a step deleted a preset: the pods submitted
 // after it are admitted without it.
-func (s *Scenario) ForgetPreset(physicalNS, name string) {
-	delete(s.presets[s.LogicalOf(physicalNS)], name)
+func (s *Scenario) forgetPreset(physicalNS, name string) {
+	delete(s.presets[s.logicalOf(physicalNS)], name)
 }
 
 // rememberAdmission records a pod's admission; canonical is the pod as

@@ -1,4 +1,4 @@
-package scenario_test
+package scenario
 
 import (
 	"context"
@@ -7,7 +7,6 @@ import (
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/harness/backend/offline"
 	"presetsim.dev/presetsim/harness/manifest"
-	"presetsim.dev/presetsim/harness/scenario"
 )
 
 // TestAdmissions: a pod a step creates is recorded with the presets its
@@ -22,7 +21,7 @@ func TestAdmissions(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = w.Stop() })
-	s := scenario.New(w)
+	s := New(w)
 	src := manifest.Source{File: "test.feature", Line: 1}
 	preset := `{apiVersion: settings.k8s.io/v1alpha1, kind: PodPreset, metadata: {name: again}, spec: {selector: {matchLabels: {role: web}}, env: [{name: A, value: "1"}]}}`
 	if err := s.Create(ctx, src, preset, "PodPreset"); err != nil {
@@ -44,7 +43,7 @@ func TestAdmissions(t *testing.T) {
 	if got := a.Pod.Annotations["podpreset.admission.kubernetes.io/podpreset-again"]; got != rv {
 		t.Errorf("recorded pod's annotation %q, want the preset's resourceVersion %q", got, rv)
 	}
-	submitted, ok := s.Submitted("Pod", "default", "website")
+	submitted, ok := s.submittedObject("Pod", "default", "website")
 	if !ok || submitted.GetAnnotations()["podpreset.admission.kubernetes.io/podpreset-again"] != rv {
 		t.Errorf("the pod was submitted with annotations %v, want ${rv:again} expanded to %q", submitted.GetAnnotations(), rv)
 	}
@@ -55,7 +54,7 @@ func TestAdmissions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.ForgetPreset(physical, "again")
+	s.forgetPreset(physical, "again")
 	if err := s.Create(ctx, src, `{apiVersion: v1, kind: Pod, metadata: {name: later}, spec: {containers: [{name: app, image: nginx}]}}`, "Pod"); err != nil {
 		t.Fatal(err)
 	}

@@ -95,8 +95,8 @@ func (s *Scenario) TryUpdatePreset(ctx context.Context, name string, src manifes
 	return nil
 }
 
-// KindOf resolves a kind written in a step ("pod", "ReplicaSet").
-func (s *Scenario) KindOf(kind string) (schema.GroupVersionKind, *meta.RESTMapping, error) {
+// kindOf resolves a kind written in a step ("pod", "ReplicaSet").
+func (s *Scenario) kindOf(kind string) (schema.GroupVersionKind, *meta.RESTMapping, error) {
 	mapper := s.cluster.Mapper()
 	gvk, err := mapper.KindFor(schema.GroupVersionResource{Resource: strings.ToLower(kind)})
 	if err != nil {
@@ -106,14 +106,14 @@ func (s *Scenario) KindOf(kind string) (schema.GroupVersionKind, *meta.RESTMappi
 	return gvk, mapping, err
 }
 
-// ObjectNamespace resolves a kind written in a step, as KindOf, and returns
+// objectNamespace resolves a kind written in a step, as KindOf, and returns
 // the physical namespace of the scenario's object of that kind and name.
-func (s *Scenario) ObjectNamespace(ctx context.Context, kind, name string) (schema.GroupVersionKind, *meta.RESTMapping, string, error) {
-	gvk, mapping, err := s.KindOf(kind)
+func (s *Scenario) objectNamespace(ctx context.Context, kind, name string) (schema.GroupVersionKind, *meta.RESTMapping, string, error) {
+	gvk, mapping, err := s.kindOf(kind)
 	if err != nil {
 		return gvk, nil, "", err
 	}
-	ns, err := s.Namespace(ctx, s.NamespaceOf(gvk.Kind, name))
+	ns, err := s.Namespace(ctx, s.namespaceOf(gvk.Kind, name))
 	return gvk, mapping, ns, err
 }
 

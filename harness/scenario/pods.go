@@ -10,8 +10,8 @@ import (
 	"presetsim.dev/presetsim/harness/backend"
 )
 
-// GetPod returns a pod of the scenario by logical namespace and name.
-func (s *Scenario) GetPod(ctx context.Context, logicalNS, name string) (*corev1.Pod, error) {
+// getPod returns a pod of the scenario by logical namespace and name.
+func (s *Scenario) getPod(ctx context.Context, logicalNS, name string) (*corev1.Pod, error) {
 	ns, err := s.Namespace(ctx, logicalNS)
 	if err != nil {
 		return nil, err
@@ -29,7 +29,7 @@ func (s *Scenario) GetPod(ctx context.Context, logicalNS, name string) (*corev1.
 func (s *Scenario) Pods(ctx context.Context) ([]corev1.Pod, error) {
 	var out []corev1.Pod
 	for logical, physical := range s.physical {
-		pods, err := s.PodsIn(ctx, physical)
+		pods, err := s.podsIn(ctx, physical)
 		if err != nil {
 			return nil, fmt.Errorf("unable to list the pods of namespace %s: %w", logical, err)
 		}
@@ -47,8 +47,8 @@ func (s *Scenario) Pods(ctx context.Context) ([]corev1.Pod, error) {
 	return out, nil
 }
 
-// PodsIn lists the pods of a physical namespace.
-func (s *Scenario) PodsIn(ctx context.Context, ns string) ([]corev1.Pod, error) {
+// podsIn lists the pods of a physical namespace.
+func (s *Scenario) podsIn(ctx context.Context, ns string) ([]corev1.Pod, error) {
 	list, err := s.cluster.List(ctx, backend.Pods, ns)
 	if err != nil {
 		return nil, err
@@ -64,7 +64,7 @@ func (s *Scenario) PodsIn(ctx context.Context, ns string) ([]corev1.Pod, error) 
 	return pods, nil
 }
 
-// NoNodes says that the backend runs no pods.
-func (s *Scenario) NoNodes() error {
+// noNodes says that the backend runs no pods.
+func (s *Scenario) noNodes() error {
 	return &backend.UnsupportedError{Backend: s.w.Backend, Reason: "there are no nodes to schedule pods on"}
 }

@@ -57,8 +57,8 @@ func (s *Scenario) Notes() []string {
 	return slices.Clone(s.notes)
 }
 
-// Note adds a line to Notes.
-func (s *Scenario) Note(format string, args ...any) {
+// note adds a line to Notes.
+func (s *Scenario) note(format string, args ...any) {
 	s.notesMu.Lock()
 	defer s.notesMu.Unlock()
 	s.notes = append(s.notes, fmt.Sprintf(format, args...))
@@ -86,10 +86,10 @@ func (s *Scenario) World() *harness.World { return s.w }
 // Objects returns the cluster's objects, in physical namespaces.
 func (s *Scenario) Objects() backend.Objects { return s.cluster }
 
-// Submitted returns an object as the scenario submitted it (in the
+// submittedObject returns an object as the scenario submitted it (in the
 // implementation's terms, namespace physical), by kind, logical namespace
 // and name.
-func (s *Scenario) Submitted(kind, logicalNS, name string) (*unstructured.Unstructured, bool) {
+func (s *Scenario) submittedObject(kind, logicalNS, name string) (*unstructured.Unstructured, bool) {
 	u, ok := s.submitted[objectKey{kind, logicalNS, name}]
 	return u, ok
 }
@@ -99,9 +99,9 @@ func (s *Scenario) Submitted(kind, logicalNS, name string) (*unstructured.Unstru
 // pods run on a real kubelet).
 func (s *Scenario) CreationOrder(ns string) []string { return s.created.order(ns) }
 
-// OnCleanup adds what Cleanup must undo of a change a step made outside the
+// onCleanup adds what Cleanup must undo of a change a step made outside the
 // scenario's namespaces (the node count, say).
-func (s *Scenario) OnCleanup(undo func(ctx context.Context) error) {
+func (s *Scenario) onCleanup(undo func(ctx context.Context) error) {
 	s.cleanups = append(s.cleanups, undo)
 }
 
@@ -150,7 +150,7 @@ func (s *Scenario) Namespace(ctx context.Context, logical string) (string, error
 	if err != nil {
 		return "", err
 	}
-	if s.Kubelet() != nil {
+	if s.kubelet() != nil {
 		if err := s.created.watchNamespace(s.cluster, p); err != nil {
 			return "", fmt.Errorf("unable to watch the pods of namespace %s: %w", p, err)
 		}
@@ -184,9 +184,9 @@ func (s *Scenario) Adopt(logical, physical string) {
 	s.adopted[physical] = true
 }
 
-// Logical replaces physical namespace names in a message by logical ones, so
+// logical replaces physical namespace names in a message by logical ones, so
 // reports read like the feature file.
-func (s *Scenario) Logical(msg string) string {
+func (s *Scenario) logical(msg string) string {
 	for l, p := range s.physical {
 		msg = strings.ReplaceAll(msg, p, l)
 	}
@@ -201,11 +201,11 @@ func (s *Scenario) Failed(err error, format string, args ...any) error {
 	if u, ok := backend.IsUnsupported(err); ok {
 		return u
 	}
-	return fmt.Errorf("%s: %s", fmt.Sprintf(format, args...), s.Logical(err.Error()))
+	return fmt.Errorf("%s: %s", fmt.Sprintf(format, args...), s.logical(err.Error()))
 }
 
-// LastAttempt returns the outcome of the last try step.
-func (s *Scenario) LastAttempt() (*Attempt, error) {
+// lastAttempt returns the outcome of the last try step.
+func (s *Scenario) lastAttempt() (*Attempt, error) {
 	if s.last == nil {
 		return nil, errors.New("no request was tried yet (use a \"When I try to ...\" step first)")
 	}
@@ -244,7 +244,7 @@ func (s *Scenario) create(ctx context.Context, o manifest.Object, opts *backend.
 	}
 	gvk := o.GVK
 	if isExpandable(u) {
-		if err := s.ExpandValues(u.Object, namespaceOr(u.GetNamespace())); err != nil {
+		if err := s.expandValues(u.Object, namespaceOr(u.GetNamespace())); err != nil {
 			return nil, err
 		}
 	}
@@ -319,9 +319,9 @@ func namespaceOr(ns string) string {
 
 var rvPattern = regexp.MustCompile(`\$\{rv:([^}]*)\}`)
 
-// Expand replaces ${rv:<preset>} by the resourceVersion of the scenario's
+// expand replaces ${rv:<preset>} by the resourceVersion of the scenario's
 // preset of that name (in the logical namespace ns).
-func (s *Scenario) Expand(text, ns string) (string, error) {
+func (s *Scenario) expand(text, ns string) (string, error) {
 	var missing []string
 	out := rvPattern.ReplaceAllStringFunc(text, func(m string) string {
 		name := rvPattern.FindStringSubmatch(m)[1]
@@ -338,15 +338,15 @@ func (s *Scenario) Expand(text, ns string) (string, error) {
 	return out, nil
 }
 
-// PodNamespace is the logical namespace of a pod the scenario created.
-func (s *Scenario) PodNamespace(name string) string {
-	return s.NamespaceOf("Pod", name)
+// podNamespace is the logical namespace of a pod the scenario created.
+func (s *Scenario) podNamespace(name string) string {
+	return s.namespaceOf("Pod", name)
 }
 
-// NamespaceOf is the logical namespace of an object the scenario created,
+// namespaceOf is the logical namespace of an object the scenario created,
 // by kind and name ("default" if it created none; the first, by name, if
 // it created several).
-func (s *Scenario) NamespaceOf(kind, name string) string {
+func (s *Scenario) namespaceOf(kind, name string) string {
 	var found []string
 	for k := range s.submitted {
 		if k.kind == kind && k.name == name {
@@ -360,14 +360,14 @@ func (s *Scenario) NamespaceOf(kind, name string) string {
 	return found[0]
 }
 
-// ExpandValues expands ${rv:…} in every string value of a decoded object,
+// expandValues expands ${rv:…} in every string value of a decoded object,
 // in place.
-func (s *Scenario) ExpandValues(obj map[string]any, ns string) error {
+func (s *Scenario) expandValues(obj map[string]any, ns string) error {
 	var walk func(v any) (any, error)
 	walk = func(v any) (any, error) {
 		switch v := v.(type) {
 		case string:
-			return s.Expand(v, ns)
+			return s.expand(v, ns)
 		case map[string]any:
 			for k, item := range v {
 				e, err := walk(item)
@@ -391,8 +391,8 @@ func (s *Scenario) ExpandValues(obj map[string]any, ns string) error {
 	return err
 }
 
-// LogicalOf returns the logical name of a physical namespace.
-func (s *Scenario) LogicalOf(physical string) string {
+// logicalOf returns the logical name of a physical namespace.
+func (s *Scenario) logicalOf(physical string) string {
 	for l, p := range s.physical {
 		if p == physical {
 			return l
@@ -401,9 +401,9 @@ func (s *Scenario) LogicalOf(physical string) string {
 	return physical
 }
 
-// Kubelet returns the cluster's real kubelet, nil when pods do not run on
+// kubelet returns the cluster's real kubelet, nil when pods do not run on
 // one.
-func (s *Scenario) Kubelet() backend.Kubelet {
+func (s *Scenario) kubelet() backend.Kubelet {
 	k, _ := s.cluster.(backend.Kubelet)
 	return k
 }

@@ -24,7 +24,7 @@ func TestExpand(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := s.Expand(tt.text, tt.ns)
+			got, err := s.expand(tt.text, tt.ns)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("error %v, want one containing %q", err, tt.wantErr)
@@ -42,12 +42,12 @@ func TestLogicalNames(t *testing.T) {
 	s := New(&harness.World{})
 	s.physical["default"] = "default-abcde"
 	s.physical["myns"] = "myns-abcde"
-	got := s.Logical(`pods "website" is forbidden: namespace myns-abcde, not default-abcde`)
+	got := s.logical(`pods "website" is forbidden: namespace myns-abcde, not default-abcde`)
 	want := `pods "website" is forbidden: namespace myns, not default`
 	if got != want {
 		t.Errorf("Logical = %q, want %q", got, want)
 	}
-	if l := s.LogicalOf("myns-abcde"); l != "myns" {
+	if l := s.logicalOf("myns-abcde"); l != "myns" {
 		t.Errorf("logicalOf = %q, want myns", l)
 	}
 }
@@ -62,7 +62,7 @@ func TestNamespaceOf(t *testing.T) {
 		{"Pod", "unknown", "default"},
 	}
 	for _, tt := range tests {
-		if got := s.NamespaceOf(tt.kind, tt.name); got != tt.want {
+		if got := s.namespaceOf(tt.kind, tt.name); got != tt.want {
 			t.Errorf("namespaceOf(%s, %s) = %q, want %q", tt.kind, tt.name, got, tt.want)
 		}
 	}

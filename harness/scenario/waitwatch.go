@@ -54,9 +54,9 @@ func (s *Scenario) WaitUntil(ctx context.Context, namespace string, timeout time
 	}
 }
 
-// WaitOnPods waits, as WaitUntil, for a condition on the pods (and the
+// waitOnPods waits, as WaitUntil, for a condition on the pods (and the
 // other resources, if any) of a logical namespace.
-func (s *Scenario) WaitOnPods(ctx context.Context, logicalNS string, cond wait.ConditionWithContextFunc, other ...schema.GroupVersionResource) error {
+func (s *Scenario) waitOnPods(ctx context.Context, logicalNS string, cond wait.ConditionWithContextFunc, other ...schema.GroupVersionResource) error {
 	ns, err := s.Namespace(ctx, logicalNS)
 	if err != nil {
 		return err
@@ -94,9 +94,9 @@ func (s *Scenario) SettleWindow(override time.Duration) time.Duration {
 	return s.w.Timeouts.Settle
 }
 
-// Holds runs check every 100ms for window: something that must not happen
+// holds runs check every 100ms for window: something that must not happen
 // is watched for a while, not looked for once.
-func (s *Scenario) Holds(ctx context.Context, window time.Duration, check func() error) error {
+func (s *Scenario) holds(ctx context.Context, window time.Duration, check func() error) error {
 	deadline := time.Now().Add(window)
 	for {
 		if err := check(); err != nil {

@@ -13,7 +13,6 @@ import (
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/harness/compare"
 	"presetsim.dev/presetsim/harness/scenario"
-	"presetsim.dev/presetsim/harness/scenario/podcheck"
 	"presetsim.dev/presetsim/presets/merge"
 	"presetsim.dev/presetsim/presets/model"
 )
@@ -41,7 +40,7 @@ func check(ctx context.Context, w *harness.World, obs Observed, events bool) ([]
 		return out, nil
 	}
 	want := Expect(w, obs)
-	pods := &defaulter{steps: podcheck.Of(scenario.New(w))}
+	pods := &defaulter{steps: scenario.New(w)}
 	for _, r := range []struct {
 		name     string
 		dryRun   bool
@@ -138,7 +137,7 @@ func compareOutcome(ctx context.Context, w *harness.World, pods *defaulter, obs 
 // defaulter gives the model's pods the API server's defaults, each
 // distinct pod once: a case's dry run and create mostly expect the same.
 type defaulter struct {
-	steps podcheck.Steps
+	steps *scenario.Scenario
 	done  []defaultedPod
 }
 
@@ -277,7 +276,7 @@ func CheckAdmission(ctx context.Context, w *harness.World, a scenario.Admission)
 	if a.DryRun {
 		outcomes, name = want.DryRun, "the dry-run create"
 	}
-	ds, err := checkRequest(ctx, w, &defaulter{steps: podcheck.Of(scenario.New(w))}, obs, name, a.DryRun, outcomes, got)
+	ds, err := checkRequest(ctx, w, &defaulter{steps: scenario.New(w)}, obs, name, a.DryRun, outcomes, got)
 	if err != nil || len(ds) == 0 {
 		return nil, err
 	}

@@ -16,7 +16,6 @@ import (
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/harness/backend"
 	"presetsim.dev/presetsim/harness/scenario"
-	"presetsim.dev/presetsim/harness/scenario/eventcheck"
 	"presetsim.dev/presetsim/presets/admission"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
 	"presetsim.dev/presetsim/presets/defaults"
@@ -188,7 +187,7 @@ func (r runner) settle(ctx context.Context, t *trial) (err error) {
 	if err != nil {
 		return err
 	}
-	events := eventcheck.Of(t.s)
+	events := t.s
 	list := func(ctx context.Context) error {
 		var err error
 		t.obs.Events, t.quiet, err = conflictEvents(ctx, events, ns, t.uids())
@@ -282,7 +281,7 @@ func (r runner) release(ctx context.Context, t *trial) error {
 // after its case settled, and the namespace may serve a case again after
 // its quarantine. An event with no UID is counted. quiet is true when
 // the namespace has no event at all.
-func conflictEvents(ctx context.Context, events eventcheck.Steps, ns string, uids []types.UID) (_ []model.Event, quiet bool, _ error) {
+func conflictEvents(ctx context.Context, events *scenario.Scenario, ns string, uids []types.UID) (_ []model.Event, quiet bool, _ error) {
 	list, err := events.NamespaceEvents(ctx, ns)
 	if err != nil {
 		return nil, false, err

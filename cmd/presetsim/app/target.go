@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"presetsim.dev/presetsim/harness/scenario"
 	"strings"
 	"time"
 
@@ -24,7 +25,6 @@ import (
 	policyimpl "presetsim.dev/presetsim/harness/implementation/policy"
 	"presetsim.dev/presetsim/harness/mutants"
 	"presetsim.dev/presetsim/harness/profile"
-	"presetsim.dev/presetsim/harness/scenario/environment"
 	"presetsim.dev/presetsim/internal/interrupt"
 )
 
@@ -57,7 +57,7 @@ func targetFlags(fs *pflag.FlagSet) *target {
 	t.backendNames = registry.Names()
 	t.backendName = fs.String("backend", t.backendNames[0], "where objects live: "+strings.Join(summaries, ", "))
 	t.settle = fs.Duration("settle", 0, "how long a check that something does not happen watches (no events, stays as submitted); the backend's default when 0: 1s with an API server, 200ms offline. A step may end with \"for 5s\" for its own")
-	t.showSecrets = fs.Bool("show-secrets", false, "show values that come from Secrets in messages, instead of "+environment.Mask)
+	t.showSecrets = fs.Bool("show-secrets", false, "show values that come from Secrets in messages, instead of "+scenario.Mask)
 	t.ext = externalFlags(fs)
 	t.profilePath = fs.String("profile", "", "profile (YAML) of the implementation under test; the canonical PodPreset when empty")
 	t.reportDir = fs.String("report-dir", "", "write the reports here")

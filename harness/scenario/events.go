@@ -1,4 +1,4 @@
-package eventcheck
+package scenario
 
 import (
 	"context"
@@ -13,22 +13,15 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"presetsim.dev/presetsim/harness/backend"
-	"presetsim.dev/presetsim/harness/scenario"
 )
-
-// Steps is the checks on events, over one scenario.
-type Steps struct{ *scenario.Scenario }
-
-// Of returns the steps over a scenario.
-func Of(s *scenario.Scenario) Steps { return Steps{s} }
 
 // EventSpec is an expected event; Message is a substring.
 type EventSpec struct{ Type, Reason, Message string }
 
 // HasEvent waits until the object has a matching event. When the object
 // exists, the event must carry its UID, as `kubectl describe` lists only those.
-func (s Steps) HasEvent(ctx context.Context, kind, name string, want EventSpec) error {
-	gvk, mapping, ns, err := s.ObjectNamespace(ctx, kind, name)
+func (s *Scenario) HasEvent(ctx context.Context, kind, name string, want EventSpec) error {
+	gvk, mapping, ns, err := s.objectNamespace(ctx, kind, name)
 	if err != nil {
 		return err
 	}
@@ -63,26 +56,26 @@ func (s Steps) HasEvent(ctx context.Context, kind, name string, want EventSpec) 
 			hint = fmt.Sprintf(" (a matching event exists, but its involvedObject.uid is not the %s's UID %s, so `kubectl describe` does not show it)", gvk.Kind, uid)
 		}
 		return fmt.Errorf("no event type=%s reason=%s message~%q on %s %q after %s%s; events seen: %s",
-			want.Type, want.Reason, want.Message, gvk.Kind, name, s.World().Timeouts.Wait, hint, s.Logical(describeEvents(seen)))
+			want.Type, want.Reason, want.Message, gvk.Kind, name, s.World().Timeouts.Wait, hint, s.logical(describeEvents(seen)))
 	}
 	return nil
 }
 
 // HasNoEvents checks, for window (see Scenario.SettleWindow), that the
 // object gets no event with the reason.
-func (s Steps) HasNoEvents(ctx context.Context, kind, name, reason string, window time.Duration) error {
-	gvk, _, ns, err := s.ObjectNamespace(ctx, kind, name)
+func (s *Scenario) HasNoEvents(ctx context.Context, kind, name, reason string, window time.Duration) error {
+	gvk, _, ns, err := s.objectNamespace(ctx, kind, name)
 	if err != nil {
 		return err
 	}
-	return s.Holds(ctx, window, func() error {
+	return s.holds(ctx, window, func() error {
 		evs, err := s.Events(ctx, ns, gvk.Kind, name)
 		if err != nil {
 			return err
 		}
 		for _, e := range evs {
 			if e.Reason == reason {
-				return fmt.Errorf("%s %q has an event with reason %s (watched for %s): %s", gvk.Kind, name, reason, window, s.Logical(e.Message))
+				return fmt.Errorf("%s %q has an event with reason %s (watched for %s): %s", gvk.Kind, name, reason, window, s.logical(e.Message))
 			}
 		}
 		return nil
@@ -91,7 +84,7 @@ func (s Steps) HasNoEvents(ctx context.Context, kind, name, reason string, windo
 
 // Events lists the events of an object, by kind and name, in a physical
 // namespace.
-func (s Steps) Events(ctx context.Context, ns, kind, name string) ([]corev1.Event, error) {
+func (s *Scenario) Events(ctx context.Context, ns, kind, name string) ([]corev1.Event, error) {
 	all, err := s.NamespaceEvents(ctx, ns)
 	if err != nil {
 		return nil, err
@@ -117,7 +110,7 @@ func describeEvents(evs []corev1.Event) string {
 }
 
 // NamespaceEvents lists every event of a physical namespace.
-func (s Steps) NamespaceEvents(ctx context.Context, ns string) ([]corev1.Event, error) {
+func (s *Scenario) NamespaceEvents(ctx context.Context, ns string) ([]corev1.Event, error) {
 	list, err := s.Objects().List(ctx, backend.Events, ns)
 	if apierrors.IsNotFound(err) {
 		return nil, nil

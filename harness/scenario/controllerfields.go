@@ -1,4 +1,4 @@
-package podcheck
+package scenario
 
 import (
 	corev1 "k8s.io/api/core/v1"

@@ -1,10 +1,9 @@
-package objectcheck
+package scenario
 
 import (
 	"testing"
 
 	"presetsim.dev/presetsim/harness/compare/valuediff"
-	"presetsim.dev/presetsim/harness/scenario/environment"
 )
 
 // TestMaskSecretData: a Secret's values are masked in differences, which
@@ -17,8 +16,8 @@ func TestMaskSecretData(t *testing.T) {
 	}
 	got := maskSecretData(in)
 	want := []valuediff.Difference{
-		{Path: "data.password", Want: environment.Mask, Got: environment.Mask},
-		{Path: "stringData.token", Want: environment.Mask, Got: valuediff.Absent},
+		{Path: "data.password", Want: Mask, Got: Mask},
+		{Path: "stringData.token", Want: Mask, Got: valuediff.Absent},
 		{Path: "type", Want: `"Opaque"`, Got: `"kubernetes.io/tls"`},
 	}
 	for i := range want {

@@ -1,4 +1,4 @@
-package requestcheck
+package scenario
 
 import (
 	"errors"
@@ -6,21 +6,14 @@ import (
 	"strings"
 
 	"presetsim.dev/presetsim/harness/backend"
-	"presetsim.dev/presetsim/harness/scenario"
 )
-
-// Steps is the checks on the last request, over one scenario.
-type Steps struct{ *scenario.Scenario }
-
-// Of returns the steps over a scenario.
-func Of(s *scenario.Scenario) Steps { return Steps{s} }
 
 // ErrAccepted is the failure of a request that should have been rejected.
 var ErrAccepted = errors.New("the request succeeded, want it rejected")
 
 // Succeeded checks the last request was not rejected.
-func (s Steps) Succeeded() error {
-	a, err := s.LastAttempt()
+func (s *Scenario) Succeeded() error {
+	a, err := s.lastAttempt()
 	if err != nil {
 		return err
 	}
@@ -33,9 +26,9 @@ func (s Steps) Succeeded() error {
 // Rejected checks the last request was rejected with a message containing
 // text (in the profile's field paths). On a backend that does not validate,
 // a request that succeeded is unsupported, not failed.
-func (s Steps) Rejected(text string) error {
+func (s *Scenario) Rejected(text string) error {
 	text = s.World().Profile.Message(text)
-	a, err := s.LastAttempt()
+	a, err := s.lastAttempt()
 	if err != nil {
 		return err
 	}
@@ -52,8 +45,8 @@ func (s Steps) Rejected(text string) error {
 }
 
 // Warned checks the last request got a warning containing text.
-func (s Steps) Warned(text string) error {
-	a, err := s.LastAttempt()
+func (s *Scenario) Warned(text string) error {
+	a, err := s.lastAttempt()
 	if err != nil {
 		return err
 	}
@@ -68,8 +61,8 @@ func (s Steps) Warned(text string) error {
 // NotWarned checks the last request got no admission warning: a request
 // without a conflict gets none (R4.3 warns of conflicts, and of nothing
 // else).
-func (s Steps) NotWarned() error {
-	a, err := s.LastAttempt()
+func (s *Scenario) NotWarned() error {
+	a, err := s.lastAttempt()
 	if err != nil {
 		return err
 	}

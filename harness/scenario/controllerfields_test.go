@@ -1,4 +1,4 @@
-package podcheck
+package scenario
 
 import (
 	"testing"

@@ -1,4 +1,4 @@
-package workload
+package scenario
 
 import (
 	"context"
@@ -16,7 +16,7 @@ var finishCommand = []string{"/usr/local/bin/printenv", "finish"}
 // to finish. Containers that are not running yet are left for a later call;
 // each container is told once (finished remembers it, as the pod's status
 // says Running for a while after).
-func (s Steps) finishPods(ctx context.Context, pods []corev1.Pod, finished map[string]bool) error {
+func (s *Scenario) finishPods(ctx context.Context, pods []corev1.Pod, finished map[string]bool) error {
 	for _, pod := range pods {
 		if pod.DeletionTimestamp != nil {
 			continue
@@ -26,7 +26,7 @@ func (s Steps) finishPods(ctx context.Context, pods []corev1.Pod, finished map[s
 			if cs.State.Running == nil || finished[key] {
 				continue
 			}
-			if err := s.Kubelet().Exec(ctx, pod.Namespace, pod.Name, cs.Name, finishCommand); err != nil {
+			if err := s.kubelet().Exec(ctx, pod.Namespace, pod.Name, cs.Name, finishCommand); err != nil {
 				return fmt.Errorf("unable to finish container %q of pod %q: %w", cs.Name, pod.Name, err)
 			}
 			finished[key] = true

@@ -1,4 +1,4 @@
-package workload
+package scenario
 
 import (
 	"context"
@@ -12,14 +12,13 @@ import (
 
 	"presetsim.dev/presetsim/harness/backend"
 	"presetsim.dev/presetsim/harness/manifest"
-	"presetsim.dev/presetsim/harness/scenario/podcheck"
 )
 
 // WaitForPods waits until exactly n pods are controlled by the object (for a
 // Deployment, by its ReplicaSets) and, for workloads, until the controller
 // has settled: every replica updated and ready, nothing left of an old
 // rollout. Pods being deleted do not count.
-func (s Steps) WaitForPods(ctx context.Context, n int, kind, name string) ([]corev1.Pod, error) {
+func (s *Scenario) WaitForPods(ctx context.Context, n int, kind, name string) ([]corev1.Pod, error) {
 	var (
 		pods   []corev1.Pod
 		status string
@@ -65,12 +64,12 @@ func (s Steps) WaitForPods(ctx context.Context, n int, kind, name string) ([]cor
 
 // OwnedPodsShouldBe waits as WaitForPods, then compares each pod with the
 // expected one.
-func (s Steps) OwnedPodsShouldBe(ctx context.Context, n int, kind, name string, src manifest.Source, content string) error {
-	gvk, _, err := s.KindOf(kind)
+func (s *Scenario) OwnedPodsShouldBe(ctx context.Context, n int, kind, name string, src manifest.Source, content string) error {
+	gvk, _, err := s.kindOf(kind)
 	if err != nil {
 		return err
 	}
-	want, err := podcheck.Of(s.Scenario).Expected(src, content, s.NamespaceOf(gvk.Kind, name))
+	want, err := s.expected(src, content, s.namespaceOf(gvk.Kind, name))
 	if err != nil {
 		return err
 	}
@@ -80,7 +79,7 @@ func (s Steps) OwnedPodsShouldBe(ctx context.Context, n int, kind, name string, 
 	}
 	var errs []error
 	for i := range pods {
-		if err := podcheck.Of(s.Scenario).Compare(ctx, want, &pods[i]); err != nil {
+		if err := s.Compare(ctx, want, &pods[i]); err != nil {
 			errs = append(errs, fmt.Errorf("pod %s:\n%w\n", pods[i].Name, err))
 		}
 	}

@@ -1,4 +1,4 @@
-package podcheck
+package scenario
 
 import (
 	"context"
@@ -19,39 +19,31 @@ import (
 	"presetsim.dev/presetsim/harness/compare"
 	"presetsim.dev/presetsim/harness/compare/valuediff"
 	"presetsim.dev/presetsim/harness/manifest"
-	"presetsim.dev/presetsim/harness/scenario"
 	"presetsim.dev/presetsim/presets/merge"
 )
 
-// Steps is the checks on pods and on objects as submitted, over one
-// scenario.
-type Steps struct{ *scenario.Scenario }
-
-// Of returns the steps over a scenario.
-func Of(s *scenario.Scenario) Steps { return Steps{s} }
-
 // PodShouldBe compares the stored pod with the expected one in the
 // DocString (harness.md "Comparing pods").
-func (s Steps) PodShouldBe(ctx context.Context, name string, src manifest.Source, content string) error {
-	ns := s.PodNamespace(name)
-	want, err := s.Expected(src, content, ns)
+func (s *Scenario) PodShouldBe(ctx context.Context, name string, src manifest.Source, content string) error {
+	ns := s.podNamespace(name)
+	want, err := s.expected(src, content, ns)
 	if err != nil {
 		return err
 	}
 	if want.Namespace != "" {
 		ns = want.Namespace
 	}
-	got, err := s.GetPod(ctx, ns, name)
+	got, err := s.getPod(ctx, ns, name)
 	if err != nil {
 		return err
 	}
 	return s.Compare(ctx, want, got)
 }
 
-// Expected decodes an expected pod, then expands ${rv:…} in its string
+// expected decodes an expected pod, then expands ${rv:…} in its string
 // values: the YAML is parsed as written, so a substitution works quoted or
 // not, and an error never quotes text the author did not write.
-func (s Steps) Expected(src manifest.Source, content, ns string) (*corev1.Pod, error) {
+func (s *Scenario) expected(src manifest.Source, content, ns string) (*corev1.Pod, error) {
 	want := &corev1.Pod{}
 	if err := manifest.DecodeInto(src, content, s.World().Scheme, want); err != nil {
 		return nil, err
@@ -60,7 +52,7 @@ func (s Steps) Expected(src manifest.Source, content, ns string) (*corev1.Pod, e
 	if err != nil {
 		return nil, err
 	}
-	if err := s.ExpandValues(obj, ns); err != nil {
+	if err := s.expandValues(obj, ns); err != nil {
 		return nil, fmt.Errorf("%s:%d: %w", src.File, src.Line, err)
 	}
 	want = &corev1.Pod{}
@@ -76,7 +68,7 @@ func (s Steps) Expected(src manifest.Source, content, ns string) (*corev1.Pod, e
 // defaults (on envtest, the API server's), and the fields a workload
 // controller sets per pod are left out of the actual one unless expected.
 // The error is a *compare.Mismatch when the pods differ.
-func (s Steps) Compare(ctx context.Context, want, got *corev1.Pod) error {
+func (s *Scenario) Compare(ctx context.Context, want, got *corev1.Pod) error {
 	defaulted, err := s.Defaulted(ctx, want)
 	if err != nil {
 		return err
@@ -87,13 +79,13 @@ func (s Steps) Compare(ctx context.Context, want, got *corev1.Pod) error {
 // Defaulted is an expected pod with the backend's defaults, as Compare
 // gives it; CompareDefaulted then compares it with actual pods, so that a
 // caller comparing one expectation with several pods defaults it once.
-func (s Steps) Defaulted(ctx context.Context, want *corev1.Pod) (*corev1.Pod, error) {
+func (s *Scenario) Defaulted(ctx context.Context, want *corev1.Pod) (*corev1.Pod, error) {
 	return s.defaultPod(ctx, want)
 }
 
 // CompareDefaulted is Compare with the expected pod already defaulted
 // (want is the expectation as written, defaulted its Defaulted form).
-func (s Steps) CompareDefaulted(want, defaulted, got *corev1.Pod) error {
+func (s *Scenario) CompareDefaulted(want, defaulted, got *corev1.Pod) error {
 	got = withoutControllerFields(want, got)
 	if m := compare.Pods(defaulted, got, compare.Options{AnnotationPrefix: s.World().AnnotationPrefix}); m != nil {
 		return m
@@ -103,7 +95,7 @@ func (s Steps) CompareDefaulted(want, defaulted, got *corev1.Pod) error {
 
 // defaultPod gives an expected pod the backend's defaults by a dry-run
 // create in the defaulting namespace, where no module under test runs.
-func (s Steps) defaultPod(ctx context.Context, want *corev1.Pod) (*corev1.Pod, error) {
+func (s *Scenario) defaultPod(ctx context.Context, want *corev1.Pod) (*corev1.Pod, error) {
 	p := want.DeepCopy()
 	p.Namespace, p.Name, p.GenerateName = s.World().DefaultingNamespace, "", "expected-"
 	p.OwnerReferences, p.ResourceVersion, p.UID, p.CreationTimestamp = nil, "", "", metav1.Time{}
@@ -142,8 +134,8 @@ func (s Steps) defaultPod(ctx context.Context, want *corev1.Pod) (*corev1.Pod, e
 
 // DryRunPodShouldBe compares the pod returned by the last (dry-run) try
 // with the expected one.
-func (s Steps) DryRunPodShouldBe(ctx context.Context, src manifest.Source, content string) error {
-	a, err := s.LastAttempt()
+func (s *Scenario) DryRunPodShouldBe(ctx context.Context, src manifest.Source, content string) error {
+	a, err := s.lastAttempt()
 	if err != nil {
 		return err
 	}
@@ -154,7 +146,7 @@ func (s Steps) DryRunPodShouldBe(ctx context.Context, src manifest.Source, conte
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(a.Object.Object, got); err != nil {
 		return fmt.Errorf("the last request did not return a pod: %w", err)
 	}
-	want, err := s.Expected(src, content, s.LogicalOf(got.Namespace))
+	want, err := s.expected(src, content, s.logicalOf(got.Namespace))
 	if err != nil {
 		return err
 	}
@@ -162,8 +154,8 @@ func (s Steps) DryRunPodShouldBe(ctx context.Context, src manifest.Source, conte
 }
 
 // PodShouldNotExist checks the scenario's namespace holds no such pod.
-func (s Steps) PodShouldNotExist(ctx context.Context, name string) error {
-	ns, err := s.Namespace(ctx, s.PodNamespace(name))
+func (s *Scenario) PodShouldNotExist(ctx context.Context, name string) error {
+	ns, err := s.Namespace(ctx, s.podNamespace(name))
 	if err != nil {
 		return err
 	}
@@ -178,11 +170,11 @@ func (s Steps) PodShouldNotExist(ctx context.Context, name string) error {
 	}
 }
 
-// PodAsSubmitted checks the stored pod's spec, labels and annotations equal
+// podAsSubmitted checks the stored pod's spec, labels and annotations equal
 // what the scenario submitted.
-func (s Steps) PodAsSubmitted(ctx context.Context, name string) error {
-	ns := s.PodNamespace(name)
-	u, ok := s.Submitted("Pod", ns, name)
+func (s *Scenario) podAsSubmitted(ctx context.Context, name string) error {
+	ns := s.podNamespace(name)
+	u, ok := s.submittedObject("Pod", ns, name)
 	if !ok {
 		return fmt.Errorf("this scenario created no pod %q", name)
 	}
@@ -190,7 +182,7 @@ func (s Steps) PodAsSubmitted(ctx context.Context, name string) error {
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, want); err != nil {
 		return err
 	}
-	got, err := s.GetPod(ctx, ns, name)
+	got, err := s.getPod(ctx, ns, name)
 	if err != nil {
 		return err
 	}
@@ -198,9 +190,9 @@ func (s Steps) PodAsSubmitted(ctx context.Context, name string) error {
 }
 
 // PodHasAnnotations checks each key has the value (after ${rv:...} expansion).
-func (s Steps) PodHasAnnotations(ctx context.Context, name string, want map[string]string) error {
-	ns := s.PodNamespace(name)
-	got, err := s.GetPod(ctx, ns, name)
+func (s *Scenario) PodHasAnnotations(ctx context.Context, name string, want map[string]string) error {
+	ns := s.podNamespace(name)
+	got, err := s.getPod(ctx, ns, name)
 	if err != nil {
 		return err
 	}
@@ -208,7 +200,7 @@ func (s Steps) PodHasAnnotations(ctx context.Context, name string, want map[stri
 	want = s.World().Profile.Annotations(want)
 	keys := slices.Sorted(maps.Keys(want))
 	for _, k := range keys {
-		v, err := s.Expand(want[k], ns)
+		v, err := s.expand(want[k], ns)
 		if err != nil {
 			return err
 		}
@@ -230,14 +222,14 @@ func (s Steps) PodHasAnnotations(ctx context.Context, name string, want map[stri
 // under its prefix: the pod's own (its exclude annotation, say) do not
 // count, nor does the exclude key on a pod the scenario did not submit
 // itself (a controller's, from its template).
-func (s Steps) PodHasNoPresetAnnotations(ctx context.Context, name string) error {
-	ns := s.PodNamespace(name)
-	got, err := s.GetPod(ctx, ns, name)
+func (s *Scenario) PodHasNoPresetAnnotations(ctx context.Context, name string) error {
+	ns := s.podNamespace(name)
+	got, err := s.getPod(ctx, ns, name)
 	if err != nil {
 		return err
 	}
 	own := map[string]string{s.World().Profile.Spec.Annotations.Exclude: ""}
-	if submitted, ok := s.Submitted("Pod", ns, name); ok {
+	if submitted, ok := s.submittedObject("Pod", ns, name); ok {
 		own = submitted.GetAnnotations()
 	}
 	var found []string
@@ -260,22 +252,22 @@ func (s Steps) PodHasNoPresetAnnotations(ctx context.Context, name string) error
 // compares the pods of two backends with it). The error is a
 // *compare.Mismatch when the pods differ.
 func ComparePod(ctx context.Context, w *harness.World, want, got *corev1.Pod) error {
-	return Of(scenario.New(w)).Compare(ctx, want, got)
+	return New(w).Compare(ctx, want, got)
 }
 
 // ObjectAsSubmitted checks that an object the scenario created was not
 // changed: for a pod its spec, labels and annotations; for other kinds its
 // spec and labels, and no annotation under the module's prefix.
-func (s Steps) ObjectAsSubmitted(ctx context.Context, kind, name string) error {
-	gvk, mapping, err := s.KindOf(kind)
+func (s *Scenario) ObjectAsSubmitted(ctx context.Context, kind, name string) error {
+	gvk, mapping, err := s.kindOf(kind)
 	if err != nil {
 		return err
 	}
 	if gvk.Kind == "Pod" && gvk.Group == "" {
-		return s.PodAsSubmitted(ctx, name)
+		return s.podAsSubmitted(ctx, name)
 	}
-	logical := s.NamespaceOf(gvk.Kind, name)
-	submitted, ok := s.Submitted(gvk.Kind, logical, name)
+	logical := s.namespaceOf(gvk.Kind, name)
+	submitted, ok := s.submittedObject(gvk.Kind, logical, name)
 	if !ok {
 		return fmt.Errorf("this scenario created no %s %q", gvk.Kind, name)
 	}
@@ -287,7 +279,7 @@ func (s Steps) ObjectAsSubmitted(ctx context.Context, kind, name string) error {
 	dry.SetNamespace(s.World().DefaultingNamespace)
 	defaulted, err := s.Objects().Create(ctx, mapping.Resource, dry, backend.CreateOptions{DryRun: true})
 	if err != nil {
-		return fmt.Errorf("unable to default the submitted %s (dry-run create: %s)", gvk.Kind, s.Logical(err.Error()))
+		return fmt.Errorf("unable to default the submitted %s (dry-run create: %s)", gvk.Kind, s.logical(err.Error()))
 	}
 	var diffs []valuediff.Difference
 	diffs = append(diffs, valuediff.Values("metadata.labels", submitted.GetLabels(), got.GetLabels())...)

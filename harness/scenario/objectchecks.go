@@ -1,4 +1,4 @@
-package objectcheck
+package scenario
 
 import (
 	"context"
@@ -18,15 +18,7 @@ import (
 	"presetsim.dev/presetsim/harness/compare/valuediff"
 	"presetsim.dev/presetsim/harness/manifest"
 	"presetsim.dev/presetsim/harness/manifest/yamldoc"
-	"presetsim.dev/presetsim/harness/scenario"
-	"presetsim.dev/presetsim/harness/scenario/environment"
 )
-
-// Steps is the checks on objects of any kind, over one scenario.
-type Steps struct{ *scenario.Scenario }
-
-// Of returns the steps over a scenario.
-func Of(s *scenario.Scenario) Steps { return Steps{s} }
 
 // target is the object a step names: its kind, resource, physical
 // namespace ("" for a cluster-scoped kind) and name.
@@ -38,14 +30,14 @@ type target struct {
 	name    string
 }
 
-func (s Steps) target(ctx context.Context, kind, name string) (target, error) {
-	gvk, mapping, err := s.KindOf(kind)
+func (s *Scenario) target(ctx context.Context, kind, name string) (target, error) {
+	gvk, mapping, err := s.kindOf(kind)
 	if err != nil {
 		return target{}, err
 	}
 	t := target{gvk: gvk, gvr: mapping.Resource, name: name}
 	if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
-		t.logical = s.NamespaceOf(gvk.Kind, name)
+		t.logical = s.namespaceOf(gvk.Kind, name)
 		if t.ns, err = s.Namespace(ctx, t.logical); err != nil {
 			return target{}, err
 		}
@@ -61,7 +53,7 @@ func (s Steps) target(ctx context.Context, kind, name string) (target, error) {
 // misspelt field is an error at its line rather than a check that can never
 // pass. ${rv:<preset>} expands to a preset's resourceVersion, and
 // metadata.namespace is the logical namespace.
-func (s Steps) ShouldMatch(ctx context.Context, kind, name string, src manifest.Source, content string) error {
+func (s *Scenario) ShouldMatch(ctx context.Context, kind, name string, src manifest.Source, content string) error {
 	t, err := s.target(ctx, kind, name)
 	if err != nil {
 		return err
@@ -95,7 +87,7 @@ func (s Steps) ShouldMatch(ctx context.Context, kind, name string, src manifest.
 		return false, nil
 	}, t.gvr)
 	if err != nil && wait.Interrupted(err) {
-		return fmt.Errorf("%s %q does not match after %s: %s", t.gvk.Kind, t.name, s.World().Timeouts.Wait, s.Logical(last))
+		return fmt.Errorf("%s %q does not match after %s: %s", t.gvk.Kind, t.name, s.World().Timeouts.Wait, s.logical(last))
 	}
 	return err
 }
@@ -104,7 +96,7 @@ func (s Steps) ShouldMatch(ctx context.Context, kind, name string, src manifest.
 // has one (which is returned, for the merge keys), and returned as written,
 // with apiVersion and kind left out, ${rv:…} expanded and a logical
 // metadata.namespace made physical.
-func (s Steps) partial(ctx context.Context, t target, src manifest.Source, content string) (map[string]any, any, error) {
+func (s *Scenario) partial(ctx context.Context, t target, src manifest.Source, content string) (map[string]any, any, error) {
 	var goType any
 	if obj, err := manifest.Scheme().New(t.gvk); err == nil {
 		if err := manifest.DecodeInto(src, content, manifest.Scheme(), obj); err != nil {
@@ -154,7 +146,7 @@ func (s Steps) partial(ctx context.Context, t target, src manifest.Source, conte
 			md["namespace"] = physical
 		}
 	}
-	if err := s.ExpandValues(want, t.logical); err != nil {
+	if err := s.expandValues(want, t.logical); err != nil {
 		return nil, nil, err
 	}
 	return want, goType, nil
@@ -164,7 +156,7 @@ func (s Steps) partial(ctx context.Context, t target, src manifest.Source, conte
 // canonical podpreset.admission.kubernetes.io/...) to the profile's, as
 // "should be" does; other annotations, and values that are not strings,
 // stay as written.
-func (s Steps) profileAnnotations(ann map[string]any) map[string]any {
+func (s *Scenario) profileAnnotations(ann map[string]any) map[string]any {
 	out := make(map[string]any, len(ann))
 	for k, v := range ann {
 		str, ok := v.(string)
@@ -181,7 +173,7 @@ func (s Steps) profileAnnotations(ann map[string]any) map[string]any {
 
 // ShouldNotExist waits, up to the run's wait bound, until the object does
 // not exist: at once when it never did, or once its deletion finishes.
-func (s Steps) ShouldNotExist(ctx context.Context, kind, name string) error {
+func (s *Scenario) ShouldNotExist(ctx context.Context, kind, name string) error {
 	t, err := s.target(ctx, kind, name)
 	if err != nil {
 		return err
@@ -203,14 +195,14 @@ func (s Steps) ShouldNotExist(ctx context.Context, kind, name string) error {
 		if u, ok := last.(*unstructured.Unstructured); ok && u.GetDeletionTimestamp() != nil {
 			how = fmt.Sprintf("it is being deleted since %s, held by finalizers %v", u.GetDeletionTimestamp().UTC().Format("15:04:05"), u.GetFinalizers())
 		}
-		return errors.New(s.Logical(fmt.Sprintf("%s %q still exists after %s: %s", t.gvk.Kind, t.name, s.World().Timeouts.Wait, how)))
+		return errors.New(s.logical(fmt.Sprintf("%s %q still exists after %s: %s", t.gvk.Kind, t.name, s.World().Timeouts.Wait, how)))
 	}
 	return err
 }
 
 // Delete deletes the object (its dependents go as the API server's garbage
 // collector decides); "should not exist" then waits until it is gone.
-func (s Steps) Delete(ctx context.Context, kind, name string) error {
+func (s *Scenario) Delete(ctx context.Context, kind, name string) error {
 	t, err := s.target(ctx, kind, name)
 	if err != nil {
 		return err
@@ -219,7 +211,7 @@ func (s Steps) Delete(ctx context.Context, kind, name string) error {
 		return s.Failed(err, "unable to delete %s %q", t.gvk.Kind, t.name)
 	}
 	if t.gvk.Kind == "PodPreset" || t.gvk == s.World().Profile.PresetGVK() {
-		s.ForgetPreset(t.ns, t.name)
+		s.forgetPreset(t.ns, t.name)
 	}
 	return nil
 }
@@ -235,7 +227,7 @@ func maskSecretData(diffs []valuediff.Difference) []valuediff.Difference {
 		}
 		for _, v := range []*string{&out[i].Want, &out[i].Got} {
 			if *v != valuediff.Absent {
-				*v = environment.Mask
+				*v = Mask
 			}
 		}
 	}

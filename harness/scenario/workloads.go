@@ -1,4 +1,4 @@
-package workload
+package scenario
 
 import (
 	"context"
@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"presetsim.dev/presetsim/harness/scenario/podcheck"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -20,44 +18,37 @@ import (
 
 	"presetsim.dev/presetsim/harness/backend"
 	"presetsim.dev/presetsim/harness/nodes"
-	"presetsim.dev/presetsim/harness/scenario"
 	"presetsim.dev/presetsim/presets/rollout"
 )
-
-// Steps is the steps on workloads and nodes, over one scenario.
-type Steps struct{ *scenario.Scenario }
-
-// Of returns the steps over a scenario.
-func Of(s *scenario.Scenario) Steps { return Steps{s} }
 
 // SetNodes makes the cluster have n simulated nodes for this scenario; the
 // count goes back to the run's default at Cleanup. Node counts are
 // cluster-wide: scenarios that change them must not run in parallel.
-func (s Steps) SetNodes(ctx context.Context, n int) error {
+func (s *Scenario) SetNodes(ctx context.Context, n int) error {
 	sim, err := s.nodes()
 	if err != nil {
 		return err
 	}
-	s.OnCleanup(func(ctx context.Context) error { return sim.SetNodes(ctx, s.World().DefaultNodes) })
+	s.onCleanup(func(ctx context.Context) error { return sim.SetNodes(ctx, s.World().DefaultNodes) })
 	return sim.SetNodes(ctx, n)
 }
 
 // nodes returns the node simulator, or an UnsupportedError when the backend
 // has none.
-func (s Steps) nodes() (*nodes.Simulator, error) {
+func (s *Scenario) nodes() (*nodes.Simulator, error) {
 	if sim := backend.Nodes(s.Objects()); sim != nil {
 		return sim, nil
 	}
 	if backend.RunsPods(s.Objects()) {
 		return nil, &backend.UnsupportedError{Backend: s.World().Backend, Reason: "the cluster's nodes are real: the harness cannot add, remove or track them as it does simulated ones"}
 	}
-	return nil, s.NoNodes()
+	return nil, s.noNodes()
 }
 
 // EnableRollout labels a logical namespace so that the rollout controller
 // restarts its workloads when a preset that selects them is created or
 // deleted.
-func (s Steps) EnableRollout(ctx context.Context, logical string) error {
+func (s *Scenario) EnableRollout(ctx context.Context, logical string) error {
 	ns, err := s.Namespace(ctx, logical)
 	if err != nil {
 		return err
@@ -70,7 +61,7 @@ func (s Steps) EnableRollout(ctx context.Context, logical string) error {
 
 // RestartedFor waits until the workload's pod template records a restart
 // for the preset.
-func (s Steps) RestartedFor(ctx context.Context, kind, name, preset string) error {
+func (s *Scenario) RestartedFor(ctx context.Context, kind, name, preset string) error {
 	var cause string
 	_, gvr, ns, err := s.object(ctx, kind, name)
 	if err != nil {
@@ -92,13 +83,13 @@ func (s Steps) RestartedFor(ctx context.Context, kind, name, preset string) erro
 
 // StaysAsSubmitted checks ObjectAsSubmitted for window (see
 // Scenario.SettleWindow).
-func (s Steps) StaysAsSubmitted(ctx context.Context, kind, name string, window time.Duration) error {
-	return s.Holds(ctx, window, func() error { return podcheck.Of(s.Scenario).ObjectAsSubmitted(ctx, kind, name) })
+func (s *Scenario) StaysAsSubmitted(ctx context.Context, kind, name string, window time.Duration) error {
+	return s.holds(ctx, window, func() error { return s.ObjectAsSubmitted(ctx, kind, name) })
 }
 
 // object returns a workload of the scenario by the kind written in a step.
-func (s Steps) object(ctx context.Context, kind, name string) (*unstructured.Unstructured, schema.GroupVersionResource, string, error) {
-	gvk, mapping, ns, err := s.ObjectNamespace(ctx, kind, name)
+func (s *Scenario) object(ctx context.Context, kind, name string) (*unstructured.Unstructured, schema.GroupVersionResource, string, error) {
+	gvk, mapping, ns, err := s.objectNamespace(ctx, kind, name)
 	if err != nil {
 		return nil, schema.GroupVersionResource{}, "", err
 	}
@@ -110,7 +101,7 @@ func (s Steps) object(ctx context.Context, kind, name string) (*unstructured.Uns
 }
 
 // Scale sets a workload's spec.replicas.
-func (s Steps) Scale(ctx context.Context, kind, name string, replicas int) error {
+func (s *Scenario) Scale(ctx context.Context, kind, name string, replicas int) error {
 	_, gvr, ns, err := s.object(ctx, kind, name)
 	if err != nil {
 		return err
@@ -124,7 +115,7 @@ func (s Steps) Scale(ctx context.Context, kind, name string, replicas int) error
 
 // Rollout restarts a workload's pods the way `kubectl rollout restart`
 // does: by stamping its pod template.
-func (s Steps) Rollout(ctx context.Context, kind, name string) error {
+func (s *Scenario) Rollout(ctx context.Context, kind, name string) error {
 	_, gvr, ns, err := s.object(ctx, kind, name)
 	if err != nil {
 		return err
@@ -139,8 +130,8 @@ func (s Steps) Rollout(ctx context.Context, kind, name string) error {
 
 // DeletePod deletes a pod and waits until it is gone (a controller may
 // already have made a new pod of the same name).
-func (s Steps) DeletePod(ctx context.Context, name string) error {
-	ns, err := s.Namespace(ctx, s.PodNamespace(name))
+func (s *Scenario) DeletePod(ctx context.Context, name string) error {
+	ns, err := s.Namespace(ctx, s.podNamespace(name))
 	if err != nil {
 		return err
 	}
@@ -166,7 +157,7 @@ func (s Steps) DeletePod(ctx context.Context, name string) error {
 
 // ownedPods returns the pods controlled by the workload (for a Deployment,
 // by its ReplicaSets), leaving out pods being deleted.
-func (s Steps) ownedPods(ctx context.Context, owner *unstructured.Unstructured) ([]corev1.Pod, error) {
+func (s *Scenario) ownedPods(ctx context.Context, owner *unstructured.Unstructured) ([]corev1.Pod, error) {
 	owners := sets.New(owner.GetUID())
 	if owner.GetKind() == "Deployment" {
 		rss, err := s.Objects().List(ctx, backend.ReplicaSets, owner.GetNamespace())
@@ -179,7 +170,7 @@ func (s Steps) ownedPods(ctx context.Context, owner *unstructured.Unstructured) 
 			}
 		}
 	}
-	list, err := s.PodsIn(ctx, owner.GetNamespace())
+	list, err := s.podsIn(ctx, owner.GetNamespace())
 	if err != nil {
 		return nil, err
 	}
@@ -243,7 +234,7 @@ func settled(obj *unstructured.Unstructured) (bool, string) {
 
 // PodsCreatedInOrder checks that a StatefulSet's pods appeared in ordinal
 // order, each only after the one before it.
-func (s Steps) PodsCreatedInOrder(ctx context.Context, kind, name string) error {
+func (s *Scenario) PodsCreatedInOrder(ctx context.Context, kind, name string) error {
 	_, _, ns, err := s.object(ctx, kind, name)
 	if err != nil {
 		return err
@@ -251,7 +242,7 @@ func (s Steps) PodsCreatedInOrder(ctx context.Context, kind, name string) error 
 	var ordinals []int
 	seen := map[int]bool{}
 	var created []string
-	if s.Kubelet() != nil {
+	if s.kubelet() != nil {
 		created = s.CreationOrder(ns)
 	} else {
 		sim, err := s.nodes()
@@ -285,7 +276,7 @@ func (s Steps) PodsCreatedInOrder(ctx context.Context, kind, name string) error 
 
 // OnePodPerNode checks that every simulated node runs exactly one pod of
 // the workload.
-func (s Steps) OnePodPerNode(ctx context.Context, kind, name string) error {
+func (s *Scenario) OnePodPerNode(ctx context.Context, kind, name string) error {
 	obj, _, _, err := s.object(ctx, kind, name)
 	if err != nil {
 		return err
@@ -322,7 +313,7 @@ func (s Steps) OnePodPerNode(ctx context.Context, kind, name string) error {
 // JobCompletes waits until the Job has the condition Complete.
 // On a real kubelet the Job's pods run the printenv test image, which
 // sleeps until told to finish: the harness finishes each pod once it runs.
-func (s Steps) JobCompletes(ctx context.Context, name string) error {
+func (s *Scenario) JobCompletes(ctx context.Context, name string) error {
 	var last *unstructured.Unstructured
 	finished := map[string]bool{}
 	_, jobs, ns, err := s.object(ctx, "Job", name)
@@ -335,7 +326,7 @@ func (s Steps) JobCompletes(ctx context.Context, name string) error {
 			return false, err
 		}
 		last = obj
-		if s.Kubelet() != nil {
+		if s.kubelet() != nil {
 			pods, err := s.ownedPods(ctx, obj)
 			if err != nil {
 				return false, err

@@ -1,4 +1,4 @@
-package environment
+package scenario
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"presetsim.dev/presetsim/harness/backend/offline/offlinetest"
-	"presetsim.dev/presetsim/harness/scenario"
 
 	"presetsim.dev/presetsim/harness/backend"
 	"presetsim.dev/presetsim/harness/manifest"
@@ -52,7 +51,7 @@ spec:
 func TestEnvironmentSteps(t *testing.T) {
 	ctx := context.Background()
 	w := offlinetest.Start(t)
-	s := Of(scenario.New(w))
+	s := New(w)
 	if err := s.Create(ctx, manifest.Source{File: "env.feature", Line: 1}, envObjects, ""); err != nil {
 		t.Fatal(err)
 	}

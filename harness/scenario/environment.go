@@ -1,4 +1,4 @@
-package environment
+package scenario
 
 import (
 	"context"
@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"presetsim.dev/presetsim/harness/scenario/eventcheck"
-
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -16,14 +14,7 @@ import (
 	"presetsim.dev/presetsim/harness/backend"
 	"presetsim.dev/presetsim/harness/containerenv"
 	"presetsim.dev/presetsim/harness/envprint"
-	"presetsim.dev/presetsim/harness/scenario"
 )
-
-// Steps is the checks on what a container sees, over one scenario.
-type Steps struct{ *scenario.Scenario }
-
-// Of returns the steps over a scenario.
-func Of(s *scenario.Scenario) Steps { return Steps{s} }
 
 // Mask stands for a value that came from a Secret, in every message.
 const Mask = "***"
@@ -31,12 +22,12 @@ const Mask = "***"
 // EnvVar is an expected variable of a step table.
 type EnvVar struct{ Name, Value string }
 
-// Environment returns what a container of a pod of the scenario sees. With
+// environment returns what a container of a pod of the scenario sees. With
 // simulated nodes it first waits until the pod runs, so that its node and IP
 // are known; a container that cannot start fails with the kubelet's reason.
-func (s Steps) Environment(ctx context.Context, podName, container string) (containerenv.Environment, error) {
-	ns := s.PodNamespace(podName)
-	pod, err := s.GetPod(ctx, ns, podName)
+func (s *Scenario) environment(ctx context.Context, podName, container string) (containerenv.Environment, error) {
+	ns := s.podNamespace(podName)
+	pod, err := s.getPod(ctx, ns, podName)
 	if err != nil {
 		return containerenv.Environment{}, err
 	}
@@ -56,12 +47,12 @@ func (s Steps) Environment(ctx context.Context, podName, container string) (cont
 	}
 	env, err := containerenv.Resolve(pod, c, src)
 	if err != nil {
-		return env, fmt.Errorf("container %q of pod %q cannot start: %s: %s", container, podName, containerenv.Reason, s.Logical(err.Error()))
+		return env, fmt.Errorf("container %q of pod %q cannot start: %s: %s", container, podName, containerenv.Reason, s.logical(err.Error()))
 	}
 	switch {
 	case blocked != "":
-		s.Note("the environment of container %q of pod %q was not compared with what a real container prints: the pod cannot start: %s", container, podName, s.Logical(blocked))
-	case s.Kubelet() != nil:
+		s.note("the environment of container %q of pod %q was not compared with what a real container prints: the pod cannot start: %s", container, podName, s.logical(blocked))
+	case s.kubelet() != nil:
 		if err := s.checkPrinted(ctx, pod, container, env); err != nil {
 			return env, err
 		}
@@ -73,11 +64,11 @@ func (s Steps) Environment(ctx context.Context, podName, container string) (cont
 // container printed on a real kubelet (cmd/printenv, the image every pod
 // runs on the kind backend): a difference means the simulation is wrong,
 // and fails the step whatever the scenario expects.
-func (s Steps) checkPrinted(ctx context.Context, pod *corev1.Pod, container string, env containerenv.Environment) error {
+func (s *Scenario) checkPrinted(ctx context.Context, pod *corev1.Pod, container string, env containerenv.Environment) error {
 	var printed map[string]string
 	var last error
 	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, s.World().Timeouts.Wait, true, func(ctx context.Context) (bool, error) {
-		raw, err := s.Kubelet().Logs(ctx, pod.Namespace, pod.Name, container)
+		raw, err := s.kubelet().Logs(ctx, pod.Namespace, pod.Name, container)
 		if err != nil {
 			last = err
 			return false, nil
@@ -113,14 +104,14 @@ func (s Steps) checkPrinted(ctx context.Context, pod *corev1.Pod, container stri
 // made, by a volume it cannot mount (a FailedMount event, such as a Secret
 // volume whose Secret does not exist): the pod is then returned with blocked
 // saying why, as its environment is still what the kubelet would give it.
-func (s Steps) waitStarted(ctx context.Context, ns, name string) (pod *corev1.Pod, blocked string, err error) {
+func (s *Scenario) waitStarted(ctx context.Context, ns, name string) (pod *corev1.Pod, blocked string, err error) {
 	var stuck, last error
 	var watched []schema.GroupVersionResource
-	if s.Kubelet() != nil {
+	if s.kubelet() != nil {
 		watched = append(watched, backend.Events)
 	}
-	err = s.WaitOnPods(ctx, ns, func(ctx context.Context) (bool, error) {
-		got, err := s.GetPod(ctx, ns, name)
+	err = s.waitOnPods(ctx, ns, func(ctx context.Context) (bool, error) {
+		got, err := s.getPod(ctx, ns, name)
 		if err != nil {
 			last = err
 			return false, err
@@ -130,11 +121,11 @@ func (s Steps) waitStarted(ctx context.Context, ns, name string) (pod *corev1.Po
 			return true, nil
 		}
 		if c, w := waitingContainer(pod); w != nil {
-			stuck = fmt.Errorf("container %q of pod %q cannot start: %s: %s", c, name, w.Reason, s.Logical(w.Message))
+			stuck = fmt.Errorf("container %q of pod %q cannot start: %s: %s", c, name, w.Reason, s.logical(w.Message))
 			return true, nil
 		}
-		if s.Kubelet() != nil {
-			evs, err := eventcheck.Of(s.Scenario).Events(ctx, pod.Namespace, "Pod", name)
+		if s.kubelet() != nil {
+			evs, err := s.Events(ctx, pod.Namespace, "Pod", name)
 			if err != nil {
 				last = err
 				return false, nil
@@ -157,7 +148,7 @@ func (s Steps) waitStarted(ctx context.Context, ns, name string) (pod *corev1.Po
 			phase = string(pod.Status.Phase)
 		}
 		if last != nil {
-			phase += "; last error: " + s.Logical(last.Error())
+			phase += "; last error: " + s.logical(last.Error())
 		}
 		return nil, "", fmt.Errorf("pod %q did not start within %s (phase %s)", name, s.World().Timeouts.Wait, phase)
 	}
@@ -201,7 +192,7 @@ func containerNames(pod *corev1.Pod) string {
 
 // show renders a variable's value for a message: masked when it came from
 // a Secret, unless the run shows secrets.
-func (s Steps) show(v containerenv.Var) string {
+func (s *Scenario) show(v containerenv.Var) string {
 	if v.Secret && !s.World().ShowSecrets {
 		return Mask
 	}
@@ -210,8 +201,8 @@ func (s Steps) show(v containerenv.Var) string {
 
 // SeesEnvironment checks that the container sees every variable of want with
 // exactly that value and, with exact, no other variable.
-func (s Steps) SeesEnvironment(ctx context.Context, podName, container string, want []EnvVar, exact bool) error {
-	env, err := s.Environment(ctx, podName, container)
+func (s *Scenario) SeesEnvironment(ctx context.Context, podName, container string, want []EnvVar, exact bool) error {
+	env, err := s.environment(ctx, podName, container)
 	if err != nil {
 		return err
 	}
@@ -247,8 +238,8 @@ func (s Steps) SeesEnvironment(ctx context.Context, podName, container string, w
 }
 
 // DoesNotSee checks that none of the variables is set in the container.
-func (s Steps) DoesNotSee(ctx context.Context, podName, container string, names []string) error {
-	env, err := s.Environment(ctx, podName, container)
+func (s *Scenario) DoesNotSee(ctx context.Context, podName, container string, names []string) error {
+	env, err := s.environment(ctx, podName, container)
 	if err != nil {
 		return err
 	}
@@ -267,10 +258,10 @@ func (s Steps) DoesNotSee(ctx context.Context, podName, container string, names 
 // FailsToStart checks that the container cannot start for the reason, with
 // a message containing message. With simulated nodes this is the pod's
 // status, as the kubelet reports it; without, the environment's resolution.
-func (s Steps) FailsToStart(ctx context.Context, podName, container, reason, message string) error {
-	ns := s.PodNamespace(podName)
+func (s *Scenario) FailsToStart(ctx context.Context, podName, container, reason, message string) error {
+	ns := s.podNamespace(podName)
 	if !backend.RunsPods(s.Objects()) {
-		_, err := s.Environment(ctx, podName, container)
+		_, err := s.environment(ctx, podName, container)
 		if err == nil {
 			return fmt.Errorf("container %q of pod %q can start: its environment resolves", container, podName)
 		}
@@ -280,8 +271,8 @@ func (s Steps) FailsToStart(ctx context.Context, podName, container, reason, mes
 		return nil
 	}
 	var last string
-	err := s.WaitOnPods(ctx, ns, func(ctx context.Context) (bool, error) {
-		pod, err := s.GetPod(ctx, ns, podName)
+	err := s.waitOnPods(ctx, ns, func(ctx context.Context) (bool, error) {
+		pod, err := s.getPod(ctx, ns, podName)
 		if err != nil {
 			return false, err
 		}
@@ -306,21 +297,21 @@ func (s Steps) FailsToStart(ctx context.Context, podName, container, reason, mes
 			last = "no status yet"
 		}
 		return fmt.Errorf("container %q of pod %q is not waiting with %s and a message containing %q within %s (last: %s)",
-			container, podName, reason, message, s.World().Timeouts.Wait, s.Logical(last))
+			container, podName, reason, message, s.World().Timeouts.Wait, s.logical(last))
 	}
 	return nil
 }
 
 // BecomesReady waits until the pod is Ready, on a simulated or real node.
-func (s Steps) BecomesReady(ctx context.Context, podName string) error {
+func (s *Scenario) BecomesReady(ctx context.Context, podName string) error {
 	if !backend.RunsPods(s.Objects()) {
-		return s.NoNodes()
+		return s.noNodes()
 	}
-	ns := s.PodNamespace(podName)
+	ns := s.podNamespace(podName)
 	var pod *corev1.Pod
-	err := s.WaitOnPods(ctx, ns, func(ctx context.Context) (bool, error) {
+	err := s.waitOnPods(ctx, ns, func(ctx context.Context) (bool, error) {
 		var err error
-		if pod, err = s.GetPod(ctx, ns, podName); err != nil {
+		if pod, err = s.getPod(ctx, ns, podName); err != nil {
 			return false, err
 		}
 		for _, c := range pod.Status.Conditions {
@@ -335,7 +326,7 @@ func (s Steps) BecomesReady(ctx context.Context, podName string) error {
 		if pod != nil {
 			status = string(pod.Status.Phase)
 			if c, w := waitingContainer(pod); w != nil {
-				status += fmt.Sprintf("; container %q waiting: %s: %s", c, w.Reason, s.Logical(w.Message))
+				status += fmt.Sprintf("; container %q waiting: %s: %s", c, w.Reason, s.logical(w.Message))
 			}
 		}
 		return fmt.Errorf("pod %q did not become ready within %s (%s)", podName, s.World().Timeouts.Wait, status)
