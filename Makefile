@@ -40,7 +40,7 @@ bench: ## start-up, per-scenario overhead, parallel speed-up, pod-create latency
 	PRESETSIM_BIN_DIR=$(BIN_DIR) $(GO) run ./cmd/presetsim bench
 	$(MAKE) --no-print-directory conformance-fuzz CASES=2000
 
-# The five seed features; cmd/presetsim/app/bench/bench.go's seedFeatures lists them too.
+# The five seed features; internal/app/bench/bench.go's seedFeatures lists them too.
 SEED_FEATURES = features/simple.feature features/configmap.feature features/replicaset.feature features/multiple.feature features/conflict.feature
 # make test-kind: the seed features and the checks of any kind (features/objects.feature).
 KIND_FEATURES = $(SEED_FEATURES) features/objects.feature
@@ -61,10 +61,10 @@ FUZZTIME ?= 5000x
 .PHONY: fuzz
 fuzz: ## fuzz the merge engine, environment resolution, YAML decoding, webhook handler and its pod patches ($(FUZZTIME) inputs each)
 	$(GO) test -run '^$$' -fuzz '^FuzzApply$$' -fuzztime $(FUZZTIME) ./presets/merge/
-	$(GO) test -run '^$$' -fuzz '^FuzzResolve$$' -fuzztime $(FUZZTIME) ./harness/containerenv/
-	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./harness/manifest/
-	$(GO) test -run '^$$' -fuzz '^FuzzHandler$$' -fuzztime $(FUZZTIME) ./harness/webhook/
-	$(GO) test -run '^$$' -fuzz '^FuzzPodPatch$$' -fuzztime $(FUZZTIME) ./harness/webhook/
+	$(GO) test -run '^$$' -fuzz '^FuzzResolve$$' -fuzztime $(FUZZTIME) ./internal/containerenv/
+	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./internal/manifest/
+	$(GO) test -run '^$$' -fuzz '^FuzzHandler$$' -fuzztime $(FUZZTIME) ./internal/webhook/
+	$(GO) test -run '^$$' -fuzz '^FuzzPodPatch$$' -fuzztime $(FUZZTIME) ./internal/webhook/
 
 .PHONY: mutation
 mutation: ## mutation-test presets/ with gremlins: admission, merge, model by the offline suite; explain by its goldens; policy by the suite on envtest; fails below 90 % of all mutants (docs/mutation.md)

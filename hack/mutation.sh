@@ -10,7 +10,7 @@
 #   model   presets/model: the oracle, judged by its own tables (hand-
 #           written outcomes for every option) and by the offline suite;
 #   explain presets/explain: the goldens of `presetsim apply --explain`
-#           (cmd/presetsim/app TestApplyExplain*) and the package's own
+#           (internal/app TestApplyExplain*) and the package's own
 #           tables, run as one test suite (gremlins --integration);
 #   policy  presets/policy: the feature suite on envtest against the
 #           presets compiled into MutatingAdmissionPolicies
@@ -82,7 +82,7 @@ for group in $groups; do
 		--exclude-files 'rollout/' --exclude-files 'defaults/' --exclude-files 'explain/' --exclude-files 'policy/' \
 		--exclude-files 'model/' --exclude-files 'zz_generated' ;;
 	model) unleash model '.' ./presets/model . ;;
-	explain) unleash explain '^(TestApplyExplain|TestApplyExplainJSON|TestSelectionReasons|TestPodOrder|TestOrdinal)$' ./presets/explain ./cmd/presetsim/app,./presets/explain \
+	explain) unleash explain '^(TestApplyExplain|TestApplyExplainJSON|TestSelectionReasons|TestPodOrder|TestOrdinal)$' ./presets/explain ./internal/app,./presets/explain \
 		--integration --coverpkg ./presets/explain ;;
 	policy)
 		export PRESETSIM_BIN_DIR=${PRESETSIM_BIN_DIR:-$("$root/hack/build-tools.sh")}

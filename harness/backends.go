@@ -2,10 +2,10 @@ package harness
 
 import (
 	"presetsim.dev/presetsim/harness/backend"
-	"presetsim.dev/presetsim/harness/backend/cluster"
-	"presetsim.dev/presetsim/harness/backend/envtest"
-	"presetsim.dev/presetsim/harness/backend/kind"
-	"presetsim.dev/presetsim/harness/backend/offline"
+	"presetsim.dev/presetsim/internal/backend/cluster"
+	"presetsim.dev/presetsim/internal/backend/envtest"
+	"presetsim.dev/presetsim/internal/backend/kind"
+	"presetsim.dev/presetsim/internal/backend/offline"
 )
 
 // Backends are the backends a run can start, by name, the default first.

@@ -14,8 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"presetsim.dev/presetsim/harness"
-	"presetsim.dev/presetsim/harness/scenario"
-	"presetsim.dev/presetsim/harness/suitetest"
+	"presetsim.dev/presetsim/internal/scenario"
+	"presetsim.dev/presetsim/internal/suitetest"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
 	"presetsim.dev/presetsim/presets/merge"
 )

@@ -13,12 +13,12 @@ import (
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
 
 	"presetsim.dev/presetsim/harness/backend"
-	"presetsim.dev/presetsim/harness/backend/envtest"
 	"presetsim.dev/presetsim/harness/implementation"
-	"presetsim.dev/presetsim/harness/implementation/module"
-	"presetsim.dev/presetsim/harness/manifest"
-	"presetsim.dev/presetsim/harness/procs"
 	"presetsim.dev/presetsim/harness/profile"
+	"presetsim.dev/presetsim/internal/backend/envtest"
+	"presetsim.dev/presetsim/internal/implementation/module"
+	"presetsim.dev/presetsim/internal/manifest"
+	"presetsim.dev/presetsim/internal/procs"
 )
 
 // Labels the harness puts on the namespaces it creates.

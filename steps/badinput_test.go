@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"presetsim.dev/presetsim/harness"
-	"presetsim.dev/presetsim/harness/backend/offline"
+	"presetsim.dev/presetsim/internal/backend/offline"
 	"presetsim.dev/presetsim/steps"
 )
 

@@ -2,11 +2,11 @@ package steps
 
 import (
 	"errors"
-	"presetsim.dev/presetsim/harness/scenario"
+	"presetsim.dev/presetsim/internal/scenario"
 	"slices"
 	"strings"
 
-	"presetsim.dev/presetsim/steps/attribution"
+	"presetsim.dev/presetsim/internal/attribution"
 )
 
 // checkSpec is what a step checks: the rules of the specification its

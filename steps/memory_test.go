@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"presetsim.dev/presetsim/harness"
-	"presetsim.dev/presetsim/harness/backend/offline"
+	"presetsim.dev/presetsim/internal/backend/offline"
+	"presetsim.dev/presetsim/internal/suitecheck"
 	"presetsim.dev/presetsim/steps"
-	"presetsim.dev/presetsim/steps/suitecheck"
 )
 
 // TestMemoryPerScenario runs 2,000 generated scenarios offline and

@@ -14,9 +14,9 @@ import (
 
 	"presetsim.dev/presetsim/harness/backend"
 	"presetsim.dev/presetsim/harness/profile"
+	"presetsim.dev/presetsim/internal/attribution"
 	"presetsim.dev/presetsim/internal/fuzz"
 	"presetsim.dev/presetsim/outcome"
-	"presetsim.dev/presetsim/steps/attribution"
 	"presetsim.dev/presetsim/steps/result"
 )
 

@@ -15,12 +15,12 @@ import (
 
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/harness/backend"
-	"presetsim.dev/presetsim/harness/manifest"
 	"presetsim.dev/presetsim/harness/profile"
-	"presetsim.dev/presetsim/harness/scenario"
+	"presetsim.dev/presetsim/internal/attribution"
+	"presetsim.dev/presetsim/internal/featureloc"
 	"presetsim.dev/presetsim/internal/fuzz"
-	"presetsim.dev/presetsim/steps/attribution"
-	"presetsim.dev/presetsim/steps/featureloc"
+	"presetsim.dev/presetsim/internal/manifest"
+	"presetsim.dev/presetsim/internal/scenario"
 	"presetsim.dev/presetsim/steps/result"
 )
 

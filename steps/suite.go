@@ -17,7 +17,7 @@ import (
 
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/harness/backend"
-	"presetsim.dev/presetsim/steps/featureloc"
+	"presetsim.dev/presetsim/internal/featureloc"
 	"presetsim.dev/presetsim/steps/result"
 )
 

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"presetsim.dev/presetsim/harness"
-	policyimpl "presetsim.dev/presetsim/harness/implementation/policy"
 	"presetsim.dev/presetsim/harness/profile"
+	policyimpl "presetsim.dev/presetsim/internal/implementation/policy"
 	"presetsim.dev/presetsim/internal/interrupt"
 	"presetsim.dev/presetsim/outcome"
 	"presetsim.dev/presetsim/steps"

@@ -15,9 +15,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"presetsim.dev/presetsim/harness"
-	"presetsim.dev/presetsim/harness/backend/cluster"
-	"presetsim.dev/presetsim/harness/implementation/installed"
-	"presetsim.dev/presetsim/harness/suitetest"
+	"presetsim.dev/presetsim/internal/backend/cluster"
+	"presetsim.dev/presetsim/internal/implementation/installed"
+	"presetsim.dev/presetsim/internal/suitetest"
 	"presetsim.dev/presetsim/outcome"
 	"presetsim.dev/presetsim/steps"
 )

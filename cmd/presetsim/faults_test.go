@@ -16,10 +16,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"presetsim.dev/presetsim/harness"
-	externalimpl "presetsim.dev/presetsim/harness/implementation/external"
-	"presetsim.dev/presetsim/harness/scenario"
-	"presetsim.dev/presetsim/harness/suitetest"
-	"presetsim.dev/presetsim/harness/webhook"
+	externalimpl "presetsim.dev/presetsim/internal/implementation/external"
+	"presetsim.dev/presetsim/internal/scenario"
+	"presetsim.dev/presetsim/internal/suitetest"
+	"presetsim.dev/presetsim/internal/webhook"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
 	"presetsim.dev/presetsim/presets/merge"
 )

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"presetsim.dev/presetsim/cmd/presetsim/app"
+	"presetsim.dev/presetsim/internal/app"
 )
 
 // childEnv makes the test binary act as the presetsim command, so the tests

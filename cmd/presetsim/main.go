@@ -10,7 +10,7 @@ import (
 	"os"
 	"runtime/debug"
 
-	"presetsim.dev/presetsim/cmd/presetsim/app"
+	"presetsim.dev/presetsim/internal/app"
 )
 
 func main() {

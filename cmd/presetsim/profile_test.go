@@ -7,13 +7,13 @@ import (
 	"strings"
 	"testing"
 
-	"presetsim.dev/presetsim/cmd/presetsim/app"
 	"presetsim.dev/presetsim/harness"
-	"presetsim.dev/presetsim/harness/mutants"
 	"presetsim.dev/presetsim/harness/profile"
+	"presetsim.dev/presetsim/internal/app"
 	"presetsim.dev/presetsim/internal/interrupt"
+	"presetsim.dev/presetsim/internal/mutants"
+	"presetsim.dev/presetsim/internal/report"
 	"presetsim.dev/presetsim/outcome"
-	"presetsim.dev/presetsim/report"
 	"presetsim.dev/presetsim/steps"
 )
 

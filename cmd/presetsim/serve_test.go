@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"presetsim.dev/presetsim/harness"
-	externalimpl "presetsim.dev/presetsim/harness/implementation/external"
-	"presetsim.dev/presetsim/harness/webhook"
+	externalimpl "presetsim.dev/presetsim/internal/implementation/external"
 	"presetsim.dev/presetsim/internal/interrupt"
+	"presetsim.dev/presetsim/internal/webhook"
 	"presetsim.dev/presetsim/steps"
 )
 

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"presetsim.dev/presetsim/harness/backend/envtest"
+	"presetsim.dev/presetsim/internal/backend/envtest"
 )
 
 // TestUpWithKubectl drives `presetsim up` as a person would: start it, use

@@ -2,7 +2,7 @@
 // by hack/kind/build-node-image.sh as presetsim.dev/printenv): it prints the
 // environment its container was started with and then sleeps until SIGTERM,
 // so that a scenario on a real kubelet can compare what the container sees
-// with what the harness computes (harness/containerenv).
+// with what the harness computes (internal/containerenv).
 //
 // The output is read back by envprint.Parse: a header line, then
 // one variable per line, sorted by name, with the value quoted as a Go string
@@ -19,7 +19,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"presetsim.dev/presetsim/harness/envprint"
+	"presetsim.dev/presetsim/internal/envprint"
 )
 
 func main() {

@@ -1,4 +1,4 @@
-// Command toolpins writes harness/backend/envtest/zz_generated.pins.go: the
+// Command toolpins writes internal/backend/envtest/zz_generated.pins.go: the
 // go.mod and go.sum of the tools modules in hack/tools that pin the
 // control-plane binaries (kubernetes, etcd), so that a presetsim binary
 // can build them anywhere (presetsim tools install) from the versions it

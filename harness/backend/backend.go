@@ -17,8 +17,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"presetsim.dev/presetsim/harness/nodes"
 	"presetsim.dev/presetsim/harness/profile"
+	"presetsim.dev/presetsim/internal/nodes"
 )
 
 // Backend starts the cluster a run's objects live in.

@@ -7,7 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"presetsim.dev/presetsim/harness/backend"
-	"presetsim.dev/presetsim/harness/webhook"
+	"presetsim.dev/presetsim/internal/webhook"
 )
 
 // WebhookName names the implementation's webhook in its registration, and

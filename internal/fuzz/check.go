@@ -11,8 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 
 	"presetsim.dev/presetsim/harness"
-	"presetsim.dev/presetsim/harness/compare"
-	"presetsim.dev/presetsim/harness/scenario"
+	"presetsim.dev/presetsim/internal/compare"
+	"presetsim.dev/presetsim/internal/scenario"
 	"presetsim.dev/presetsim/presets/merge"
 	"presetsim.dev/presetsim/presets/model"
 )

@@ -7,7 +7,7 @@ import (
 
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/harness/profile"
-	"presetsim.dev/presetsim/harness/scenario"
+	"presetsim.dev/presetsim/internal/scenario"
 	"presetsim.dev/presetsim/presets/defaults"
 	"presetsim.dev/presetsim/presets/model"
 )

@@ -9,9 +9,9 @@ import (
 	"testing"
 
 	"presetsim.dev/presetsim/harness"
-	"presetsim.dev/presetsim/harness/backend/offline"
-	"presetsim.dev/presetsim/harness/mutants"
+	"presetsim.dev/presetsim/internal/backend/offline"
 	"presetsim.dev/presetsim/internal/fuzz"
+	"presetsim.dev/presetsim/internal/mutants"
 )
 
 // startOffline starts the offline backend with an in-process module.

@@ -15,7 +15,7 @@ import (
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/harness/backend"
 	"presetsim.dev/presetsim/harness/implementation"
-	"presetsim.dev/presetsim/harness/scenario"
+	"presetsim.dev/presetsim/internal/scenario"
 )
 
 // namespaces is a run's pool of namespaces, by logical name. A case takes

@@ -12,8 +12,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"presetsim.dev/presetsim/harness/backend"
-	"presetsim.dev/presetsim/harness/backend/offline/offlinetest"
-	"presetsim.dev/presetsim/harness/scenario"
+	"presetsim.dev/presetsim/internal/backend/offline/offlinetest"
+	"presetsim.dev/presetsim/internal/scenario"
 )
 
 // TestNamespacePool: a namespace given back is emptied and handed out

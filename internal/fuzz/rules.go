@@ -11,8 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"presetsim.dev/presetsim/harness"
-	"presetsim.dev/presetsim/harness/compare"
-	"presetsim.dev/presetsim/harness/compare/valuediff"
+	"presetsim.dev/presetsim/internal/compare"
+	"presetsim.dev/presetsim/internal/compare/valuediff"
 	"presetsim.dev/presetsim/presets/defaults"
 	"presetsim.dev/presetsim/presets/merge"
 	"presetsim.dev/presetsim/presets/model"

@@ -15,7 +15,7 @@ import (
 
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/harness/backend"
-	"presetsim.dev/presetsim/harness/scenario"
+	"presetsim.dev/presetsim/internal/scenario"
 	"presetsim.dev/presetsim/presets/admission"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
 	"presetsim.dev/presetsim/presets/defaults"

@@ -5,7 +5,7 @@ package admission_test
 import (
 	"testing"
 
-	"presetsim.dev/presetsim/harness/suitetest"
+	"presetsim.dev/presetsim/internal/suitetest"
 )
 
 // TestOfflineFeatureSuite is the test make mutation runs against every

@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	"presetsim.dev/presetsim/harness"
-	policyimpl "presetsim.dev/presetsim/harness/implementation/policy"
 	"presetsim.dev/presetsim/harness/profile"
-	"presetsim.dev/presetsim/harness/suitetest"
+	policyimpl "presetsim.dev/presetsim/internal/implementation/policy"
+	"presetsim.dev/presetsim/internal/suitetest"
 	"presetsim.dev/presetsim/profiles"
 )
 

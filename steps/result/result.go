@@ -6,8 +6,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"presetsim.dev/presetsim/internal/attribution"
 	"presetsim.dev/presetsim/outcome"
-	"presetsim.dev/presetsim/steps/attribution"
 )
 
 // Check is what one step established, or failed to: the step, the rules it

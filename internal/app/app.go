@@ -1,0 +1,289 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/go-logr/logr"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+
+	"presetsim.dev/presetsim/harness/profile"
+	"presetsim.dev/presetsim/internal/app/bench"
+	"presetsim.dev/presetsim/internal/app/cli"
+	"presetsim.dev/presetsim/internal/app/live"
+	"presetsim.dev/presetsim/internal/app/policy"
+	"presetsim.dev/presetsim/internal/app/serve"
+	"presetsim.dev/presetsim/internal/app/watch"
+	"presetsim.dev/presetsim/internal/mutants"
+	"presetsim.dev/presetsim/internal/suitecheck"
+	"presetsim.dev/presetsim/outcome"
+	"presetsim.dev/presetsim/profiles"
+	"presetsim.dev/presetsim/steps"
+	"presetsim.dev/presetsim/steps/result"
+)
+
+// Main runs the command and is the one place that exits the process.
+func Main() {
+	// envtest logs a line or two through controller-runtime's global logger
+	// as it starts; with no logger set, controller-runtime prints, half a
+	// minute later, a warning with a stack trace into the middle of the
+	// run's output. What the harness has to say about the control plane it
+	// says itself, so the program (never the library) discards those.
+	ctrllog.SetLogger(logr.Discard())
+	err := Run(context.Background(), os.Stdout, os.Stderr, os.Args[1:])
+	var exit cli.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &exit):
+		os.Exit(exit.Code)
+	default:
+		fmt.Fprintf(os.Stderr, "presetsim: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+// Run is the command's entry; tests call it directly. Its error is an
+// ExitError for a usage error (status 2) or a run's own status; any other
+// error means status 1.
+func Run(ctx context.Context, stdout, stderr io.Writer, args []string) error {
+	root := newRootCommand(os.Stdin, stdout, stderr)
+	root.SetArgs(args)
+	return root.ExecuteContext(ctx)
+}
+
+// newRootCommand is the presetsim command and its subcommands.
+func newRootCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "presetsim",
+		Short: "the PodPreset reference implementation and its conformance suite",
+		Long: `presetsim runs a BDD conformance suite (features/) against an implementation of PodPreset:
+the reference in this repository, a deliberately faulty mutant, someone else's webhook, or
+one installed on a cluster; and previews offline what presets do to pods.`,
+		Example: `  presetsim run                                   # the suite against the reference, on envtest
+  presetsim apply -f presets.yaml -f pod.yaml -o diff
+  presetsim completion bash > /etc/bash_completion.d/presetsim`,
+		SilenceErrors: true, // Main prints them
+		SilenceUsage:  true,
+		RunE:          func(cmd *cobra.Command, _ []string) error { return cli.UsageError(cmd, "a command is needed") },
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return cli.UsageError(cmd, err.Error()) })
+	modulesCmd := &cobra.Command{
+		Use:   "modules",
+		Short: "list the in-process admission modules (the reference and mutant/*)",
+		Args:  cli.NoArgs,
+		Run:   func(*cobra.Command, []string) { fmt.Fprintln(stdout, strings.Join(mutants.Registry().Names(), "\n")) },
+	}
+	root.AddCommand(
+		newRunCommand(stdin, stdout, stderr),
+		newDifferentialCommand(stdout, stderr),
+		newFuzzCommand(stdout, stderr),
+		newApplyCommand(stdin, stdout, stderr),
+		policy.NewCommand(stdin, stdout, stderr),
+		live.NewExplainCommand(stdout, stderr),
+		live.NewAuditCommand(stdout, stderr),
+		newUpCommand(stdout, stderr),
+		bench.NewCommand(stdout, stderr),
+		serve.NewCommand(stdout, stderr),
+		newReportCommand(stdout, stderr),
+		newRulesCommand(stdout),
+		newFeaturesCommand(stdout),
+		newToolsCommand(stdout, stderr),
+		modulesCmd,
+	)
+	return root
+}
+
+func newRunCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "run [flags] [feature files or folders]",
+		Short: "run the feature suite (default: the one built in) against an implementation",
+		Long: `Runs the feature suite against an implementation of PodPreset and prints each scenario's
+outcome: passed, failed (with the failing check and the rule it checks), differs as the
+profile declares, unsupported on the backend, not claimed or not applicable.
+
+The implementation is an in-process module (--module, the reference by default), an external
+webhook (--webhook-url, optionally started by --webhook-command), the presets compiled into
+MutatingAdmissionPolicies (--implementation policy), or one already installed on a cluster
+(--kubeconfig). Objects live on a real control plane built from source (envtest,
+the default), in memory (--backend offline), on a kind cluster or on an existing cluster.
+
+With no path, the curated suite built into this binary runs (its files are named
+features/*.feature; presetsim features export DIR writes them out).
+
+Mistakes in the flags — an unknown format, a tag expression godog cannot read, a path that does
+not exist, a selection with no scenario — are usage errors. Mistakes in the feature files — an
+undefined step (with the nearest defined one), YAML that does not parse, an unknown field (with
+a did-you-mean) in the objects a step creates — are reported with their file and line before
+anything starts, and judge no rule.
+
+Exit status: 0 when every scenario passed or differs as declared, 1 when one failed, 2 on a
+usage error, 4 for mistakes in the feature files, 130 or 143 when interrupted.`,
+		Example: `  presetsim run
+  presetsim run --tags @R4.2 features/conflict.feature
+  presetsim run --backend offline --module mutant/ignores-exclude
+  presetsim run --implementation policy
+  presetsim run --watch features/simple.feature
+  presetsim run --webhook-url https://127.0.0.1:9443/mutate --webhook-ca ca.pem \
+      --webhook-command './my-webhook --kubeconfig {kubeconfig}' --profile profiles/redhat-cop.yaml
+  presetsim run --kubeconfig ~/.kube/config --report-dir reports/prod`,
+	}
+	fs := cmd.Flags()
+	t := targetFlags(fs)
+	fs.Lookup("report-dir").Usage = "write summary.json, summary.yaml, junit.xml, cucumber.json and report.html here"
+	format := fs.String("format", "progress", "output format: progress (a character per step; the summary follows on stderr), pretty (godog's, every step), cucumber, junit")
+	tags := fs.String("tags", "", "run only scenarios matching this tag expression, e.g. @R4.2")
+	concurrency := fs.Int("concurrency", steps.DefaultConcurrency, "scenarios to run at once (@serial ones run alone)")
+	watchFlag := fs.Bool("watch", false, "keep the control plane and the implementation up; run a feature file's scenarios again when it is saved (all on r and Enter) and print what changed; Ctrl-C stops")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if *watchFlag && len(args) == 0 {
+			return cli.UsageError(cmd, "--watch reruns feature files when they are saved: name them (presetsim features export DIR writes the built-in suite out)")
+		}
+		paths, fsys := suiteSource(args)
+		// Checked before the control plane starts, which takes seconds.
+		if err := suitecheck.Check(suitecheck.Options{Paths: paths, FS: fsys, Format: *format, Tags: *tags, Concurrency: *concurrency, Steps: steps.Expressions(), Manifests: steps.ManifestExpressions()}); err != nil {
+			return cli.SuiteError(cmd, err)
+		}
+		st, err := t.start(cmd.Context(), cmd, stderr)
+		if err != nil {
+			return err
+		}
+		defer st.stop(stderr)
+		w, external, start, reportDir := st.world, st.external, st.began, t.reportDir
+
+		if *watchFlag {
+			return watch.Loop(st.interrupts.Context(), w, watch.Options{Paths: args, Tags: *tags, Concurrency: *concurrency, Out: stdout, Keys: stdin})
+		}
+		formats := *format
+		if *reportDir != "" {
+			formats += ",cucumber:" + filepath.Join(*reportDir, "cucumber.json")
+		}
+		suiteStart := time.Now()
+		status, timings := steps.Run(w, steps.SuiteOptions{
+			Paths: paths, FS: fsys, Format: formats, Tags: *tags, Concurrency: *concurrency, Output: stdout,
+		})
+		suiteTime := time.Since(suiteStart)
+		if *reportDir != "" {
+			if err := writeReports(*reportDir, st.implementationName(), w, timings.List()); err != nil {
+				return err
+			}
+			kept := "summary.json, summary.yaml, junit.xml, cucumber.json, report.html"
+			if external != nil && external.LogFile != "" {
+				kept += ", webhook.log (the webhook's output)"
+			}
+			fmt.Fprintf(stderr, "reports in %s: %s\n", *reportDir, kept)
+		}
+
+		fmt.Fprintf(stderr, "\n%s start: %s\n", w.Backend, w.Started.Round(time.Millisecond))
+		fmt.Fprintf(stderr, "suite:               %s for %d scenarios (median %s per scenario)\n",
+			suiteTime.Round(time.Millisecond), len(timings.List()), timings.Median().Round(time.Millisecond))
+		for _, t := range timings.List() {
+			mark := map[outcome.Outcome]string{outcome.Passed: "ok  ", outcome.Failed: "FAIL", outcome.Unsupported: "n/a ",
+				outcome.NotClaimed: "n/c ", outcome.NotApplicable: "n/a ", outcome.Differs: "diff"}[t.Outcome()]
+			fmt.Fprintf(stderr, "  %s %8s  %s\n", mark, t.Duration.Round(time.Millisecond), t.Scenario)
+			if t.Unsupported != "" {
+				fmt.Fprintf(stderr, "                 not run on the %s backend: %s\n", w.Backend, t.Unsupported)
+			}
+			if t.NotApplicable != "" {
+				fmt.Fprintf(stderr, "                 not applicable: %s\n", t.NotApplicable)
+			}
+			if c := t.FailedCheck(); c != nil {
+				fmt.Fprintf(stderr, "                 failed check (%s): %s → %s\n", where(t, c), c.Step, strings.Join(c.Rules, ", "))
+				if c.Err != nil {
+					fmt.Fprintln(stderr, indent(c.Err.Error(), "                   "))
+				}
+			} else if t.Failed && t.Err != nil {
+				fmt.Fprintln(stderr, indent(t.Err.Error(), "                   "))
+			}
+			if c := t.Declared(); c != nil {
+				fmt.Fprintf(stderr, "                 differs as declared (%s): %s → %s: %s\n", where(t, c), c.Step, strings.Join(c.Rules, ", "), c.Reason)
+			}
+			for _, c := range t.Checks {
+				if c.Outcome == outcome.NotClaimed {
+					fmt.Fprintf(stderr, "                 not claimed (%s): %s: %s\n", where(t, &c), c.Step, c.Reason)
+				}
+			}
+			for _, n := range t.Notes {
+				fmt.Fprintf(stderr, "                 note: %s\n", n)
+			}
+		}
+		counts := outcome.Counts{}
+		for _, t := range timings.List() {
+			counts[t.Outcome()]++
+		}
+		fmt.Fprintf(stderr, "outcomes:            %s (on the %s backend)\n", counts, w.Backend)
+		if rules := failedRules(timings.List()); len(rules) > 0 {
+			fmt.Fprintf(stderr, "failed rules:        %s\n", strings.Join(rules, ", "))
+		}
+		fmt.Fprintf(stderr, "total:               %s\n", time.Since(start).Round(time.Millisecond))
+		if output := w.ModuleOutput(); status != 0 && output != "" {
+			fmt.Fprintf(stderr, "\n%s\n", output)
+		}
+		if status != 0 {
+			return cli.ExitError{Code: status}
+		}
+		return nil
+	}
+	return cmd
+}
+
+// failedRules lists the rules the failed scenarios' failing checks are
+// credited to, with how many scenarios failed each: "R2.4 (1 scenario)".
+func failedRules(timings []result.Scenario) []string {
+	count := map[string]int{}
+	for _, t := range timings {
+		for _, rule := range t.FailedRules() {
+			count[rule]++
+		}
+	}
+	var out []string
+	for _, rule := range slices.Sorted(maps.Keys(count)) {
+		noun := "scenarios"
+		if count[rule] == 1 {
+			noun = "scenario"
+		}
+		out = append(out, fmt.Sprintf("%s (%d %s)", rule, count[rule], noun))
+	}
+	return out
+}
+
+// shippedProfile is one of the profiles shipped in profiles/.
+func shippedProfile(name string) (*profile.Profile, error) {
+	data, err := profiles.FS.ReadFile(name)
+	if err != nil {
+		return nil, err
+	}
+	return profile.Parse("profiles/"+name, data)
+}
+
+// indent prefixes every line of text but the empty ones.
+func indent(text, prefix string) string {
+	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
+	for i, l := range lines {
+		if l != "" {
+			lines[i] = prefix + l
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// where is a check's place: FILE:LINE, or Where's words for the model's
+// check after the last step.
+func where(t result.Scenario, c *result.Check) string {
+	file, _, ok := strings.Cut(t.Scenario, ": ")
+	if c.Line == 0 || !ok {
+		return c.Where()
+	}
+	return fmt.Sprintf("%s:%d", file, c.Line)
+}

@@ -1,0 +1,113 @@
+package app
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"presetsim.dev/presetsim/internal/app/cli"
+	"presetsim.dev/presetsim/internal/preview"
+)
+
+// ConflictExitCode is apply's exit status when --fail-on-conflict is set and
+// a pod has a conflict.
+const ConflictExitCode = 3
+
+// apply previews, without an API server, what the presets in the input do to
+// its pods and to the pods its workloads' templates would produce.
+func newApplyCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "apply -f FILE [-f FILE ...] [flags]",
+		Short: "preview offline what presets do to pods and workloads",
+		Long: `Reads manifests (multi-document YAML) holding PodPresets, pods and workloads, and shows the
+pods as the reference admission plug-in admits them, without an API server: each pod, and the
+pod each workload's template would produce, in its namespace, with the presets of that
+namespace. Mistakes in the input are reported with their file, line and field, every one of
+them: YAML and schema errors, and presets the specification refuses (an invalid selector,
+nothing to inject).
+
+Exit status: 0, 1 on an error in the input, 2 on a usage error, 3 with --fail-on-conflict when
+a pod has a conflict.`,
+		Example: `  presetsim apply -f presets.yaml -f deployment.yaml
+  presetsim apply -f manifests.yaml -o diff
+  presetsim apply -f presets.yaml -f pod.yaml --explain
+  kubectl get podpresets,deployments -o yaml | presetsim apply -f - --fail-on-conflict`,
+		Args: cli.NoArgs,
+	}
+	fs := cmd.Flags()
+	var files []string
+	fs.StringArrayVarP(&files, "filename", "f", nil, "manifest file (multi-document YAML), folder of them, or - for standard input; repeatable")
+	output := fs.StringP("output", "o", "yaml", "output: yaml (the admitted pods), json, or diff (submitted → admitted)")
+	color := fs.String("color", "auto", "colour the diff: auto (when writing to a terminal), always, never")
+	explainFlag := fs.Bool("explain", false, "instead of the pods, say for every pod and preset whether it applies and why (-o json for a machine-readable form)")
+	failOnConflict := fs.Bool("fail-on-conflict", false, fmt.Sprintf("exit with status %d when a pod has a conflict", ConflictExitCode))
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		ctx := cmd.Context()
+		if len(files) == 0 || len(args) > 0 {
+			fmt.Fprintln(stderr, "usage: presetsim apply -f FILE [-f FILE ...] [-o yaml|json|diff] [--fail-on-conflict]")
+			return cli.ExitError{Code: 2}
+		}
+		objs, err := cli.ReadManifests(files, stdin)
+		if err != nil {
+			return err
+		}
+		results, err := preview.Run(ctx, objs)
+		if err != nil {
+			return err
+		}
+		if len(results) == 0 {
+			fmt.Fprintln(stderr, "no pod or workload in the input")
+		}
+		switch {
+		case *explainFlag && *output == "json":
+			err = preview.WriteExplanationJSON(stdout, results)
+		case *explainFlag && (*output == "yaml" || *output == "text"):
+			err = preview.WriteExplanation(stdout, results)
+		case *explainFlag:
+			return fmt.Errorf("unknown output %q with --explain (want text or json)", *output)
+		}
+		switch {
+		case *explainFlag:
+		case *output == "yaml":
+			err = preview.WriteYAML(stdout, results)
+		case *output == "json":
+			err = preview.WriteJSON(stdout, results)
+		case *output == "diff":
+			err = preview.WriteDiff(stdout, results, useColor(*color, stdout))
+		default:
+			return fmt.Errorf("unknown output %q (want yaml, json or diff)", *output)
+		}
+		if err != nil {
+			return err
+		}
+		conflicts := 0
+		for _, r := range results {
+			if r.Conflicted() {
+				conflicts++
+			}
+		}
+		if conflicts > 0 && *failOnConflict {
+			fmt.Fprintf(stderr, "%d of %d pods have a PodPreset conflict\n", conflicts, len(results))
+			return cli.ExitError{Code: ConflictExitCode}
+		}
+		return nil
+	}
+	return cmd
+}
+
+func useColor(mode string, w io.Writer) bool {
+	switch mode {
+	case "always":
+		return true
+	case "never":
+		return false
+	}
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,100 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"presetsim.dev/presetsim/internal/manifest"
+	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
+	"presetsim.dev/presetsim/presets/model"
+)
+
+// ReadManifests reads the objects of -f arguments as kubectl does: a file,
+// "-" for standard input, or a folder (its .yaml, .yml and .json files, not
+// its subfolders, in name order). It returns every problem at once, each
+// with its file, line and field: YAML and schema errors, and presets the
+// specification refuses (model.Validate: an invalid selector, nothing to
+// inject, ...). An input with no object at all is an error too.
+func ReadManifests(args []string, stdin io.Reader) ([]manifest.Object, error) {
+	files, err := expand(args)
+	if err != nil {
+		return nil, err
+	}
+	var (
+		objs []manifest.Object
+		errs []error
+	)
+	for _, f := range files {
+		name, data, err := ReadFile(f, stdin)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		o, err := manifest.Decode(manifest.Source{File: name, Line: 1}, string(data), manifest.Scheme())
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		for _, obj := range o {
+			errs = append(errs, invalidPreset(obj)...)
+		}
+		objs = append(objs, o...)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	if len(objs) == 0 {
+		return nil, fmt.Errorf("no object in %s", strings.Join(args, ", "))
+	}
+	return objs, nil
+}
+
+// invalidPreset returns why the specification refuses the object, when it
+// is a preset.
+func invalidPreset(o manifest.Object) []error {
+	p, ok := o.Object.(*v1alpha1.PodPreset)
+	if !ok {
+		return nil
+	}
+	var errs []error
+	for _, inv := range model.Validate(p) {
+		errs = append(errs, o.ErrorAt(inv.Err.Field, fmt.Sprintf("%s (%s)", inv.Err.ErrorBody(), inv.Rule)))
+	}
+	return errs
+}
+
+// expand replaces each folder argument by its manifest files.
+func expand(args []string) ([]string, error) {
+	var out []string
+	for _, a := range args {
+		if a == "-" {
+			out = append(out, a)
+			continue
+		}
+		info, err := os.Stat(a)
+		if err != nil || !info.IsDir() {
+			out = append(out, a) // ReadFile says what is wrong
+			continue
+		}
+		entries, err := os.ReadDir(a)
+		if err != nil {
+			return nil, fmt.Errorf("unable to read the folder %s: %w", a, err)
+		}
+		var found []string
+		for _, e := range entries {
+			if !e.IsDir() && slices.Contains([]string{".yaml", ".yml", ".json"}, filepath.Ext(e.Name())) {
+				found = append(found, filepath.Join(a, e.Name()))
+			}
+		}
+		if len(found) == 0 {
+			return nil, fmt.Errorf("no .yaml, .yml or .json file in the folder %s", a)
+		}
+		out = append(out, found...) // ReadDir sorts by name
+	}
+	return out, nil
+}

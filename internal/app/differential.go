@@ -1,0 +1,62 @@
+package app
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/internal/app/cli"
+	"presetsim.dev/presetsim/internal/differential"
+	"presetsim.dev/presetsim/internal/implementation/module"
+	"presetsim.dev/presetsim/internal/mutants"
+	"presetsim.dev/presetsim/internal/suitecheck"
+	"presetsim.dev/presetsim/steps"
+)
+
+// runDifferential runs the features on the offline and the envtest backends
+// and prints every scenario whose outcome or pods differ. Exit status 1
+// when any differs or fails.
+func newDifferentialCommand(stdout, stderr io.Writer) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "differential [flags] [feature files or folders]",
+		Short: "run the features offline and on envtest; report every difference",
+		Long: `Runs the same features on the offline backend and on envtest, with the same module, and
+prints every scenario whose outcome or pods differ. With no path, the suite built into this
+binary runs. Exit status 1 when any differs or fails.`,
+		Example: `  presetsim differential
+  presetsim differential --tags @R3.4 features/keys.feature`,
+	}
+	fs := cmd.Flags()
+	name := fs.String("module", module.Reference, "in-process admission module to test")
+	tags := fs.String("tags", "", "run only scenarios matching this tag expression")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		paths, fsys := suiteSource(args)
+		if err := suitecheck.Check(suitecheck.Options{Paths: paths, FS: fsys, Format: "pretty", Tags: *tags, Concurrency: 1, Steps: steps.Expressions(), Manifests: steps.ManifestExpressions()}); err != nil {
+			return cli.SuiteError(cmd, err)
+		}
+		interrupts, bin, err := cli.Prepare(cmd.Context(), stderr)
+		if err != nil {
+			return err
+		}
+		defer interrupts.Release()
+		report, err := differential.Run(interrupts.Context(), differential.Options{
+			Paths: paths, FS: fsys, Tags: *tags, Module: *name, Modules: mutants.Registry(), BinDir: bin, Progress: stderr,
+			Started: func(w *harness.World) { interrupts.OnSignal(w.Stop) },
+		})
+		if err != nil {
+			if code := interrupts.Code(); code != 0 {
+				return cli.ExitError{Code: code}
+			}
+			return err
+		}
+		fmt.Fprintln(stdout)
+		differential.Print(stdout, report)
+		if report.Differences() > 0 || report.Failures() > 0 {
+			return cli.ExitError{Code: 1}
+		}
+		return nil
+	}
+	return cmd
+}

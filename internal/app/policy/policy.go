@@ -1,0 +1,83 @@
+package policy
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+
+	"github.com/spf13/cobra"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	"sigs.k8s.io/yaml"
+
+	"presetsim.dev/presetsim/internal/app/cli"
+	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
+	compiled "presetsim.dev/presetsim/presets/policy"
+)
+
+// NewCommand is "presetsim policy": it prints the MutatingAdmissionPolicy
+// (and binding) that implements a user's presets in the API server, with no
+// webhook.
+func NewCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "policy -f FILE [-f FILE ...] [flags]",
+		Short: "print the MutatingAdmissionPolicy that implements the presets without a webhook",
+		Long: `Reads PodPresets (multi-document YAML; other objects are ignored) and prints, for each namespace,
+a MutatingAdmissionPolicy and its binding (admissionregistration.k8s.io/v1, Kubernetes 1.36 or
+later) that make the API server apply those presets to the pods created in that namespace, as
+the reference does, with no webhook and nothing of presetsim in the cluster. The presets are
+compiled into the policy: apply its output again after changing them. README's "PodPreset
+without a webhook" says what differs from the reference (no events; a preset read from a file
+has no resourceVersion, so its podpreset-<name> annotation is empty).
+
+Exit status: 0, 1 on an error in the input, 2 on a usage error.`,
+		Example: `  presetsim policy -f presets.yaml | kubectl apply -f -
+  kubectl get podpresets -A -o yaml | presetsim policy -f -`,
+		Args: cli.NoArgs,
+	}
+	fs := cmd.Flags()
+	var files []string
+	fs.StringArrayVarP(&files, "filename", "f", nil, "manifest file (multi-document YAML), folder of them, or - for standard input; repeatable")
+	failure := fs.String("failure-policy", string(admissionregistrationv1.Fail), "what the API server does when the policy cannot be evaluated: Fail (refuse the pod) or Ignore (admit it unmutated)")
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		if len(files) == 0 {
+			return cli.UsageError(cmd, "at least one -f FILE is needed")
+		}
+		fp := admissionregistrationv1.FailurePolicyType(*failure)
+		if fp != admissionregistrationv1.Fail && fp != admissionregistrationv1.Ignore {
+			return cli.UsageError(cmd, fmt.Sprintf("--failure-policy must be Fail or Ignore, not %q", *failure))
+		}
+		byNamespace := map[string][]*v1alpha1.PodPreset{}
+		objs, err := cli.ReadManifests(files, stdin)
+		if err != nil {
+			return err
+		}
+		for _, o := range objs {
+			if p, ok := o.Object.(*v1alpha1.PodPreset); ok {
+				if p.Namespace == "" {
+					p.Namespace = "default"
+				}
+				byNamespace[p.Namespace] = append(byNamespace[p.Namespace], p)
+			}
+		}
+		if len(byNamespace) == 0 {
+			fmt.Fprintln(stderr, "no PodPreset in the input")
+			return nil
+		}
+		for _, ns := range slices.Sorted(maps.Keys(byNamespace)) {
+			objs, err := compiled.Compile(ns, byNamespace[ns], compiled.Options{FailurePolicy: fp})
+			if err != nil {
+				return err
+			}
+			for _, o := range []any{objs.Policy, objs.Binding} {
+				out, err := yaml.Marshal(o)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(stdout, "---\n%s", out)
+			}
+		}
+		return nil
+	}
+	return cmd
+}

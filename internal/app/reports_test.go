@@ -1,0 +1,98 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"presetsim.dev/presetsim/internal/app/cli"
+	"presetsim.dev/presetsim/internal/report"
+)
+
+// TestRunWritesReports runs a mutant offline with --report-dir: the run
+// fails, and every report names the broken rule; the JUnit failure carries
+// the pod diff.
+func TestRunWritesReports(t *testing.T) {
+	dir := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	err := Run(context.Background(), &stdout, &stderr, []string{"run", "--backend", "offline", "--module", "mutant/ignores-exclude",
+		"--format", "progress", "--report-dir", dir, "../../features/simple.feature"})
+	var exit cli.ExitError
+	if !errors.As(err, &exit) || exit.Code == 0 {
+		t.Fatalf("run of a mutant: %v, want a non-zero exit\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "failed rules:        R2.4 (1 scenario)") {
+		t.Errorf("the summary does not name R2.4:\n%s", stderr.String())
+	}
+	var s report.Summary
+	data, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Passed || s.Implementation != "mutant/ignores-exclude" || strings.Join(s.FailedRules(), ",") != "R2.4" {
+		t.Errorf("summary: passed %v, implementation %q, failed rules %v", s.Passed, s.Implementation, s.FailedRules())
+	}
+	junit, err := os.ReadFile(filepath.Join(dir, "junit.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(junit), "<failure") || !strings.Contains(string(junit), "+++ got") {
+		t.Errorf("the JUnit failure does not carry the diff:\n%s", junit)
+	}
+	for _, f := range []string{"summary.yaml", "cucumber.json", "report.html"} {
+		if info, err := os.Stat(filepath.Join(dir, f)); err != nil || info.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}
+
+// TestReportCompare runs the reference and a mutant offline with
+// --report-dir, then compares the two folders: the matrix shows the
+// mutant's broken rule as failed beside the reference's pass, with the
+// failing check, in both Markdown and HTML.
+func TestReportCompare(t *testing.T) {
+	base := t.TempDir()
+	for _, module := range []string{"reference", "mutant/ignores-exclude"} {
+		var stdout, stderr bytes.Buffer
+		dir := filepath.Join(base, strings.ReplaceAll(module, "/", "-"))
+		err := Run(context.Background(), &stdout, &stderr, []string{"run", "--backend", "offline", "--module", module,
+			"--format", "progress", "--report-dir", dir, "../../features/simple.feature"})
+		var exit cli.ExitError
+		if err != nil && !errors.As(err, &exit) {
+			t.Fatalf("run %s: %v\n%s", module, err, stderr.String())
+		}
+	}
+	out := filepath.Join(base, "compare")
+	var stdout, stderr bytes.Buffer
+	if err := Run(context.Background(), &stdout, &stderr, []string{"report", "compare", "--out", out,
+		filepath.Join(base, "reference"), filepath.Join(base, "mutant-ignores-exclude")}); err != nil {
+		t.Fatalf("report compare: %v\n%s", err, stderr.String())
+	}
+	md, err := os.ReadFile(filepath.Join(out, "compare.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"| reference | mutant/ignores-exclude |",
+		"| R2.4 | The exclude annotation opts a pod out | pass | **fail (1 of",
+		"- R2.4 fail: ../../features/simple.feature: A pod with the exclude annotation is never mutated: the pod \"website\" should be as submitted → R2.4",
+	} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("compare.md lacks %q:\n%s", want, md)
+		}
+	}
+	if html, err := os.ReadFile(filepath.Join(out, "compare.html")); err != nil || !strings.Contains(string(html), `<td class="fail"`) {
+		t.Errorf("compare.html shows no failed cell (%v)", err)
+	}
+	if err := Run(context.Background(), &stdout, &stderr, []string{"report", "compare", filepath.Join(base, "missing")}); err == nil {
+		t.Error("comparing a folder without a summary succeeded")
+	}
+}

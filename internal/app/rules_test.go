@@ -1,0 +1,33 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"presetsim.dev/presetsim/internal/report"
+)
+
+// TestRules: `presetsim rules` lists every rule with its title, as text
+// and as JSON.
+func TestRules(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if err := Run(context.Background(), &stdout, &stderr, []string{"rules"}); err != nil {
+		t.Fatalf("rules: %v; stderr:\n%s", err, stderr.String())
+	}
+	for _, r := range report.Rules {
+		if !strings.Contains(stdout.String(), r.ID+" ") || !strings.Contains(stdout.String(), r.Title) {
+			t.Errorf("rules does not list %s %q:\n%s", r.ID, r.Title, stdout.String())
+		}
+	}
+	stdout.Reset()
+	if err := Run(context.Background(), &stdout, &stderr, []string{"rules", "-o", "json"}); err != nil {
+		t.Fatalf("rules -o json: %v", err)
+	}
+	var got []report.Rule
+	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil || len(got) != len(report.Rules) {
+		t.Errorf("rules -o json: %d rules (%v), want %d", len(got), err, len(report.Rules))
+	}
+}

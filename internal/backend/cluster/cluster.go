@@ -1,0 +1,88 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/spf13/pflag"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"presetsim.dev/presetsim/harness/backend"
+	"presetsim.dev/presetsim/internal/backend/apiclient"
+)
+
+// Name is the backend's registered name.
+const Name = "cluster"
+
+// Options configure the backend.
+type Options struct {
+	// Kubeconfig is the path of the cluster's kubeconfig.
+	Kubeconfig string
+}
+
+// Backend connects to an existing cluster.
+type Backend struct{ opts Options }
+
+// New returns the backend of the cluster opts.Kubeconfig names.
+func New(opts Options) *Backend { return &Backend{opts: opts} }
+
+// Registration registers the backend with its flag.
+func Registration() backend.Registration {
+	return backend.Registration{
+		Name:    Name,
+		Summary: "an existing cluster, --kubeconfig",
+		Flags: func(fs *pflag.FlagSet) func() (backend.Backend, error) {
+			var opts Options
+			fs.StringVar(&opts.Kubeconfig, "kubeconfig", "", "the existing cluster's kubeconfig, where the implementation is installed (implies --backend cluster)")
+			return func() (backend.Backend, error) { return New(opts), nil }
+		},
+	}
+}
+
+// Name is "cluster".
+func (b *Backend) Name() string { return Name }
+
+// Cluster is the existing cluster, seen through the run's namespaces.
+type Cluster struct {
+	*apiclient.Cluster
+	runID   string
+	created ledger
+}
+
+// Start connects to the cluster.
+func (b *Backend) Start(ctx context.Context, run backend.Run) (backend.Cluster, error) {
+	if b.opts.Kubeconfig == "" {
+		return nil, errors.New("the cluster backend needs a kubeconfig")
+	}
+	raw, err := os.ReadFile(b.opts.Kubeconfig)
+	if err != nil {
+		return nil, fmt.Errorf("unable to read the kubeconfig: %w", err)
+	}
+	cfg, err := clientcmd.RESTConfigFromKubeConfig(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", b.opts.Kubeconfig, err)
+	}
+	api, err := apiclient.Connect(cfg, raw, apiclient.Options{Wait: run.Wait, NamespacedOnly: true, Throttle: true})
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(run.Progress, "cluster %s (Kubernetes %s)\n", cfg.Host, api.API().Version)
+	return &Cluster{Cluster: api, runID: run.ID}, nil
+}
+
+// Stop deletes what the run created, object by object (cleanUp), then the
+// run's namespaces, without waiting for them to go: a cluster without a
+// namespace controller keeps the empty namespaces, and nothing in them.
+func (c *Cluster) Stop() error {
+	namespaces, err := c.RunNamespaces(c.runID)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	if err := c.cleanUp(namespaces); err != nil {
+		errs = append(errs, fmt.Errorf("the run's objects: %w", err))
+	}
+	return errors.Join(append(errs, c.DeleteNamespaces(namespaces))...)
+}

@@ -1,0 +1,314 @@
+package offline_test
+
+import (
+	"context"
+	"fmt"
+	goruntime "runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"presetsim.dev/presetsim/internal/backend/offline/offlinetest"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"presetsim.dev/presetsim/harness/backend"
+	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
+	"presetsim.dev/presetsim/presets/merge"
+)
+
+// TestOfflineBackend covers what the offline backend does, and what it
+// reports as unsupported instead of pretending.
+func TestOfflineBackend(t *testing.T) {
+	ctx := context.Background()
+	w := offlinetest.Start(t)
+	c := w.Objects()
+	if err := c.CreateNamespace(ctx, "admitted", map[string]string{backend.AdmissionLabel: w.RunID}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.CreateNamespace(ctx, "other", nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, ns := range []string{"admitted", "other"} {
+		pp := &v1alpha1.PodPreset{
+			TypeMeta:   metav1.TypeMeta{APIVersion: v1alpha1.SchemeGroupVersion.String(), Kind: "PodPreset"},
+			ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: ns},
+			Spec: v1alpha1.PodPresetSpec{
+				Selector: metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
+				Env:      []corev1.EnvVar{{Name: "DB_PORT", Value: "6379"}},
+			},
+		}
+		created, err := c.Create(ctx, v1alpha1.GroupVersionResource(), offlinetest.Unstructured(t, pp), backend.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.WaitForPreset(ctx, ns, "db", created.GetResourceVersion()); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	t.Run("a pod in a namespace the module is registered for is admitted", func(t *testing.T) {
+		got, err := c.Create(ctx, backend.Pods, offlinetest.Unstructured(t, offlinetest.Pod("admitted", "a", "")), backend.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pod := toPod(t, got)
+		if len(pod.Spec.Containers[0].Env) != 1 || pod.Annotations[merge.AnnotationKey("db")] == "" {
+			t.Errorf("pod not mutated: env %v, annotations %v", pod.Spec.Containers[0].Env, pod.Annotations)
+		}
+		if pod.UID == "" || pod.ResourceVersion == "" || pod.CreationTimestamp.IsZero() {
+			t.Errorf("system fields not set: uid %q rv %q created %v", pod.UID, pod.ResourceVersion, pod.CreationTimestamp)
+		}
+	})
+	t.Run("a pod elsewhere is not", func(t *testing.T) {
+		got, err := c.Create(ctx, backend.Pods, offlinetest.Unstructured(t, offlinetest.Pod("other", "a", "")), backend.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pod := toPod(t, got); len(pod.Spec.Containers[0].Env) != 0 {
+			t.Errorf("pod mutated in a namespace without the admission label: %v", pod.Spec.Containers[0].Env)
+		}
+	})
+	t.Run("a dry run stores nothing", func(t *testing.T) {
+		if _, err := c.Create(ctx, backend.Pods, offlinetest.Unstructured(t, offlinetest.Pod("admitted", "dry", "")), backend.CreateOptions{DryRun: true}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Get(ctx, backend.Pods, "admitted", "dry"); !apierrors.IsNotFound(err) {
+			t.Errorf("get after dry run: %v, want NotFound", err)
+		}
+	})
+	t.Run("a name is generated after admission", func(t *testing.T) {
+		got, err := c.Create(ctx, backend.Pods, offlinetest.Unstructured(t, offlinetest.Pod("admitted", "", "gen-")), backend.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(got.GetName(), "gen-") || len(got.GetName()) != len("gen-")+5 {
+			t.Errorf("name %q, want gen- and 5 characters", got.GetName())
+		}
+	})
+	t.Run("a duplicate name is refused", func(t *testing.T) {
+		_, err := c.Create(ctx, backend.Pods, offlinetest.Unstructured(t, offlinetest.Pod("admitted", "a", "")), backend.CreateOptions{})
+		if !apierrors.IsAlreadyExists(err) {
+			t.Errorf("got %v, want AlreadyExists", err)
+		}
+	})
+	t.Run("a pod in a missing namespace is refused", func(t *testing.T) {
+		_, err := c.Create(ctx, backend.Pods, offlinetest.Unstructured(t, offlinetest.Pod("missing", "a", "")), backend.CreateOptions{})
+		if !apierrors.IsNotFound(err) {
+			t.Errorf("got %v, want NotFound", err)
+		}
+	})
+	t.Run("other workloads are unsupported, with the reason", func(t *testing.T) {
+		d := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "apps/v1", "kind": "Deployment",
+			"metadata": map[string]any{"name": "web", "namespace": "admitted"}}}
+		_, err := c.Create(ctx, backend.ReplicaSets.GroupVersion().WithResource("deployments"), d, backend.CreateOptions{})
+		u, ok := backend.IsUnsupported(err)
+		if !ok || !strings.Contains(u.Reason, "Deployment controller") {
+			t.Errorf("got %v, want an UnsupportedError naming the Deployment controller", err)
+		}
+	})
+	t.Run("requests are not validated", func(t *testing.T) {
+		if c.Validates() {
+			t.Error("the offline backend claims to validate")
+		}
+	})
+	t.Run("a stale update is a conflict", func(t *testing.T) {
+		gvr := v1alpha1.GroupVersionResource()
+		cur, err := c.Get(ctx, gvr, "admitted", "db")
+		if err != nil {
+			t.Fatal(err)
+		}
+		stale := cur.DeepCopy()
+		if _, err := c.Update(ctx, gvr, cur, nil); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Update(ctx, gvr, stale, nil); !apierrors.IsConflict(err) {
+			t.Errorf("got %v, want Conflict", err)
+		}
+	})
+	// Last: it empties the namespace "other".
+	t.Run("delete all empties one resource of one namespace", func(t *testing.T) {
+		if _, err := c.Create(ctx, backend.Pods, offlinetest.Unstructured(t, offlinetest.Pod("other", "kept", "")), backend.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		for _, gvr := range []schema.GroupVersionResource{v1alpha1.GroupVersionResource(), backend.Pods} {
+			if before, err := c.List(ctx, gvr, "other"); err != nil || len(before) == 0 {
+				t.Fatalf("%s of namespace other before DeleteAll: %d (%v), want some", gvr.Resource, len(before), err)
+			}
+			if err := c.DeleteAll(ctx, gvr, "other"); err != nil {
+				t.Fatal(err)
+			}
+			if left, err := c.List(ctx, gvr, "other"); err != nil || len(left) > 0 {
+				t.Errorf("%s of namespace other after DeleteAll: %d (%v), want none", gvr.Resource, len(left), err)
+			}
+		}
+		if _, err := c.Get(ctx, v1alpha1.GroupVersionResource(), "admitted", "db"); err != nil {
+			t.Errorf("the preset of another namespace went too: %v", err)
+		}
+		if err := c.DeleteAll(ctx, backend.Pods, ""); err == nil {
+			t.Error("DeleteAll of every namespace at once was not refused")
+		}
+	})
+}
+
+// TestOfflineReplicaSet covers the offline ReplicaSet controller: create,
+// scale up and down, and a deleted pod replaced.
+func TestOfflineReplicaSet(t *testing.T) {
+	ctx := context.Background()
+	w := offlinetest.Start(t)
+	c := w.Objects()
+	if err := c.CreateNamespace(ctx, "ns", map[string]string{backend.AdmissionLabel: w.RunID}); err != nil {
+		t.Fatal(err)
+	}
+	rs := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "apps/v1", "kind": "ReplicaSet",
+		"metadata": map[string]any{"name": "web", "namespace": "ns"},
+		"spec": map[string]any{
+			"replicas": int64(2),
+			"selector": map[string]any{"matchLabels": map[string]any{"app": "web"}},
+			"template": map[string]any{
+				"metadata": map[string]any{"labels": map[string]any{"app": "web"}},
+				"spec":     map[string]any{"containers": []any{map[string]any{"name": "web", "image": "nginx"}}},
+			},
+		},
+	}}
+	created, err := c.Create(ctx, backend.ReplicaSets, rs, backend.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := func() int {
+		t.Helper()
+		pods, err := c.List(ctx, backend.Pods, "ns")
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for i := range pods {
+			if o := metav1.GetControllerOf(&pods[i]); o != nil && o.UID == created.GetUID() {
+				n++
+			}
+		}
+		return n
+	}
+	if n := count(); n != 2 {
+		t.Fatalf("%d pods after create, want 2", n)
+	}
+	if ok, why := ready(created); !ok {
+		t.Errorf("ReplicaSet not settled after create: %s", why)
+	}
+	for _, replicas := range []int{4, 1} {
+		if err := c.MergePatch(ctx, backend.ReplicaSets, "ns", "web", []byte(fmt.Sprintf(`{"spec":{"replicas":%d}}`, replicas))); err != nil {
+			t.Fatal(err)
+		}
+		if n := count(); n != replicas {
+			t.Errorf("%d pods after scaling to %d", n, replicas)
+		}
+		got, _ := c.Get(ctx, backend.ReplicaSets, "ns", "web")
+		if ok, why := ready(got); !ok {
+			t.Errorf("ReplicaSet not settled after scaling to %d: %s", replicas, why)
+		}
+	}
+	pods, _ := c.List(ctx, backend.Pods, "ns")
+	if err := c.Delete(ctx, backend.Pods, "ns", pods[0].GetName()); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(); n != 1 {
+		t.Errorf("%d pods after deleting one, want it replaced", n)
+	}
+	if _, err := c.Get(ctx, backend.Pods, "ns", pods[0].GetName()); !apierrors.IsNotFound(err) {
+		t.Errorf("deleted pod still there: %v", err)
+	}
+}
+
+func toPod(t *testing.T, u *unstructured.Unstructured) *corev1.Pod {
+	t.Helper()
+	pod := &corev1.Pod{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, pod); err != nil {
+		t.Fatal(err)
+	}
+	return pod
+}
+
+// ready reports whether a ReplicaSet's status says every replica is ready.
+func ready(rs *unstructured.Unstructured) (bool, string) {
+	want, _, _ := unstructured.NestedInt64(rs.Object, "spec", "replicas")
+	got, _, _ := unstructured.NestedInt64(rs.Object, "status", "readyReplicas")
+	return got == want, fmt.Sprintf("readyReplicas %d/%d", got, want)
+}
+
+// TestWatch: watches of one namespace each see its events; a stopped watch
+// ends; deleting the namespace ends the others; and watching again and
+// again does not make memory grow (the fake tracker keeps every watcher it
+// made, so they are shared).
+func TestWatch(t *testing.T) {
+	ctx := context.Background()
+	w := offlinetest.Start(t)
+	c := w.Objects()
+	if err := c.CreateNamespace(ctx, "watched", nil); err != nil {
+		t.Fatal(err)
+	}
+	a, err := c.Watch(ctx, backend.Pods, "watched")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := c.Watch(ctx, backend.Pods, "watched")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Create(ctx, backend.Pods, offlinetest.Unstructured(t, offlinetest.Pod("watched", "p", "")), backend.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for name, wt := range map[string]watch.Interface{"first": a, "second": b} {
+		select {
+		case ev := <-wt.ResultChan():
+			if ev.Type != watch.Added {
+				t.Errorf("%s watch: %s, want Added", name, ev.Type)
+			}
+		case <-time.After(5 * time.Second):
+			t.Errorf("%s watch saw no event", name)
+		}
+	}
+	a.Stop()
+	a.Stop()
+	if _, open := <-a.ResultChan(); open {
+		t.Error("a stopped watch is still open")
+	}
+	if err := c.Delete(ctx, backend.Namespaces, "", "watched"); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.After(5 * time.Second)
+	for open := true; open; {
+		select {
+		case _, open = <-b.ResultChan():
+		case <-deadline:
+			t.Fatal("a watch of a deleted namespace did not end")
+		}
+	}
+
+	if err := c.CreateNamespace(ctx, "again", nil); err != nil {
+		t.Fatal(err)
+	}
+	heap := func() uint64 {
+		goruntime.GC()
+		var m goruntime.MemStats
+		goruntime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	before := heap()
+	for range 20000 {
+		wt, err := c.Watch(ctx, backend.Events, "again")
+		if err != nil {
+			t.Fatal(err)
+		}
+		wt.Stop()
+	}
+	if grew := int64(heap()) - int64(before); grew > 1<<20 {
+		t.Errorf("20,000 watches started and stopped kept %d KiB", grew>>10)
+	}
+}

@@ -1,0 +1,253 @@
+package external
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+
+	"presetsim.dev/presetsim/harness/backend"
+	"presetsim.dev/presetsim/harness/implementation"
+	"presetsim.dev/presetsim/harness/profile"
+	"presetsim.dev/presetsim/internal/webhook"
+)
+
+// Options describe someone else's admission webhook, registered by URL.
+type Options struct {
+	// URL of the webhook endpoint (https).
+	URL string
+	// CABundle verifies the webhook's certificate (PEM).
+	CABundle []byte
+	// AdmissionReviewVersions the webhook accepts; ["v1"] when empty.
+	AdmissionReviewVersions []string
+	// TimeoutSeconds the API server waits for it; 10 when zero.
+	TimeoutSeconds int32
+	// FailurePolicy is Fail (the default) or Ignore.
+	FailurePolicy string
+	// Command, when set, starts the webhook once the API server is up:
+	// "{kubeconfig}" in an argument or an Env value is replaced by the path
+	// of a kubeconfig for it (KUBECONFIG={kubeconfig} serves webhooks that
+	// take no flag for it). The process (group) is stopped with the World.
+	Command []string
+	// Env are NAME=value settings added to the command's environment
+	// (which is otherwise the harness's own).
+	Env []string
+	// LogFile, when set, receives everything the command writes to stdout
+	// and stderr (presetsim run puts it in the report folder). Its last
+	// lines are kept in memory either way, for failure messages.
+	LogFile string
+	// SyncTimeout bounds how long, after creating a preset, the harness
+	// waits for the webhook to apply it to a probe pod; 2s when zero.
+	SyncTimeout time.Duration
+	// RefusedGrace is how long the webhook may refuse connections at
+	// start-up before the run fails with a setup error; 10s when zero (a
+	// process may still be starting).
+	RefusedGrace time.Duration
+}
+
+// KubeconfigPlaceholder is replaced in Options.Command.
+const KubeconfigPlaceholder = "{kubeconfig}"
+
+// Webhook is an external webhook under test, with its process when the
+// harness starts one.
+type Webhook struct {
+	spec    Options
+	cluster backend.Objects
+	profile *profile.Profile
+	dir     string
+	cmd     *exec.Cmd
+	output  *tailBuffer
+	log     *cappedLog
+	exited  chan struct{}
+}
+
+// New returns the external webhook opts describe.
+func New(opts Options) *Webhook { return &Webhook{spec: opts} }
+
+// Name is the webhook's URL.
+func (e *Webhook) Name() string { return e.spec.URL }
+
+// CRD is HarnessCRD: the harness installs the profile's CRD (or the
+// reference one) for it.
+func (e *Webhook) CRD() implementation.CRDSource { return implementation.HarnessCRD }
+
+// StartsProcesses reports whether the harness starts the webhook's process.
+func (e *Webhook) StartsProcesses() bool { return len(e.spec.Command) > 0 }
+
+// Preflight refuses a backend whose API server cannot call a webhook on
+// this host: an external webhook is called by an API server, and the one
+// of the envtest backend runs here.
+func (e *Webhook) Preflight(b backend.Backend) error {
+	if l, ok := b.(backend.LoopbackWebhooks); ok && l.CallsLoopbackWebhooks() {
+		return nil
+	}
+	return fmt.Errorf("an external webhook is called by an API server on this host, and the %s backend has none: use the envtest backend", b.Name())
+}
+
+// Install installs the preset CRD, starts the webhook's command, if any,
+// and registers the webhook.
+func (e *Webhook) Install(ctx context.Context, t implementation.Target) error {
+	if !strings.HasPrefix(e.spec.URL, "https://") {
+		return fmt.Errorf("external module: the webhook URL must be https://, got %q", e.spec.URL)
+	}
+	if len(e.spec.CABundle) == 0 {
+		return errors.New("external module: a CA bundle is required")
+	}
+	api := backend.APIOf(t.Cluster)
+	if api == nil {
+		return fmt.Errorf("an external webhook is called by an API server, and the %s backend has none", t.Backend)
+	}
+	fmt.Fprintf(t.Progress, "installing the %s CRD ...\n", t.Profile.PresetGVK().Kind)
+	if err := implementation.InstallCRD(ctx, api, t.Profile); err != nil {
+		return err
+	}
+	e.cluster, e.profile = t.Cluster, t.Profile
+	fmt.Fprintf(t.Progress, "registering the external webhook %s ...\n", e.spec.URL)
+	if len(e.spec.Command) > 0 {
+		if err := e.start(api.KubeConfig, t.KeepDir); err != nil {
+			return err
+		}
+	}
+	return implementation.RegisterWebhook(ctx, t, webhook.PodConfig{
+		URL:                     e.spec.URL,
+		CABundle:                e.spec.CABundle,
+		FailurePolicy:           admissionregistrationv1.FailurePolicyType(e.spec.FailurePolicy),
+		TimeoutSeconds:          e.spec.TimeoutSeconds,
+		AdmissionReviewVersions: e.spec.AdmissionReviewVersions,
+	})
+}
+
+// WaitForPreset probes the webhook with dry-run pods
+// (implementation.ProbePreset) for at most Options.SyncTimeout.
+func (e *Webhook) WaitForPreset(ctx context.Context, namespace, name, _ string) error {
+	return implementation.ProbePreset(ctx, e.cluster, e.profile, namespace, name, "", e.spec.SyncTimeout)
+}
+
+func (e *Webhook) start(kubeconfig []byte, keepDir func(string) error) error {
+	dir, err := os.MkdirTemp("", "presetsim-external-")
+	if err != nil {
+		return err
+	}
+	e.dir = dir
+	if err := backend.KeepDir(keepDir, dir); err != nil {
+		return err
+	}
+	path := filepath.Join(dir, "kubeconfig")
+	if err := os.WriteFile(path, kubeconfig, 0o600); err != nil {
+		return err
+	}
+	args := make([]string, len(e.spec.Command))
+	for i, a := range e.spec.Command {
+		args[i] = strings.ReplaceAll(a, KubeconfigPlaceholder, path)
+	}
+	// What the process writes is bounded in memory (its last lines) and
+	// on disk (the log file is cut at maxLogBytes), however much it prints.
+	e.output = &tailBuffer{}
+	var out io.Writer = e.output
+	if e.spec.LogFile != "" {
+		f, err := os.Create(e.spec.LogFile)
+		if err != nil {
+			return fmt.Errorf("the external module's log: %w", err)
+		}
+		e.log = &cappedLog{w: f, limit: maxLogBytes}
+		out = io.MultiWriter(e.output, e.log)
+	}
+	e.cmd = exec.Command(args[0], args[1:]...)
+	if len(e.spec.Env) > 0 {
+		e.cmd.Env = os.Environ()
+		for _, kv := range e.spec.Env {
+			e.cmd.Env = append(e.cmd.Env, strings.ReplaceAll(kv, KubeconfigPlaceholder, path))
+		}
+	}
+	e.cmd.Stdout, e.cmd.Stderr = out, out
+	e.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := e.cmd.Start(); err != nil {
+		e.closeLog()
+		return fmt.Errorf("unable to start the external module %q: %w", args[0], err)
+	}
+	e.exited = make(chan struct{})
+	go func() {
+		_ = e.cmd.Wait()
+		e.closeLog()
+		close(e.exited)
+	}()
+	return nil
+}
+
+func (e *Webhook) closeLog() {
+	if e.log != nil {
+		_ = e.log.Close()
+	}
+}
+
+// ProcessState says, for a message, that the external module's process
+// has exited and how; "" while it runs (or when there is none).
+func (e *Webhook) ProcessState() string {
+	if e == nil || e.cmd == nil {
+		return ""
+	}
+	select {
+	case <-e.exited:
+		return fmt.Sprintf("; its process exited (%v)", e.cmd.ProcessState)
+	default:
+		return ""
+	}
+}
+
+// LastOutput is the last lines the external module's process wrote, for a
+// failure message, and where the whole of it is kept; "" when there is no
+// process.
+func (e *Webhook) LastOutput() string {
+	if e == nil || e.cmd == nil {
+		return ""
+	}
+	where := " (not kept: give presetsim run --report-dir to keep all of it)"
+	if e.spec.LogFile != "" {
+		where = " (all of it in " + e.spec.LogFile + ")"
+	}
+	tail := e.output.tail()
+	if tail == "" {
+		return "the webhook's process has written nothing" + where
+	}
+	return fmt.Sprintf("the webhook's last output%s:\n  %s", where, strings.ReplaceAll(tail, "\n", "\n  "))
+}
+
+// Stop stops the process group: SIGTERM, then SIGKILL after 5s.
+func (e *Webhook) Stop() error {
+	if e == nil {
+		return nil
+	}
+	defer func() {
+		if e.dir != "" {
+			_ = os.RemoveAll(e.dir)
+		}
+	}()
+	if e.cmd == nil || e.cmd.Process == nil {
+		return nil
+	}
+	pgid := -e.cmd.Process.Pid
+	_ = syscall.Kill(pgid, syscall.SIGTERM)
+	select {
+	case <-e.exited:
+	case <-time.After(5 * time.Second):
+		_ = syscall.Kill(pgid, syscall.SIGKILL)
+		<-e.exited
+	}
+	return nil
+}
+
+// RefusedGrace is how long the webhook may refuse connections at start-up.
+func (e *Webhook) RefusedGrace() time.Duration {
+	if e == nil || e.spec.RefusedGrace == 0 {
+		return 10 * time.Second
+	}
+	return e.spec.RefusedGrace
+}

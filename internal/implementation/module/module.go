@@ -1,0 +1,108 @@
+package module
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"presetsim.dev/presetsim/harness/backend"
+	"presetsim.dev/presetsim/harness/implementation"
+	"presetsim.dev/presetsim/internal/manifest"
+	"presetsim.dev/presetsim/internal/webhook"
+)
+
+// Module is an in-process admission module under test: served to an API
+// server as a webhook on the host address it reaches
+// (backend.WebhookHost), or handed to a cluster that calls it in-process
+// (backend.InProcessAdmission).
+type Module struct {
+	name     string
+	registry *Registry
+	wait     time.Duration
+	cancel   context.CancelFunc
+	running  *Running
+	server   *webhook.Server
+}
+
+// Implementation returns the in-process module name of the registry (the
+// reference module when name is empty) as the implementation under test.
+func Implementation(r *Registry, name string) (*Module, error) {
+	if name == "" {
+		name = Reference
+	}
+	if err := r.check(name); err != nil {
+		return nil, err
+	}
+	return &Module{name: name, registry: r}, nil
+}
+
+// Name is the module's name.
+func (m *Module) Name() string { return m.name }
+
+// CRD is ReferenceCRD: the module reads the canonical PodPreset.
+func (m *Module) CRD() implementation.CRDSource { return implementation.ReferenceCRD }
+
+// Install installs the reference CRD on an API server, starts the module
+// and serves it as a webhook, or hands it to an in-process cluster.
+func (m *Module) Install(ctx context.Context, t implementation.Target) error {
+	m.wait = t.Wait
+	host, serves := t.Cluster.(backend.WebhookHost)
+	inProcess, calls := t.Cluster.(backend.InProcessAdmission)
+	if !serves && !calls {
+		return fmt.Errorf("the %s backend can neither call a webhook on this host nor an in-process module: test the implementation installed there", t.Backend)
+	}
+	if api := backend.APIOf(t.Cluster); api != nil {
+		fmt.Fprintf(t.Progress, "installing the %s CRD ...\n", t.Profile.PresetGVK().Kind)
+		if err := implementation.InstallCRD(ctx, api, t.Profile); err != nil {
+			return err
+		}
+	}
+	var moduleCtx context.Context
+	moduleCtx, m.cancel = context.WithCancel(context.Background())
+	clients := t.Cluster.Clients()
+	var err error
+	if m.running, err = m.registry.Start(moduleCtx, m.name, Deps{Client: clients.Typed, Dynamic: clients.Dynamic}); err != nil {
+		return fmt.Errorf("unable to start admission module %q: %w", m.name, err)
+	}
+	if calls {
+		fmt.Fprintf(t.Progress, "admission module %q runs in-process\n", m.name)
+		return inProcess.Admit(m.running.Plugin, t.Namespaces)
+	}
+	fmt.Fprintf(t.Progress, "serving admission module %q as a webhook on %s ...\n", m.name, host.WebhookHost())
+	mux := http.NewServeMux()
+	mux.Handle("/mutate-pods", webhook.NewHandler(m.running.Plugin, manifest.Scheme()))
+	if m.server, err = webhook.Serve(host.WebhookHost(), mux); err != nil {
+		return err
+	}
+	return implementation.RegisterWebhook(ctx, t, webhook.PodConfig{URL: m.server.URL + "/mutate-pods", CABundle: m.server.CABundle})
+}
+
+// WaitForPreset waits until the module's cache holds the preset, when the
+// module can tell.
+func (m *Module) WaitForPreset(ctx context.Context, namespace, name, resourceVersion string) error {
+	if m.running == nil || m.running.WaitForPreset == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, m.wait)
+	defer cancel()
+	return m.running.WaitForPreset(ctx, namespace, name, resourceVersion)
+}
+
+// Stop stops the module and its webhook server.
+func (m *Module) Stop() error {
+	if m.running != nil && m.running.Stop != nil {
+		m.running.Stop()
+	}
+	if m.cancel != nil {
+		m.cancel()
+	}
+	var errs []error
+	if m.server != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		errs = append(errs, m.server.Stop(ctx))
+		cancel()
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,126 @@
+package mutants_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"testing"
+
+	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/internal/backend/offline"
+	"presetsim.dev/presetsim/internal/implementation/module"
+	"presetsim.dev/presetsim/internal/mutants"
+	"presetsim.dev/presetsim/steps"
+	"presetsim.dev/presetsim/steps/result"
+)
+
+// TestSuiteCatchesEveryMutant runs the feature suite, offline, against the
+// reference and against every mutant: the reference must pass everything
+// it runs; each mutant must fail at least one scenario, and at least one
+// failing check must be credited to the rule the mutant breaks.
+func TestSuiteCatchesEveryMutant(t *testing.T) {
+	run := func(t *testing.T, module string) []result.Scenario {
+		t.Helper()
+		return runOffline(t, module, harness.Options{})
+	}
+
+	t.Run("reference", func(t *testing.T) {
+		seen := map[string]bool{}
+		for _, s := range run(t, module.Reference) {
+			if s.Failed {
+				t.Errorf("the reference fails %s: %v", s.Scenario, s.Err)
+			}
+			// Reports and the differential run key scenarios by name.
+			if seen[s.Scenario] {
+				t.Errorf("two scenarios are named %q: give outline rows names of their own", s.Scenario)
+			}
+			seen[s.Scenario] = true
+		}
+	})
+	for _, m := range mutants.All {
+		t.Run(m.Name, func(t *testing.T) {
+			var failed, named []string
+			for _, s := range run(t, mutants.Prefix+m.Name) {
+				if !s.Failed {
+					continue
+				}
+				failed = append(failed, fmt.Sprintf("%s → %v", s.Scenario, s.FailedRules()))
+				if slices.Contains(s.FailedRules(), m.Rule) {
+					named = append(named, s.Scenario)
+				}
+			}
+			switch {
+			case len(failed) == 0:
+				t.Errorf("mutant %s (%s: %s) passes the whole suite", m.Name, m.Rule, m.Fault)
+			case len(named) == 0:
+				t.Errorf("mutant %s breaks %s, but no failing check is credited to %s; failing:\n  %s", m.Name, m.Rule, m.Rule, strings.Join(failed, "\n  "))
+			default:
+				t.Logf("%s (%s) caught by %d scenarios, %d blaming %s: %s", m.Name, m.Rule, len(failed), len(named), m.Rule, strings.Join(failed, "; "))
+			}
+		})
+	}
+}
+
+// negativeRules are the rules of R2–R4 that only forbid something, which a
+// module that does nothing cannot break: R3.8 (admitting a mutated pod
+// again changes nothing) and R4.4 (a conflict removes nothing).
+var negativeRules = []string{"R3.8", "R4.4"}
+
+// TestNoopFailsEveryPositiveRule runs the suite, offline, against a module
+// that mutates nothing: every rule of R2–R4 that asks for something to
+// happen must have a failing check credited to it, so that no such rule is
+// "passed" by doing nothing.
+func TestNoopFailsEveryPositiveRule(t *testing.T) {
+	noop, err := mutants.Implementation(mutants.NoopModule)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := harness.Start(context.Background(), harness.Options{Backend: offline.New(), Implementation: noop})
+	if err == nil {
+		defer w.Stop()
+		t.Fatalf("the no-op module passed the readiness probe, which needs a mutated probe pod")
+	}
+	// The probe rightly refuses a module that mutates nothing; run the
+	// suite against it all the same, with the probe's verdict as a note.
+	if !strings.Contains(err.Error(), "mutated neither the dry-run probe pod nor a real one") {
+		t.Fatalf("the readiness probe's message does not say what it saw: %v", err)
+	}
+	timings := runOffline(t, mutants.NoopModule, harness.Options{AcceptUnmutatedProbe: true})
+	failed := map[string]bool{}
+	for _, s := range timings {
+		for _, r := range s.FailedRules() {
+			failed[r] = true
+		}
+	}
+	for _, rule := range []string{"R2.1", "R2.2", "R2.3", "R2.4", "R2.5", "R2.6", "R3.1", "R3.2", "R3.3", "R3.4", "R3.5", "R3.6", "R3.7", "R3.8", "R4.1", "R4.2", "R4.3", "R4.4"} {
+		switch {
+		case slices.Contains(negativeRules, rule):
+			if failed[rule] {
+				t.Logf("%s failed too, though doing nothing cannot break it (credited by a scenario's tags)", rule)
+			}
+		case !failed[rule]:
+			t.Errorf("the no-op module passes %s: no check credited to it fails when nothing is injected", rule)
+		}
+	}
+}
+
+// runOffline runs the features offline against the named module (of the
+// registry with every module of this package) and returns how each
+// scenario went.
+func runOffline(t *testing.T, name string, opts harness.Options) []result.Scenario {
+	t.Helper()
+	impl, err := mutants.Implementation(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Backend, opts.Implementation = offline.New(), impl
+	w, err := harness.Start(context.Background(), opts)
+	if err != nil {
+		t.Fatalf("unable to start %s offline: %v", name, err)
+	}
+	defer w.Stop()
+	_, timings := steps.Run(w, steps.SuiteOptions{Paths: []string{"../../features"}, Format: "progress", Output: io.Discard})
+	return timings.List()
+}

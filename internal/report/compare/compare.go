@@ -1,0 +1,279 @@
+package compare
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"presetsim.dev/presetsim/internal/report"
+	"presetsim.dev/presetsim/outcome"
+)
+
+// Absent is a cell's outcome when the run's summary does not list the
+// rule; it is no outcome a run can come to.
+const Absent outcome.Outcome = "absent"
+
+// Run is one implementation's run: its summary and where it was read.
+type Run struct {
+	// Name heads the implementation's column: the summary's
+	// implementation, with its folder when two runs share one.
+	Name    string
+	Source  string
+	Summary *report.Summary
+}
+
+// Cell is one rule's outcome for one implementation.
+type Cell struct {
+	Outcome outcome.Outcome
+	// Scenarios are how many of the run's scenarios are tagged with the rule.
+	Scenarios int
+	// Failed are the failed scenarios credited to the rule.
+	Failed int
+	// Notes say why: each failed scenario with its failing check, or the
+	// declaration or reason of a rule that differs, is not claimed or does
+	// not apply.
+	Notes []string
+}
+
+// Row is a rule across the implementations.
+type Row struct {
+	report.Rule
+	Cells []Cell
+	// Agree is true when every implementation has the same outcome.
+	Agree bool
+}
+
+// Matrix is the comparison of several runs.
+type Matrix struct {
+	Runs []Run
+	Rows []Row
+}
+
+// Read reads each path's summary: a run's report folder (its
+// summary.json) or a summary file.
+func Read(paths []string) ([]Run, error) {
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("no report folders to compare")
+	}
+	var runs []Run
+	for _, p := range paths {
+		file := p
+		if info, err := os.Stat(p); err == nil && info.IsDir() {
+			file = filepath.Join(p, "summary.json")
+		}
+		s, err := readSummary(file)
+		if err != nil {
+			return nil, err
+		}
+		runs = append(runs, Run{Name: s.Implementation, Source: file, Summary: s})
+	}
+	uniqueNames(runs)
+	return runs, nil
+}
+
+// readSummary reads and checks one summary file; errors name the file and,
+// for malformed JSON, the line.
+func readSummary(file string) (*report.Summary, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("unable to read a run's summary: %w", err)
+	}
+	s := &report.Summary{}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(s); err != nil {
+		return nil, fmt.Errorf("%s: %s", file, jsonError(data, err))
+	}
+	switch {
+	case s.Implementation == "":
+		return nil, fmt.Errorf("%s: field implementation: missing (is this a presetsim summary.json?)", file)
+	case len(s.Rules) == 0:
+		return nil, fmt.Errorf("%s: field rules: empty (is this a presetsim summary.json?)", file)
+	}
+	for i, r := range s.Rules {
+		if r.ID == "" || r.Outcome == "" {
+			return nil, fmt.Errorf("%s: field rules[%d]: a rule needs an id and an outcome", file, i)
+		}
+	}
+	return s, nil
+}
+
+// jsonError says where in data a decoding error is, by line.
+func jsonError(data []byte, err error) string {
+	var offset int64 = -1
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syntax):
+		offset = syntax.Offset
+	case errors.As(err, &typ):
+		offset = typ.Offset
+		if typ.Field != "" {
+			return fmt.Sprintf("line %d: field %s: %v", lineOf(data, offset), typ.Field, err)
+		}
+	}
+	if offset < 0 {
+		return err.Error()
+	}
+	return fmt.Sprintf("line %d: %v", lineOf(data, offset), err)
+}
+
+func lineOf(data []byte, offset int64) int {
+	offset = min(offset, int64(len(data)))
+	return bytes.Count(data[:offset], []byte("\n")) + 1
+}
+
+// uniqueNames adds the folder to the names two runs share, and a number
+// when they share the folder too.
+func uniqueNames(runs []Run) {
+	count := map[string]int{}
+	for _, r := range runs {
+		count[r.Name]++
+	}
+	seen := map[string]int{}
+	for i, r := range runs {
+		if count[r.Name] > 1 {
+			runs[i].Name = fmt.Sprintf("%s (%s)", r.Name, filepath.Dir(r.Source))
+		}
+		if seen[runs[i].Name]++; seen[runs[i].Name] > 1 {
+			runs[i].Name = fmt.Sprintf("%s #%d", runs[i].Name, seen[runs[i].Name])
+		}
+	}
+}
+
+// Build compares the runs: the rules of the specification in order, then
+// any other rule a summary lists.
+func Build(runs []Run) *Matrix {
+	m := &Matrix{Runs: runs}
+	rules := slices.Clone(report.Rules)
+	for _, run := range runs {
+		for _, r := range run.Summary.Rules {
+			if !slices.ContainsFunc(rules, func(known report.Rule) bool { return known.ID == r.ID }) {
+				rules = append(rules, r.Rule)
+			}
+		}
+	}
+	for _, rule := range rules {
+		row := Row{Rule: rule, Agree: true}
+		for _, run := range runs {
+			cell := cellOf(run.Summary, rule.ID)
+			row.Agree = row.Agree && (len(row.Cells) == 0 || row.Cells[0].Outcome == cell.Outcome)
+			row.Cells = append(row.Cells, cell)
+		}
+		m.Rows = append(m.Rows, row)
+	}
+	return m
+}
+
+// cellOf is a rule's outcome in a summary, with its reasons.
+func cellOf(s *report.Summary, id string) Cell {
+	i := slices.IndexFunc(s.Rules, func(r report.RuleOutcome) bool { return r.ID == id })
+	if i < 0 {
+		return Cell{Outcome: Absent}
+	}
+	r := s.Rules[i]
+	c := Cell{Outcome: r.Outcome, Scenarios: r.Scenarios, Failed: len(r.Failed)}
+	switch r.Outcome {
+	case outcome.Failed:
+		for _, name := range r.Failed {
+			c.Notes = append(c.Notes, failureNote(s, name))
+		}
+	case outcome.Differs:
+		c.Notes = reasons(s, r.Declared)
+	case outcome.NotClaimed:
+		c.Notes = reasons(s, r.Unclaimed)
+	case outcome.NotApplicable:
+		c.Notes = reasons(s, r.Inapplicable)
+	case outcome.Unsupported:
+		c.Notes = reasons(s, r.NotRunOn)
+	}
+	return c
+}
+
+// failureNote is a failed scenario with its failing check.
+func failureNote(s *report.Summary, name string) string {
+	sc := scenario(s, name)
+	if sc == nil || sc.FailedCheck == "" {
+		return name
+	}
+	return name + ": " + sc.FailedCheck
+}
+
+// reasons are the scenarios' distinct reasons, in order.
+func reasons(s *report.Summary, names []string) []string {
+	var out []string
+	for _, name := range names {
+		reason := ""
+		if sc := scenario(s, name); sc != nil {
+			reason = sc.Reason
+		}
+		if reason != "" && !slices.Contains(out, reason) {
+			out = append(out, reason)
+		}
+	}
+	return out
+}
+
+func scenario(s *report.Summary, name string) *report.ScenarioReport {
+	for i := range s.Scenarios {
+		if s.Scenarios[i].Name == name {
+			return &s.Scenarios[i]
+		}
+	}
+	return nil
+}
+
+// Text is a cell's outcome in words: "fail (2 of 5)", "pass", "—".
+func (c Cell) Text() string {
+	switch c.Outcome {
+	case Absent:
+		return "—"
+	case outcome.Failed:
+		return fmt.Sprintf("fail (%d of %d)", c.Failed, max(c.Scenarios, c.Failed))
+	}
+	return string(c.Outcome)
+}
+
+// Verdict is a run's verdict: "PASSED" or "FAILED".
+func (r Run) Verdict() string {
+	if r.Summary.Passed {
+		return "PASSED"
+	}
+	return "FAILED"
+}
+
+// Totals are a run's scenario counts in words.
+func (r Run) Totals() string { return r.Summary.Totals.String() }
+
+// Explained are the cells with notes, by implementation then rule: the
+// failures and the declared differences a reader wants spelled out.
+func (m *Matrix) Explained() []Explanation {
+	var out []Explanation
+	for i, run := range m.Runs {
+		for _, row := range m.Rows {
+			c := row.Cells[i]
+			if len(c.Notes) > 0 && (c.Outcome == outcome.Failed || c.Outcome == outcome.Differs) {
+				out = append(out, Explanation{Run: run.Name, Rule: row.ID, Outcome: c.Outcome, Notes: c.Notes})
+			}
+		}
+	}
+	return out
+}
+
+// Explanation is one implementation's failure or difference on one rule.
+type Explanation struct {
+	Run, Rule string
+	Outcome   outcome.Outcome
+	Notes     []string
+}
+
+// escapeMarkdown keeps text literal in Markdown, inside a table cell too:
+// a pipe would end the cell, "<name>" would read as an HTML tag.
+func escapeMarkdown(s string) string {
+	return strings.NewReplacer("|", `\|`, "\n", " ", "<", "&lt;", ">", "&gt;").Replace(s)
+}

@@ -1,0 +1,203 @@
+package compare
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"presetsim.dev/presetsim/internal/report"
+	"presetsim.dev/presetsim/internal/report/reporttest"
+	"presetsim.dev/presetsim/outcome"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files and the runs under testdata/runs")
+
+// runs are three implementations' results on the same scenarios: one that
+// passes everything, one that fails R3.4 and does not claim init
+// containers, and one that rejects conflicts as its profile declares and
+// has no CRD of its own to judge.
+var runs = map[string][]report.ScenarioResult{
+	"reference": {
+		{Name: "features/keys.feature: Identical items are skipped", Tags: []string{"@R3.4"}, Duration: time.Second,
+			Checks: []report.Check{{Step: `the pod "website" should be:`, Line: 20, Rules: []string{"R3.4"}, Outcome: outcome.Passed}}},
+		{Name: "features/conflict.feature: A conflict applies no preset", Tags: []string{"@R4.2"}, Duration: time.Second,
+			Checks: []report.Check{{Step: `the pod "website" should be as submitted`, Line: 30, Rules: []string{"R4.2"}, Outcome: outcome.Passed}}},
+		{Name: "features/injection.feature: Init containers", Tags: []string{"@R3.2", "@initContainers"}, Duration: time.Second,
+			Checks: []report.Check{{Step: `the pod "website" should be:`, Line: 40, Rules: []string{"R3.2"}, Outcome: outcome.Passed}}},
+		{Name: "features/validation.feature: The name is at most 53 characters", Tags: []string{"@R1.6"}, Duration: time.Second,
+			Checks: []report.Check{{Step: "the request should be rejected with:", Line: 50, Rules: []string{"R1.6"}, Outcome: outcome.Passed}}},
+	},
+	"kubernetes-1.19": {
+		{Name: "features/keys.feature: Identical items are skipped", Tags: []string{"@R3.4"}, Duration: time.Second, Failed: true,
+			Failure: "spec.containers[web].envFrom: want 1 item, got 2",
+			Checks:  []report.Check{{Step: `the pod "website" should be:`, Line: 20, Rules: []string{"R3.4"}, Outcome: outcome.Failed, Detail: "want 1 item, got 2"}}},
+		{Name: "features/conflict.feature: A conflict applies no preset", Tags: []string{"@R4.2"}, Duration: time.Second,
+			Checks: []report.Check{{Step: `the pod "website" should be as submitted`, Line: 30, Rules: []string{"R4.2"}, Outcome: outcome.Passed}}},
+		{Name: "features/injection.feature: Init containers", Tags: []string{"@R3.2", "@initContainers"}, NotClaimed: "initContainers"},
+		{Name: "features/validation.feature: The name is at most 53 characters", Tags: []string{"@R1.6"}, Duration: time.Second,
+			Checks: []report.Check{{Step: "the request should be rejected with:", Line: 50, Rules: []string{"R1.6"}, Outcome: outcome.Passed}}},
+	},
+	"kubeflow": {
+		{Name: "features/keys.feature: Identical items are skipped", Tags: []string{"@R3.4"}, Duration: time.Second,
+			Checks: []report.Check{{Step: `the pod "website" should be:`, Line: 20, Rules: []string{"R3.4"}, Outcome: outcome.Passed}}},
+		{Name: "features/conflict.feature: A conflict applies no preset", Tags: []string{"@R4.2"}, Duration: time.Second,
+			Checks: []report.Check{{Step: "the request should succeed", Line: 28, Rules: []string{"R4.2"}, Outcome: outcome.Differs,
+				Detail: "profile kubeflow-poddefault declares conflicts: reject"}}},
+		{Name: "features/injection.feature: Init containers", Tags: []string{"@R3.2", "@initContainers"}, NotClaimed: "initContainers"},
+		{Name: "features/validation.feature: The name is at most 53 characters", Tags: []string{"@R1.6"},
+			NotApplicable: "the profile has no CRD of its own: the harness would judge its own"},
+	},
+}
+
+var order = []string{"reference", "kubernetes-1.19", "kubeflow"}
+
+func runDirs() []string {
+	var dirs []string
+	for _, name := range order {
+		dirs = append(dirs, filepath.Join("testdata", "runs", name))
+	}
+	return dirs
+}
+
+// writeRuns rewrites testdata/runs from the results above (with -update).
+func writeRuns(t *testing.T) {
+	t.Helper()
+	for i, name := range order {
+		dir := runDirs()[i]
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := report.Build(name, "presetsim, Kubernetes v1.37.1", "envtest", runs[name]).WriteJSON(&b); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "summary.json"), b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func matrix(t *testing.T) *Matrix {
+	t.Helper()
+	if *update {
+		writeRuns(t)
+	}
+	read, err := Read(runDirs())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Build(read)
+}
+
+func TestBuild(t *testing.T) {
+	m := matrix(t)
+	cell := func(rule string, run int) Cell {
+		for _, r := range m.Rows {
+			if r.ID == rule {
+				return r.Cells[run]
+			}
+		}
+		t.Fatalf("no row for %s", rule)
+		return Cell{}
+	}
+	tests := []struct {
+		name    string
+		rule    string
+		run     int
+		outcome outcome.Outcome
+		note    string
+	}{
+		{"a pass", "R3.4", 0, outcome.Passed, ""},
+		{"a failure names its failing check", "R3.4", 1, outcome.Failed, `features/keys.feature: Identical items are skipped: the pod "website" should be: → R3.4`},
+		{"a declared difference names the declaration", "R4.2", 2, outcome.Differs, "profile kubeflow-poddefault declares conflicts: reject"},
+		{"an unclaimed capability says so", "R3.2", 1, outcome.NotClaimed, "needs @initContainers, which the profile does not claim"},
+		{"an inapplicable rule says why", "R1.6", 2, outcome.NotApplicable, "the profile has no CRD of its own: the harness would judge its own"},
+		{"a rule no scenario checks", "R5.1", 0, outcome.Untested, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := cell(tc.rule, tc.run)
+			if c.Outcome != tc.outcome {
+				t.Errorf("%s for %s: %s, want %s", tc.rule, m.Runs[tc.run].Name, c.Outcome, tc.outcome)
+			}
+			if tc.note != "" && (len(c.Notes) != 1 || c.Notes[0] != tc.note) {
+				t.Errorf("%s for %s: notes %q, want [%q]", tc.rule, m.Runs[tc.run].Name, c.Notes, tc.note)
+			}
+		})
+	}
+	for _, r := range m.Rows {
+		want := r.ID != "R3.4" && r.ID != "R4.2" && r.ID != "R3.2" && r.ID != "R1.6"
+		if r.Agree != want {
+			t.Errorf("%s: agree %v, want %v", r.ID, r.Agree, want)
+		}
+	}
+}
+
+func TestWriters(t *testing.T) {
+	reporttest.GoldenFiles(t, matrix(t).Files(), *update)
+}
+
+// TestHTMLRendersInChromium: the page's script runs, every rule has a row,
+// and the box hides exactly the rules on which the runs agree.
+func TestHTMLRendersInChromium(t *testing.T) {
+	var b bytes.Buffer
+	m := matrix(t)
+	if err := m.WriteHTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	dom := reporttest.Render(t, b.Bytes())
+	if n := strings.Count(dom, `class="rule"`); n != len(report.Rules) {
+		t.Errorf("the matrix has %d rule rows, want %d", n, len(report.Rules))
+	}
+	if n := strings.Count(dom, `data-agree="false"`); n != 4 {
+		t.Errorf("%d rows where the runs differ, want 4", n)
+	}
+}
+
+// TestReadBadInput: every unreadable summary is refused with its file and,
+// where it has one, the line or field.
+func TestReadBadInput(t *testing.T) {
+	tests := []struct {
+		name, content, want string
+	}{
+		{"malformed JSON", "{\n  \"implementation\": \"x\",\n  \"rules\": [,]\n}", "summary.json: line 3: invalid character ','"},
+		{"a wrong type", "{\n  \"implementation\": 7\n}", "summary.json: line 2: field implementation: json: cannot unmarshal number"},
+		{"an unknown field", `{"implementation": "x", "rulez": []}`, `summary.json: json: unknown field "rulez"`},
+		{"no implementation", `{"rules": [{"id": "R2.1", "outcome": "pass"}]}`, "summary.json: field implementation: missing"},
+		{"no rules", `{"implementation": "x"}`, "summary.json: field rules: empty"},
+		{"a rule without outcome", `{"implementation": "x", "rules": [{"id": "R2.1"}]}`, "summary.json: field rules[0]: a rule needs an id and an outcome"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "summary.json"), []byte(tc.content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := Read([]string{dir})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("got %v, want an error containing %q", err, tc.want)
+			}
+		})
+	}
+	if _, err := Read([]string{filepath.Join(t.TempDir(), "nothing")}); err == nil || !strings.Contains(err.Error(), "nothing") {
+		t.Errorf("a missing summary gave %v, want an error naming it", err)
+	}
+	if _, err := Read(nil); err == nil {
+		t.Error("no folders gave no error")
+	}
+}
+
+func TestDuplicateNames(t *testing.T) {
+	dirs := runDirs()
+	read, err := Read([]string{dirs[0], dirs[0]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if read[0].Name == read[1].Name {
+		t.Errorf("two runs of one implementation share the column name %q", read[0].Name)
+	}
+}

@@ -1,0 +1,113 @@
+package report
+
+import (
+	"bytes"
+	"flag"
+	"strings"
+	"testing"
+	"time"
+
+	"presetsim.dev/presetsim/internal/report/reporttest"
+	"presetsim.dev/presetsim/outcome"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// results are a run with a pass, a failure with a diff credited to the
+// failing check's rule, a difference the profile declares, and scenarios
+// unsupported, not claimed and not applicable.
+var results = []ScenarioResult{
+	{Name: "features/simple.feature: A pod with the exclude annotation is never mutated", Tags: []string{"@R3.1", "@R2.4"},
+		Duration: 120 * time.Millisecond, Failed: true,
+		Failure: "metadata.annotations[podpreset.admission.kubernetes.io/podpreset-allow-database]: want <absent>, got \"16\"\n\n--- want\n+++ got\n@@ -1 +1,2 @@\n metadata:\n+  annotations: <x>",
+		Checks: []Check{
+			{Step: `the pod "control" should have the annotations:`, Line: 40, Rules: []string{"R3.7"}, Outcome: outcome.Passed},
+			{Step: `the pod "website" should be as submitted`, Line: 52, Rules: []string{"R2.4"}, Outcome: outcome.Failed, Detail: "metadata.annotations[…]: want <absent>, got \"16\""},
+		}},
+	{Name: "features/simple.feature: A pod the selector does not match is left alone", Tags: []string{"@R3.1", "@R2.3"}, Duration: 80 * time.Millisecond,
+		Checks: []Check{{Step: `the pod "backend" should be as submitted`, Line: 90, Rules: []string{"R2.3"}, Outcome: outcome.Passed}}},
+	{Name: "features/conflict.feature: A conflict changes nothing", Tags: []string{"@R4.2", "@R4.3"}, Duration: 90 * time.Millisecond,
+		Checks: []Check{{Step: "the request should succeed", Line: 12, Rules: []string{"R4.2"}, Outcome: outcome.Differs, Detail: "profile kubeflow declares conflicts: reject (R4.2)"}}},
+	{Name: "features/job.feature: A Job's pods are mutated and complete", Tags: []string{"@R2.6"}, Duration: 5 * time.Millisecond,
+		Unsupported: "there is no Job controller to create its pods"},
+	{Name: "features/injection.feature: Init containers", Tags: []string{"@R3.2", "@initContainers"}, NotClaimed: "initContainers"},
+	{Name: "features/validation.feature: The name is at most 53 characters", Tags: []string{"@R1.6"}, NotApplicable: "the harness's own CRD"},
+}
+
+func TestBuild(t *testing.T) {
+	s := Build("mutant/ignores-exclude", "presetsim (Kubernetes v1.37.1)", "offline", results)
+	if s.Passed {
+		t.Error("a run with a failure passed")
+	}
+	got := map[string]outcome.Outcome{}
+	for _, r := range s.Rules {
+		got[r.ID] = r.Outcome
+	}
+	for id, want := range map[string]outcome.Outcome{"R2.4": outcome.Failed, "R2.3": outcome.Passed, "R3.7": outcome.Passed, "R3.1": outcome.Untested, "R2.6": outcome.Unsupported,
+		"R4.2": outcome.Differs, "R4.3": outcome.Untested, "R3.2": outcome.NotClaimed, "R1.6": outcome.NotApplicable, "R4.4": outcome.Untested} {
+		if got[id] != want {
+			t.Errorf("rule %s: %s, want %s", id, got[id], want)
+		}
+	}
+	if got := strings.Join(s.FailedRules(), ","); got != "R2.4" {
+		t.Errorf("failed rules %s, want R2.4 (the failing check's rule, not every tag of the scenario)", got)
+	}
+	if s.Totals[outcome.Passed] != 1 || s.Totals[outcome.Failed] != 1 || s.Totals[outcome.Differs] != 1 || s.Totals[outcome.Unsupported] != 1 || s.Totals[outcome.NotClaimed] != 1 || s.Totals[outcome.NotApplicable] != 1 {
+		t.Errorf("totals %v", s.Totals)
+	}
+}
+
+// TestBuildKeepsUnknownRules: a rule id the specification does not define
+// (a typo in a tag, a check crediting a rule that was renumbered) is listed
+// with its scenarios, not dropped from the summary.
+func TestBuildKeepsUnknownRules(t *testing.T) {
+	s := Build("reference", "presetsim", "offline", []ScenarioResult{
+		{Name: "features/x.feature: tagged with a typo", Tags: []string{"@R9.9", "@conflicts"}},
+		{Name: "features/x.feature: a check credits an unknown rule", Tags: []string{"@R2.3"},
+			Checks: []Check{{Step: "the request should succeed", Rules: []string{"R2.33"}, Outcome: outcome.Failed}}, Failed: true},
+	})
+	byID := map[string]RuleOutcome{}
+	for _, r := range s.Rules {
+		byID[r.ID] = r
+	}
+	tests := []struct {
+		name, id string
+		want     outcome.Outcome
+	}{
+		{"an unknown tag", "R9.9", outcome.Passed},
+		{"an unknown rule of a check", "R2.33", outcome.Failed},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, ok := byID[tt.id]
+			if !ok {
+				t.Fatalf("rule %s was dropped from the summary", tt.id)
+			}
+			if r.Outcome != tt.want || !strings.Contains(r.Title, "not a rule of the specification") {
+				t.Errorf("rule %s: %s %q, want %s, titled as unknown", tt.id, r.Outcome, r.Title, tt.want)
+			}
+		})
+	}
+	if _, ok := byID["conflicts"]; ok {
+		t.Error("a capability tag was listed as a rule")
+	}
+}
+
+func TestWriters(t *testing.T) {
+	s := Build("mutant/ignores-exclude", "presetsim (Kubernetes v1.37.1)", "offline", results)
+	reporttest.GoldenFiles(t, s.Files(), *update)
+}
+
+// TestHTMLRendersInChromium opens the page in headless Chromium: its script
+// must run to its end with no console error, and the rules table must be
+// there.
+func TestHTMLRendersInChromium(t *testing.T) {
+	var b bytes.Buffer
+	if err := Build("reference", "presetsim", "envtest", results).WriteHTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	dom := reporttest.Render(t, b.Bytes())
+	if n := strings.Count(dom, `class="rule"`); n != len(Rules) {
+		t.Errorf("the rules table has %d rows, want %d", n, len(Rules))
+	}
+}

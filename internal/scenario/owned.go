@@ -1,0 +1,108 @@
+package scenario
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/wait"
+
+	"presetsim.dev/presetsim/harness/backend"
+	"presetsim.dev/presetsim/internal/manifest"
+)
+
+// WaitForPods waits until exactly n pods are controlled by the object (for a
+// Deployment, by its ReplicaSets) and, for workloads, until the controller
+// has settled: every replica updated and ready, nothing left of an old
+// rollout. Pods being deleted do not count.
+func (s *Scenario) WaitForPods(ctx context.Context, n int, kind, name string) ([]corev1.Pod, error) {
+	var (
+		pods   []corev1.Pod
+		status string
+		gvk    string
+	)
+	_, ownerGVR, ns, err := s.object(ctx, kind, name)
+	if err != nil {
+		return nil, err
+	}
+	err = s.WaitUntil(ctx, ns, s.World().Timeouts.Wait, func(ctx context.Context) (bool, error) {
+		owner, _, _, err := s.object(ctx, kind, name)
+		if err != nil {
+			return false, err
+		}
+		gvk = owner.GetKind()
+		if pods, err = s.ownedPods(ctx, owner); err != nil {
+			return false, err
+		}
+		if len(pods) < n {
+			if msg := deniedCreate(owner); msg != "" {
+				return false, fmt.Errorf("the implementation refused its pods: %s", msg)
+			}
+		}
+		var ok bool
+		ok, status = settled(owner)
+		return ok && len(pods) == n, nil
+	}, backend.Pods, ownerGVR, backend.ReplicaSets)
+	if err != nil {
+		if status != "" {
+			status = fmt.Sprintf(" (%s %q not settled: %s)", gvk, name, status)
+		}
+		if ctx.Err() == nil && (wait.Interrupted(err) || errors.Is(err, context.DeadlineExceeded)) {
+			err = nil // just the timeout, said already
+		}
+		msg := fmt.Sprintf("want %d pods owned by %s %q, have %d after %s%s", n, kind, name, len(pods), s.World().Timeouts.Wait, status)
+		if err != nil {
+			msg += ": " + err.Error()
+		}
+		return nil, errors.New(msg)
+	}
+	return pods, nil
+}
+
+// OwnedPodsShouldBe waits as WaitForPods, then compares each pod with the
+// expected one.
+func (s *Scenario) OwnedPodsShouldBe(ctx context.Context, n int, kind, name string, src manifest.Source, content string) error {
+	gvk, _, err := s.kindOf(kind)
+	if err != nil {
+		return err
+	}
+	want, err := s.expected(src, content, s.namespaceOf(gvk.Kind, name))
+	if err != nil {
+		return err
+	}
+	pods, err := s.WaitForPods(ctx, n, kind, name)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for i := range pods {
+		if err := s.Compare(ctx, want, &pods[i]); err != nil {
+			errs = append(errs, fmt.Errorf("pod %s:\n%w\n", pods[i].Name, err))
+		}
+	}
+	if len(errs) > 0 {
+		// Wrapped, so that callers can read each pod's differences.
+		return fmt.Errorf("%d of %d pods differ:\n%w", len(errs), n, errors.Join(errs...))
+	}
+	return nil
+}
+
+// deniedCreate is the message of a workload's ReplicaFailure condition
+// when an admission webhook denied the pods its controller creates (a
+// profile may declare conflicts: reject), so that the wait ends with the
+// cause instead of a timeout.
+func deniedCreate(owner *unstructured.Unstructured) string {
+	conditions, _, _ := unstructured.NestedSlice(owner.Object, "status", "conditions")
+	for _, c := range conditions {
+		m, _ := c.(map[string]any)
+		if m["type"] == "ReplicaFailure" && m["status"] == "True" {
+			if msg, _ := m["message"].(string); strings.Contains(msg, "denied the request") {
+				return msg
+			}
+		}
+	}
+	return ""
+}

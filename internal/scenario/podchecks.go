@@ -1,0 +1,300 @@
+package scenario
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/harness/backend"
+	"presetsim.dev/presetsim/internal/compare"
+	"presetsim.dev/presetsim/internal/compare/valuediff"
+	"presetsim.dev/presetsim/internal/manifest"
+	"presetsim.dev/presetsim/presets/merge"
+)
+
+// PodShouldBe compares the stored pod with the expected one in the
+// DocString (harness.md "Comparing pods").
+func (s *Scenario) PodShouldBe(ctx context.Context, name string, src manifest.Source, content string) error {
+	ns := s.podNamespace(name)
+	want, err := s.expected(src, content, ns)
+	if err != nil {
+		return err
+	}
+	if want.Namespace != "" {
+		ns = want.Namespace
+	}
+	got, err := s.getPod(ctx, ns, name)
+	if err != nil {
+		return err
+	}
+	return s.Compare(ctx, want, got)
+}
+
+// expected decodes an expected pod, then expands ${rv:…} in its string
+// values: the YAML is parsed as written, so a substitution works quoted or
+// not, and an error never quotes text the author did not write.
+func (s *Scenario) expected(src manifest.Source, content, ns string) (*corev1.Pod, error) {
+	want := &corev1.Pod{}
+	if err := manifest.DecodeInto(src, content, s.World().Scheme, want); err != nil {
+		return nil, err
+	}
+	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(want)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.expandValues(obj, ns); err != nil {
+		return nil, fmt.Errorf("%s:%d: %w", src.File, src.Line, err)
+	}
+	want = &corev1.Pod{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj, want); err != nil {
+		return nil, err
+	}
+	want.Annotations = s.World().Profile.Annotations(want.Annotations)
+	return want, nil
+}
+
+// Compare compares an expected pod with an actual one as
+// "the pod ... should be" does: the expected pod first gets the backend's
+// defaults (on envtest, the API server's), and the fields a workload
+// controller sets per pod are left out of the actual one unless expected.
+// The error is a *compare.Mismatch when the pods differ.
+func (s *Scenario) Compare(ctx context.Context, want, got *corev1.Pod) error {
+	defaulted, err := s.Defaulted(ctx, want)
+	if err != nil {
+		return err
+	}
+	return s.CompareDefaulted(want, defaulted, got)
+}
+
+// Defaulted is an expected pod with the backend's defaults, as Compare
+// gives it; CompareDefaulted then compares it with actual pods, so that a
+// caller comparing one expectation with several pods defaults it once.
+func (s *Scenario) Defaulted(ctx context.Context, want *corev1.Pod) (*corev1.Pod, error) {
+	return s.defaultPod(ctx, want)
+}
+
+// CompareDefaulted is Compare with the expected pod already defaulted
+// (want is the expectation as written, defaulted its Defaulted form).
+func (s *Scenario) CompareDefaulted(want, defaulted, got *corev1.Pod) error {
+	got = withoutControllerFields(want, got)
+	if m := compare.Pods(defaulted, got, compare.Options{AnnotationPrefix: s.World().AnnotationPrefix}); m != nil {
+		return m
+	}
+	return nil
+}
+
+// defaultPod gives an expected pod the backend's defaults by a dry-run
+// create in the defaulting namespace, where no module under test runs.
+func (s *Scenario) defaultPod(ctx context.Context, want *corev1.Pod) (*corev1.Pod, error) {
+	p := want.DeepCopy()
+	p.Namespace, p.Name, p.GenerateName = s.World().DefaultingNamespace, "", "expected-"
+	p.OwnerReferences, p.ResourceVersion, p.UID, p.CreationTimestamp = nil, "", "", metav1.Time{}
+	// No module under test is registered for the defaulting namespace, and
+	// it holds no presets; on an existing cluster the implementation may
+	// still see it, so the pod also opts out. It keeps the expected
+	// annotations, as some change what the API server defaults (a mirror
+	// pod gets no service account); they are set back as expected below.
+	p.Annotations = maps.Clone(want.Annotations)
+	if p.Annotations == nil {
+		p.Annotations = map[string]string{}
+	}
+	p.Annotations[merge.ExcludeAnnotation] = "true"
+	p.Annotations[s.World().Profile.Spec.Annotations.Exclude] = "true"
+	p.TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"}
+	if d, ok := s.Objects().(backend.PodDefaulter); ok {
+		got := d.DefaultPod(p)
+		got.Labels, got.Annotations = want.Labels, want.Annotations
+		return got, nil
+	}
+	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(p)
+	if err != nil {
+		return nil, err
+	}
+	created, err := s.Objects().Create(ctx, backend.Pods, &unstructured.Unstructured{Object: u}, backend.CreateOptions{DryRun: true})
+	if err != nil {
+		return nil, fmt.Errorf("the expected pod is not valid (dry-run create: %v)", err)
+	}
+	got, err := backend.ToPod(created)
+	if err != nil {
+		return nil, err
+	}
+	got.Labels, got.Annotations = want.Labels, want.Annotations
+	return got, nil
+}
+
+// DryRunPodShouldBe compares the pod returned by the last (dry-run) try
+// with the expected one.
+func (s *Scenario) DryRunPodShouldBe(ctx context.Context, src manifest.Source, content string) error {
+	a, err := s.lastAttempt()
+	if err != nil {
+		return err
+	}
+	if a.Err != nil || a.Object == nil {
+		return fmt.Errorf("the last request returned no object (error: %v)", a.Err)
+	}
+	got := &corev1.Pod{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(a.Object.Object, got); err != nil {
+		return fmt.Errorf("the last request did not return a pod: %w", err)
+	}
+	want, err := s.expected(src, content, s.logicalOf(got.Namespace))
+	if err != nil {
+		return err
+	}
+	return s.Compare(ctx, want, got)
+}
+
+// PodShouldNotExist checks the scenario's namespace holds no such pod.
+func (s *Scenario) PodShouldNotExist(ctx context.Context, name string) error {
+	ns, err := s.Namespace(ctx, s.podNamespace(name))
+	if err != nil {
+		return err
+	}
+	_, err = s.Objects().Get(ctx, backend.Pods, ns, name)
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil
+	case err != nil:
+		return err
+	default:
+		return fmt.Errorf("pod %q exists", name)
+	}
+}
+
+// podAsSubmitted checks the stored pod's spec, labels and annotations equal
+// what the scenario submitted.
+func (s *Scenario) podAsSubmitted(ctx context.Context, name string) error {
+	ns := s.podNamespace(name)
+	u, ok := s.submittedObject("Pod", ns, name)
+	if !ok {
+		return fmt.Errorf("this scenario created no pod %q", name)
+	}
+	want := &corev1.Pod{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, want); err != nil {
+		return err
+	}
+	got, err := s.getPod(ctx, ns, name)
+	if err != nil {
+		return err
+	}
+	return s.Compare(ctx, want, got)
+}
+
+// PodHasAnnotations checks each key has the value (after ${rv:...} expansion).
+func (s *Scenario) PodHasAnnotations(ctx context.Context, name string, want map[string]string) error {
+	ns := s.podNamespace(name)
+	got, err := s.getPod(ctx, ns, name)
+	if err != nil {
+		return err
+	}
+	var diffs []string
+	want = s.World().Profile.Annotations(want)
+	keys := slices.Sorted(maps.Keys(want))
+	for _, k := range keys {
+		v, err := s.expand(want[k], ns)
+		if err != nil {
+			return err
+		}
+		g, ok := got.Annotations[k]
+		switch {
+		case !ok:
+			diffs = append(diffs, fmt.Sprintf("metadata.annotations[%s]: want %q, got <absent>", k, v))
+		case g != v:
+			diffs = append(diffs, fmt.Sprintf("metadata.annotations[%s]: want %q, got %q", k, v, g))
+		}
+	}
+	if len(diffs) > 0 {
+		return errors.New(strings.Join(diffs, "\n"))
+	}
+	return nil
+}
+
+// PodHasNoPresetAnnotations checks the implementation added no annotation
+// under its prefix: the pod's own (its exclude annotation, say) do not
+// count, nor does the exclude key on a pod the scenario did not submit
+// itself (a controller's, from its template).
+func (s *Scenario) PodHasNoPresetAnnotations(ctx context.Context, name string) error {
+	ns := s.podNamespace(name)
+	got, err := s.getPod(ctx, ns, name)
+	if err != nil {
+		return err
+	}
+	own := map[string]string{s.World().Profile.Spec.Annotations.Exclude: ""}
+	if submitted, ok := s.submittedObject("Pod", ns, name); ok {
+		own = submitted.GetAnnotations()
+	}
+	var found []string
+	for _, k := range slices.Sorted(maps.Keys(got.Annotations)) {
+		if _, mine := own[k]; mine {
+			continue
+		}
+		if strings.HasPrefix(k, s.World().AnnotationPrefix) {
+			found = append(found, fmt.Sprintf("%s: %q", k, got.Annotations[k]))
+		}
+	}
+	if len(found) > 0 {
+		return fmt.Errorf("pod %q has %s annotations:\n  %s", name, s.World().PresetKind(), strings.Join(found, "\n  "))
+	}
+	return nil
+}
+
+// ComparePod compares an expected pod with an actual one of the World as
+// "the pod ... should be" does, outside a scenario (the differential run
+// compares the pods of two backends with it). The error is a
+// *compare.Mismatch when the pods differ.
+func ComparePod(ctx context.Context, w *harness.World, want, got *corev1.Pod) error {
+	return New(w).Compare(ctx, want, got)
+}
+
+// ObjectAsSubmitted checks that an object the scenario created was not
+// changed: for a pod its spec, labels and annotations; for other kinds its
+// spec and labels, and no annotation under the module's prefix.
+func (s *Scenario) ObjectAsSubmitted(ctx context.Context, kind, name string) error {
+	gvk, mapping, err := s.kindOf(kind)
+	if err != nil {
+		return err
+	}
+	if gvk.Kind == "Pod" && gvk.Group == "" {
+		return s.podAsSubmitted(ctx, name)
+	}
+	logical := s.namespaceOf(gvk.Kind, name)
+	submitted, ok := s.submittedObject(gvk.Kind, logical, name)
+	if !ok {
+		return fmt.Errorf("this scenario created no %s %q", gvk.Kind, name)
+	}
+	got, err := s.Objects().Get(ctx, mapping.Resource, submitted.GetNamespace(), name)
+	if err != nil {
+		return s.Failed(err, "unable to get %s %q", gvk.Kind, name)
+	}
+	dry := submitted.DeepCopy()
+	dry.SetNamespace(s.World().DefaultingNamespace)
+	defaulted, err := s.Objects().Create(ctx, mapping.Resource, dry, backend.CreateOptions{DryRun: true})
+	if err != nil {
+		return fmt.Errorf("unable to default the submitted %s (dry-run create: %s)", gvk.Kind, s.logical(err.Error()))
+	}
+	var diffs []valuediff.Difference
+	diffs = append(diffs, valuediff.Values("metadata.labels", submitted.GetLabels(), got.GetLabels())...)
+	for k, v := range got.GetAnnotations() {
+		if _, ok := submitted.GetAnnotations()[k]; !ok && strings.HasPrefix(k, s.World().AnnotationPrefix) {
+			diffs = append(diffs, valuediff.Difference{Path: "metadata.annotations[" + k + "]", Want: "<absent>", Got: fmt.Sprintf("%q", v)})
+		}
+	}
+	diffs = append(diffs, valuediff.Values("spec", defaulted.Object["spec"], got.Object["spec"])...)
+	if len(diffs) > 0 {
+		lines := make([]string, len(diffs))
+		for i, d := range diffs {
+			lines[i] = d.String()
+		}
+		return fmt.Errorf("%s %q is not as submitted:\n%s", gvk.Kind, name, strings.Join(lines, "\n"))
+	}
+	return nil
+}
