@@ -1,12 +1,22 @@
 // Package harness starts the world a run of PodPreset scenarios shares: a
 // backend where objects live and the implementation under test installed on
-// it, with the run's namespaces. Start is the one start sequence:
+// it, with the run's namespaces. It is what another godog suite needs to
+// use the step language (package steps): choose, Start, run, Stop.
 //
-//  1. the backend (package backend and one package per backend: envtest,
-//     offline, kind, existing) starts a cluster; Backends lists them by name;
-//  2. the implementation under test (package implementation: an in-process
-//     module, an external webhook, one already installed) installs itself
-//     for the run's namespaces, whatever the backend can do for it;
+// Backends and Implementations are the registries, by name; Choice binds
+// them to a command's flags (--backend, --implementation and each
+// registration's own flags) and Resolve makes what the flags chose, so
+// that no command names a backend or an implementation kind itself. Start
+// is the one start sequence:
+//
+//  1. the backend (the seam is package backend; one package per backend
+//     under internal/backend: envtest, offline, kind, cluster) starts a
+//     cluster;
+//  2. the implementation under test (the seam is package implementation;
+//     one package per kind under internal/implementation: an in-process
+//     module, an external webhook, the policy, one already installed)
+//     installs itself for the run's namespaces, whatever the backend can
+//     do for it;
 //  3. a readiness probe creates a probe preset and dry-runs a pod until it
 //     comes back mutated, and explains in the API server's words when it
 //     does not (a webhook that refuses connections, a process that exited,
@@ -14,9 +24,9 @@
 //
 // A World holds one backend cluster and one implementation; Stop stops the
 // implementation, then the backend, and records the processes a run starts
-// (package procs) so that the next run stops what a killed one left.
+// (internal/procs) so that the next run stops what a killed one left.
 //
-// Scenarios (package scenario) reach the backend only through
+// Scenarios (internal/scenario) reach the backend only through
 // backend.Objects and its abilities, and the implementation only through
 // World.WaitForPreset: steps never ask which backend or implementation
 // runs. A profile (package profile) describes how the implementation

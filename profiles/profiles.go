@@ -4,9 +4,23 @@
 // --implementation policy uses policy.yaml.
 package profiles
 
-import "embed"
+import (
+	"embed"
+
+	"presetsim.dev/presetsim/harness/profile"
+)
 
 // FS holds the shipped profiles, by file name.
 //
 //go:embed *.yaml
 var FS embed.FS
+
+// Load parses a shipped profile by file name (policy.yaml); messages name
+// it profiles/NAME.
+func Load(name string) (*profile.Profile, error) {
+	data, err := FS.ReadFile(name)
+	if err != nil {
+		return nil, err
+	}
+	return profile.Parse("profiles/"+name, data)
+}

@@ -2,8 +2,9 @@ package backend
 
 import "github.com/spf13/pflag"
 
-// Registration makes a backend known by name: to the CLI (its flags, its
-// one-line description) and to the harness.
+// Registration makes a backend known by name: to the CLI (--backend NAME,
+// its own flags, its one-line description) and to the harness. Setting one
+// of a backend's own flags chooses it (--kubeconfig chooses cluster).
 type Registration struct {
 	// Name selects the backend (--backend NAME).
 	Name string
@@ -12,6 +13,10 @@ type Registration struct {
 	// Flags adds the backend's own flags to fs, if it has any, and returns
 	// the function that makes the backend from them once they are parsed.
 	Flags func(fs *pflag.FlagSet) func() (Backend, error)
+	// Implementation is the implementation kind a run tests on this
+	// backend when its flags choose none ("installed" on an existing
+	// cluster); "" for the first registered kind.
+	Implementation string
 	// Reap removes a resource a killed run of this backend recorded
 	// (Run.KeepResource); nil for backends that record none.
 	Reap func(name string) error

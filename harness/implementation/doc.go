@@ -2,16 +2,19 @@
 // implementation of PodPreset under test. An Implementation installs
 // itself on a started cluster (Install), says when a preset it was given
 // is in effect (WaitForPreset) and stops (Stop); the harness and the steps
-// never ask which kind it is. The kinds, one package each:
+// never ask which kind it is. The kinds, one package each under
+// internal/implementation, each with a Registration (its name, its own
+// flags, its shipped profile) that harness.Implementations lists:
 //
 //   - module: an in-process admission module (the reference, a mutant),
 //     served to an API server as a webhook or called in-process offline;
-//   - external: someone else's webhook, registered by URL, optionally
-//     started as a process;
+//   - external ("webhook"): someone else's webhook, registered by URL,
+//     optionally started as a process;
+//   - policy: the presets compiled into MutatingAdmissionPolicies by a
+//     controller, no webhook;
 //   - installed: an implementation already installed on the cluster.
 //
-// An in-cluster policy (a MutatingAdmissionPolicy) is one more package with
-// the same interface. What only some implementations have is a separate
+// What only some implementations have is a separate
 // small interface: Process (a process whose output and state explain a
 // failure) and Preflight (refusing a backend before it starts).
 //

@@ -17,7 +17,6 @@ import (
 	"github.com/go-logr/logr"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
-	"presetsim.dev/presetsim/harness/profile"
 	"presetsim.dev/presetsim/internal/app/bench"
 	"presetsim.dev/presetsim/internal/app/cli"
 	"presetsim.dev/presetsim/internal/app/live"
@@ -27,7 +26,6 @@ import (
 	"presetsim.dev/presetsim/internal/mutants"
 	"presetsim.dev/presetsim/internal/suitecheck"
 	"presetsim.dev/presetsim/outcome"
-	"presetsim.dev/presetsim/profiles"
 	"presetsim.dev/presetsim/steps"
 	"presetsim.dev/presetsim/steps/result"
 )
@@ -160,7 +158,7 @@ usage error, 4 for mistakes in the feature files, 130 or 143 when interrupted.`,
 			return err
 		}
 		defer st.stop(stderr)
-		w, external, start, reportDir := st.world, st.external, st.began, t.reportDir
+		w, start, reportDir := st.world, st.began, t.reportDir
 
 		if *watchFlag {
 			return watch.Loop(st.interrupts.Context(), w, watch.Options{Paths: args, Tags: *tags, Concurrency: *concurrency, Out: stdout, Keys: stdin})
@@ -178,11 +176,7 @@ usage error, 4 for mistakes in the feature files, 130 or 143 when interrupted.`,
 			if err := writeReports(*reportDir, st.implementationName(), w, timings.List()); err != nil {
 				return err
 			}
-			kept := "summary.json, summary.yaml, junit.xml, cucumber.json, report.html"
-			if external != nil && external.LogFile != "" {
-				kept += ", webhook.log (the webhook's output)"
-			}
-			fmt.Fprintf(stderr, "reports in %s: %s\n", *reportDir, kept)
+			fmt.Fprintf(stderr, "reports in %s: %s\n", *reportDir, strings.Join(reportFiles(*reportDir), ", "))
 		}
 
 		fmt.Fprintf(stderr, "\n%s start: %s\n", w.Backend, w.Started.Round(time.Millisecond))
@@ -258,13 +252,17 @@ func failedRules(timings []result.Scenario) []string {
 	return out
 }
 
-// shippedProfile is one of the profiles shipped in profiles/.
-func shippedProfile(name string) (*profile.Profile, error) {
-	data, err := profiles.FS.ReadFile(name)
-	if err != nil {
-		return nil, err
+// reportFiles lists the files of a report folder: the reports first, then
+// what else the run kept there (an external webhook's output).
+func reportFiles(dir string) []string {
+	files := []string{"summary.json", "summary.yaml", "junit.xml", "cucumber.json", "report.html"}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if !e.IsDir() && !slices.Contains(files, e.Name()) {
+			files = append(files, e.Name())
+		}
 	}
-	return profile.Parse("profiles/"+name, data)
+	return files
 }
 
 // indent prefixes every line of text but the empty ones.

@@ -1,5 +1,8 @@
 // Package app is the presetsim command line: flag parsing and output only;
 // the work is done by the packages of harness, steps and internal/fuzz.
+// What is tested and where is chosen by the registries (harness.Choice):
+// no command names a backend or an implementation kind, except up and
+// bench, which are about the envtest control plane itself.
 // Each command is a cobra command: run, differential, fuzz, apply, up,
 // rules, features and tools here; bench, serve, policy, watch (run
 // --watch) and live (audit, explain) are packages of their own, and cli

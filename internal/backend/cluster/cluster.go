@@ -11,6 +11,7 @@ import (
 
 	"presetsim.dev/presetsim/harness/backend"
 	"presetsim.dev/presetsim/internal/backend/apiclient"
+	"presetsim.dev/presetsim/internal/implementation/installed"
 )
 
 // Name is the backend's registered name.
@@ -33,6 +34,8 @@ func Registration() backend.Registration {
 	return backend.Registration{
 		Name:    Name,
 		Summary: "an existing cluster, --kubeconfig",
+		// What is installed there is tested unless the flags say otherwise.
+		Implementation: installed.Name,
 		Flags: func(fs *pflag.FlagSet) func() (backend.Backend, error) {
 			var opts Options
 			fs.StringVar(&opts.Kubeconfig, "kubeconfig", "", "the existing cluster's kubeconfig, where the implementation is installed (implies --backend cluster)")

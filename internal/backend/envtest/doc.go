@@ -3,10 +3,10 @@
 // (hack/build-tools.sh, `make tools`), with simulated nodes (package nodes).
 // An in-process module is served to it as a webhook on 127.0.0.1.
 //
-// The backend never builds the binaries: FindBinaries looks for them
-// (PRESETSIM_BIN_DIR, KUBEBUILDER_ASSETS, the user cache, the repository's
-// cache) and says how to get them (ErrBinariesNotBuilt); the CLI builds
-// them when asked (Install, `presetsim tools install`, from the versions
-// pinned in hack/tools, embedded) or, in the repository, as `make tools`
-// does (BuildBinaries).
+// FindBinaries looks for the binaries (PRESETSIM_BIN_DIR,
+// KUBEBUILDER_ASSETS, the user cache, the repository's cache) and says how
+// to get them (ErrBinariesNotBuilt). `presetsim tools install` builds them
+// anywhere (Install, from the versions pinned in hack/tools, embedded); the
+// registered backend (Options.Build) builds them in a checkout, as `make
+// tools` does (BuildBinaries), when a run finds none.
 package envtest

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -21,6 +22,10 @@ const Name = "envtest"
 type Options struct {
 	// BinDir holds the control-plane binaries; FindBinaries when empty.
 	BinDir string
+	// Build builds the binaries when FindBinaries finds none and this is
+	// a checkout that can (BuildBinaries, progress to the run's Progress),
+	// as `make tools` does; otherwise their absence is Start's error.
+	Build bool
 }
 
 // Backend starts a control plane per run.
@@ -29,14 +34,14 @@ type Backend struct{ opts Options }
 // New returns the envtest backend.
 func New(opts Options) *Backend { return &Backend{opts: opts} }
 
-// Registration registers the backend; it has no flags of its own (the CLI
-// finds or builds the binaries before it starts a control plane).
+// Registration registers the backend; it has no flags of its own, and it
+// builds the binaries when they are missing and it can (Options.Build).
 func Registration() backend.Registration {
 	return backend.Registration{
 		Name:    Name,
 		Summary: "a real control plane built from source, with simulated nodes",
 		Flags: func(*pflag.FlagSet) func() (backend.Backend, error) {
-			return func() (backend.Backend, error) { return New(Options{}), nil }
+			return func() (backend.Backend, error) { return New(Options{Build: true}), nil }
 		},
 	}
 }
@@ -46,6 +51,17 @@ func (b *Backend) Name() string { return Name }
 
 // StartsProcesses is true: etcd and the control plane are child processes.
 func (b *Backend) StartsProcesses() bool { return true }
+
+// binaries finds the control-plane binaries, or builds them when the
+// options say so and this checkout can.
+func (b *Backend) binaries(ctx context.Context, progress io.Writer) (string, error) {
+	dir, err := FindBinaries()
+	if !b.opts.Build || !errors.Is(err, ErrBinariesNotBuilt) || !CanBuild() {
+		return dir, err
+	}
+	fmt.Fprintln(progress, "The control-plane binaries are not built yet; building them now, as `make tools` does (about 7 minutes, once) ...")
+	return BuildBinaries(ctx, progress)
+}
 
 // Cluster is a running envtest control plane with simulated nodes.
 type Cluster struct {
@@ -58,7 +74,7 @@ type Cluster struct {
 func (b *Backend) Start(ctx context.Context, run backend.Run) (_ backend.Cluster, err error) {
 	bin := b.opts.BinDir
 	if bin == "" {
-		if bin, err = FindBinaries(); err != nil {
+		if bin, err = b.binaries(ctx, run.Progress); err != nil {
 			return nil, err
 		}
 	}

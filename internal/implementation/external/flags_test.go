@@ -1,4 +1,4 @@
-package app
+package external
 
 import (
 	"os"
@@ -20,11 +20,11 @@ func TestWebhookCommand(t *testing.T) {
 	}
 	parse := func(command string) (env, args []string, err error) {
 		fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
-		ext := externalFlags(fs)
+		f := bindFlags(fs)
 		if err := fs.Parse([]string{"--webhook-url", "https://127.0.0.1:9443/mutate", "--webhook-ca", ca, "--webhook-command", command}); err != nil {
 			t.Fatal(err)
 		}
-		m, err := ext.module()
+		m, err := f.options()
 		if err != nil {
 			return nil, nil, err
 		}

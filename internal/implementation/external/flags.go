@@ -1,0 +1,91 @@
+package external
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"presetsim.dev/presetsim/harness/implementation"
+)
+
+// Name is "webhook".
+const Name = "webhook"
+
+// Registration registers the kind with its flags (--webhook-url and the
+// rest); setting any of them chooses it.
+func Registration() implementation.Registration {
+	return implementation.Registration{
+		Name:    Name,
+		Summary: "an external webhook, --webhook-url",
+		Flags: func(fs *pflag.FlagSet) func(implementation.Env) (implementation.Implementation, error) {
+			f := bindFlags(fs)
+			return func(env implementation.Env) (implementation.Implementation, error) {
+				opts, err := f.options()
+				if err != nil {
+					return nil, err
+				}
+				if env.ReportDir != "" && len(opts.Command) > 0 {
+					opts.LogFile = filepath.Join(env.ReportDir, LogFile)
+				}
+				return New(opts), nil
+			}
+		},
+	}
+}
+
+// LogFile is the file in the report folder that receives the output of
+// the webhook's command.
+const LogFile = "webhook.log"
+
+// flags are the flags that describe an external webhook.
+type flags struct {
+	url, caFile, versions, failurePolicy, command string
+	timeout                                       time.Duration
+}
+
+func bindFlags(fs *pflag.FlagSet) *flags {
+	f := &flags{}
+	fs.StringVar(&f.url, "webhook-url", "", "test this external webhook (https URL) instead of an in-process module")
+	fs.StringVar(&f.caFile, "webhook-ca", "", "CA bundle (PEM file) that verifies the external webhook")
+	fs.StringVar(&f.versions, "webhook-versions", "v1", "admissionReviewVersions the external webhook accepts, comma-separated")
+	fs.DurationVar(&f.timeout, "webhook-timeout", 10*time.Second, "how long the API server waits for the external webhook (1s to 30s)")
+	fs.StringVar(&f.failurePolicy, "webhook-failure-policy", "Fail", "Fail or Ignore")
+	fs.StringVar(&f.command, "webhook-command", "", "command that starts the external webhook once the API server is up; "+
+		KubeconfigPlaceholder+" is replaced by a kubeconfig for it; shell-style quoting, and NAME=value words first set its environment (LOG=debug ./hook --port 9443)")
+	return f
+}
+
+// options checks the flags and returns the webhook they describe.
+func (f *flags) options() (Options, error) {
+	if f.url == "" {
+		return Options{}, errors.New("an external webhook needs --webhook-url (and --webhook-ca)")
+	}
+	if f.caFile == "" {
+		return Options{}, errors.New("--webhook-url needs --webhook-ca")
+	}
+	ca, err := os.ReadFile(f.caFile)
+	if err != nil {
+		return Options{}, fmt.Errorf("--webhook-ca: %w", err)
+	}
+	if f.failurePolicy != "Fail" && f.failurePolicy != "Ignore" {
+		return Options{}, fmt.Errorf("--webhook-failure-policy must be Fail or Ignore, not %q", f.failurePolicy)
+	}
+	if f.timeout < time.Second || f.timeout > 30*time.Second {
+		return Options{}, fmt.Errorf("--webhook-timeout must be between 1s and 30s, not %s", f.timeout)
+	}
+	o := Options{
+		URL: f.url, CABundle: ca, FailurePolicy: f.failurePolicy,
+		TimeoutSeconds: int32(f.timeout / time.Second), AdmissionReviewVersions: strings.Split(f.versions, ","),
+	}
+	if f.command != "" {
+		if o.Env, o.Command, err = ParseCommand(f.command); err != nil {
+			return Options{}, fmt.Errorf("--webhook-command: %w", err)
+		}
+	}
+	return o, nil
+}
