@@ -2,9 +2,9 @@ package steps
 
 import (
 	"errors"
+	"presetsim.dev/presetsim/internal/admit"
 	"presetsim.dev/presetsim/internal/scenario"
 	"slices"
-	"strings"
 
 	"presetsim.dev/presetsim/internal/attribution"
 )
@@ -44,7 +44,7 @@ func setup(kind string, rules ...string) checkSpec {
 // admission breaks R4.2's "admission still succeeds" (the only rule under
 // which the specification's implementation refuses nothing).
 func denied(err error, _ string) []string {
-	if err != nil && strings.Contains(err.Error(), "denied the request") {
+	if admit.Denied(err) {
 		return []string{"R4.2"}
 	}
 	return nil

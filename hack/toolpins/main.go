@@ -48,5 +48,5 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join("harness", "backend", "envtest", "zz_generated.pins.go"), src, 0o644)
+	return os.WriteFile(filepath.Join("internal", "backend", "envtest", "zz_generated.pins.go"), src, 0o644)
 }

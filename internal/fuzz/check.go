@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 
 	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/internal/admit"
 	"presetsim.dev/presetsim/internal/compare"
 	"presetsim.dev/presetsim/internal/scenario"
 	"presetsim.dev/presetsim/presets/merge"
@@ -185,7 +186,7 @@ func checkEvents(obs Observed, want Expectation) *Disagreement {
 // pod; when the API server refused the pod the implementation made, the
 // rule the model's explanation names (a missed conflict made it invalid).
 func refusalRules(want model.Outcome, err error) []string {
-	denied := strings.Contains(err.Error(), "denied the request")
+	denied := admit.Denied(err)
 	switch {
 	case want.Skipped == "excluded":
 		return []string{"R2.4"}

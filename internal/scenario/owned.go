@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -91,17 +90,17 @@ func (s *Scenario) OwnedPodsShouldBe(ctx context.Context, n int, kind, name stri
 }
 
 // deniedCreate is the message of a workload's ReplicaFailure condition
-// when an admission webhook denied the pods its controller creates (a
-// profile may declare conflicts: reject), so that the wait ends with the
-// cause instead of a timeout.
+// when its controller fails to create pods (FailedCreate: an admission
+// webhook denied them — a profile may declare conflicts: reject — or the
+// API server refused them), so that the wait ends with the cause instead
+// of a timeout.
 func deniedCreate(owner *unstructured.Unstructured) string {
 	conditions, _, _ := unstructured.NestedSlice(owner.Object, "status", "conditions")
 	for _, c := range conditions {
 		m, _ := c.(map[string]any)
-		if m["type"] == "ReplicaFailure" && m["status"] == "True" {
-			if msg, _ := m["message"].(string); strings.Contains(msg, "denied the request") {
-				return msg
-			}
+		if m["type"] == "ReplicaFailure" && m["status"] == "True" && m["reason"] == "FailedCreate" {
+			msg, _ := m["message"].(string)
+			return msg
 		}
 	}
 	return ""
