@@ -64,8 +64,16 @@ func (o Outcome) Valid() bool { return slices.Contains(All, o) }
 func (o *Outcome) UnmarshalText(text []byte) error {
 	v := Outcome(text)
 	if !v.Valid() {
-		return fmt.Errorf("%q is no outcome (want one of %v)", text, All)
+		return &InvalidError{Text: string(text)}
 	}
 	*o = v
 	return nil
+}
+
+// InvalidError is UnmarshalText's error: Text is no outcome. A reader
+// that knows where Text stood says so (file and line).
+type InvalidError struct{ Text string }
+
+func (e *InvalidError) Error() string {
+	return fmt.Sprintf("%q is no outcome (want one of %v)", e.Text, All)
 }

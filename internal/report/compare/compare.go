@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"presetsim.dev/presetsim/internal/report"
@@ -108,7 +109,14 @@ func jsonError(data []byte, err error) string {
 	var offset int64 = -1
 	var syntax *json.SyntaxError
 	var typ *json.UnmarshalTypeError
+	var invalid *outcome.InvalidError
 	switch {
+	case errors.As(err, &invalid):
+		// The decoder says not where a value was refused: the first place
+		// the refused value stands is where it is.
+		if i := bytes.Index(data, []byte(strconv.Quote(invalid.Text))); i >= 0 {
+			return fmt.Sprintf("line %d: %v", lineOf(data, int64(i)), err)
+		}
 	case errors.As(err, &syntax):
 		offset = syntax.Offset
 	case errors.As(err, &typ):

@@ -169,6 +169,7 @@ func TestReadBadInput(t *testing.T) {
 		{"an unknown field", `{"implementation": "x", "rulez": []}`, `summary.json: json: unknown field "rulez"`},
 		{"no implementation", `{"rules": [{"id": "R2.1", "outcome": "pass"}]}`, "summary.json: field implementation: missing"},
 		{"no rules", `{"implementation": "x"}`, "summary.json: field rules: empty"},
+		{"an outcome that is none", "{\n  \"implementation\": \"x\",\n  \"rules\": [\n    {\"id\": \"R2.1\", \"outcome\": \"passed\"}\n  ]\n}", `summary.json: line 4: "passed" is no outcome`},
 		{"a rule without outcome", `{"implementation": "x", "rules": [{"id": "R2.1"}]}`, "summary.json: field rules[0]: a rule needs an id and an outcome"},
 	}
 	for _, tc := range tests {
