@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"presetsim.dev/presetsim/harness/backend"
@@ -38,7 +39,7 @@ func (s *Scenario) WaitForPods(ctx context.Context, n int, kind, name string) ([
 		}
 		if len(pods) < n {
 			if msg := deniedCreate(owner); msg != "" {
-				return false, fmt.Errorf("the implementation refused its pods: %s", msg)
+				return false, s.refusedPods(ctx, owner, msg)
 			}
 		}
 		var ok bool
@@ -54,7 +55,7 @@ func (s *Scenario) WaitForPods(ctx context.Context, n int, kind, name string) ([
 		}
 		msg := fmt.Sprintf("want %d pods owned by %s %q, have %d after %s%s", n, kind, name, len(pods), s.World().Timeouts.Wait, status)
 		if err != nil {
-			msg += ": " + err.Error()
+			return nil, fmt.Errorf("%s: %w", msg, err)
 		}
 		return nil, errors.New(msg)
 	}
@@ -87,6 +88,32 @@ func (s *Scenario) OwnedPodsShouldBe(ctx context.Context, n int, kind, name stri
 		return fmt.Errorf("%d of %d pods differ:\n%w", len(errs), n, errors.Join(errs...))
 	}
 	return nil
+}
+
+// refusedPods is the error of a workload whose controller fails to create
+// its pods: the API server's own answer to a dry-run create of the pod
+// the controller makes from the template, so that what refused it (the
+// implementation, or the API server's validation) is in the error's
+// status (admit.Denied), not only in the condition's words; the
+// condition's message when the dry run is admitted now.
+func (s *Scenario) refusedPods(ctx context.Context, owner *unstructured.Unstructured, condition string) error {
+	obj, err := s.World().Scheme.New(owner.GroupVersionKind())
+	if err == nil {
+		err = runtime.DefaultUnstructuredConverter.FromUnstructured(owner.Object, obj)
+	}
+	template, ok := manifest.PodTemplate(obj)
+	if err != nil || !ok {
+		return fmt.Errorf("the implementation refused its pods: %s", condition)
+	}
+	pod := manifest.ControllerPod(owner, owner.GroupVersionKind(), template)
+	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(pod)
+	if err != nil {
+		return fmt.Errorf("the implementation refused its pods: %s", condition)
+	}
+	if _, err := s.Objects().Create(ctx, backend.Pods, &unstructured.Unstructured{Object: u}, backend.CreateOptions{DryRun: true}); err != nil {
+		return fmt.Errorf("the implementation refused its pods: %w", err)
+	}
+	return fmt.Errorf("the implementation refused its pods: %s", condition)
 }
 
 // deniedCreate is the message of a workload's ReplicaFailure condition

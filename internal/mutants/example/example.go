@@ -62,7 +62,6 @@ func Register(m *module.Registry) {
 type examplePlugin struct {
 	*admission.Handler
 	informer cache.SharedIndexInformer
-	store    cache.Indexer
 }
 
 var (
@@ -74,7 +73,7 @@ var (
 // SetDynamicClient implements initializer.WantsDynamicClient.
 func (p *examplePlugin) SetDynamicClient(client dynamic.Interface) {
 	informer := dynamicinformer.NewFilteredDynamicInformer(client, exampleGVR, metav1.NamespaceAll, 0, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, nil)
-	p.informer, p.store = informer.Informer(), informer.Informer().GetIndexer()
+	p.informer = informer.Informer()
 	p.SetReadyFunc(p.informer.HasSynced)
 }
 
@@ -94,7 +93,7 @@ func (p *examplePlugin) Start(ctx context.Context) error {
 
 // presets converts the namespace's PodInjections to PodPresets.
 func (p *examplePlugin) presets(namespace string) ([]*v1alpha1.PodPreset, error) {
-	objs, err := p.store.ByIndex(cache.NamespaceIndex, namespace)
+	objs, err := p.informer.GetIndexer().ByIndex(cache.NamespaceIndex, namespace)
 	if err != nil {
 		return nil, err
 	}
@@ -151,7 +150,7 @@ func (p *examplePlugin) Admit(_ context.Context, a admission.Attributes, _ admis
 // WaitForPreset implements module.PresetWaiter.
 func (p *examplePlugin) WaitForPreset(ctx context.Context, namespace, name, resourceVersion string) error {
 	return wait.PollUntilContextCancel(ctx, 5*time.Millisecond, true, func(context.Context) (bool, error) {
-		o, ok, err := p.store.GetByKey(namespace + "/" + name)
+		o, ok, err := p.informer.GetIndexer().GetByKey(namespace + "/" + name)
 		if err != nil || !ok {
 			return false, err
 		}
