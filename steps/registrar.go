@@ -50,11 +50,22 @@ type registrar struct {
 	// (Expressions): nothing is registered. manifests, with it, collects
 	// those of the steps whose DocString holds objects to create.
 	expressions, manifests *[]*regexp.Regexp
+	// reference, when set, only collects what each step is (Reference).
+	reference *[]StepDoc
 }
 
 // Step registers handler for expr. The handler's first argument must be
 // the context and its last result an error, as godog requires.
 func (r registrar) Step(expr string, spec checkSpec, handler any) {
+	if r.reference != nil {
+		kind := "check"
+		if spec.setup {
+			kind = "setup"
+		}
+		*r.reference = append(*r.reference, StepDoc{Expression: expr, Kind: kind, Rules: spec.rules, Shows: spec.shows, Needs: spec.needs,
+			DocString: takesDocString(reflect.TypeOf(handler)), Table: takesTable(reflect.TypeOf(handler))})
+		return
+	}
 	if r.expressions != nil {
 		*r.expressions = append(*r.expressions, compiled(expr))
 		if r.manifests != nil && spec.setup && takesDocString(reflect.TypeOf(handler)) {
@@ -120,6 +131,46 @@ func expressionsAndManifests() (all, manifests []*regexp.Regexp) {
 	registerWorkloads(r)
 	registerEnvironment(r)
 	return all, manifests
+}
+
+// StepDoc is one step of the language, as the step registry defines it:
+// what Reference lists and docs/steps.md renders.
+type StepDoc struct {
+	// Expression is the step's regular expression.
+	Expression string
+	// Kind is "setup" (it prepares the scenario; a failure is blamed on
+	// its rules, within the scenario's tags) or "check".
+	Kind string
+	// Rules are the rules of the specification a failure is credited to
+	// (before narrowing by the scenario's tags and the differences).
+	Rules []string
+	// Shows is the kind of evidence a check is (content, events, ...): a
+	// profile's declared difference can excuse only checks that show it.
+	Shows string
+	// Needs is the profile capability the check needs, if any.
+	Needs string
+	// DocString and Table say what the step takes after its line.
+	DocString, Table bool
+}
+
+// Reference lists every step of the language, in registration order.
+func Reference() []StepDoc {
+	var docs []StepDoc
+	r := registrar{reference: &docs}
+	register(r)
+	registerWorkloads(r)
+	registerEnvironment(r)
+	return docs
+}
+
+// takesTable reports whether a step handler has a Table argument.
+func takesTable(t reflect.Type) bool {
+	for i := range t.NumIn() {
+		if t.In(i) == reflect.TypeFor[*godog.Table]() {
+			return true
+		}
+	}
+	return false
 }
 
 // takesDocString reports whether a step handler has a DocString argument.

@@ -216,6 +216,7 @@ func countFile(fsys fs.FS, path string, line int, tags string, steps, manifests 
 	n := 0
 	var undefined []error
 	seen := map[int]bool{} // a Background step is in every pickle
+	reported := map[string]bool{}
 	for _, p := range pickles {
 		if line > 0 && !slices.ContainsFunc(p.AstNodeIds, func(id string) bool { return lines[id] == line }) {
 			continue
@@ -224,6 +225,12 @@ func countFile(fsys fs.FS, path string, line int, tags string, steps, manifests 
 			continue
 		}
 		n++
+		for _, err := range references(path, p, lines, docLines, manifests) {
+			if !reported[err.Error()] { // an outline's steps, once per example row
+				reported[err.Error()] = true
+				undefined = append(undefined, err)
+			}
+		}
 		for _, st := range p.Steps {
 			at, docAt := 0, 0
 			if len(st.AstNodeIds) > 0 {

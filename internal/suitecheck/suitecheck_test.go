@@ -53,7 +53,7 @@ func TestCount(t *testing.T) {
 	for _, c := range []struct {
 		tags string
 		want int
-	}{{"", 5}, {"@R4.2", 2}, {"@R2.1,@R4.2", 3}, {"~@slow", 3}, {"@R2.1 && @slow", 0}} {
+	}{{"", 7}, {"@R4.2", 2}, {"@R2.1,@R4.2", 3}, {"~@slow", 5}, {"@R2.1 && @slow", 0}} {
 		n, err := Count([]string{"testdata"}, c.tags)
 		if err != nil || n != c.want {
 			t.Errorf("Count(testdata, %q) = %d, %v; want %d", c.tags, n, err, c.want)
@@ -108,5 +108,34 @@ func TestManifestMistakes(t *testing.T) {
 	}
 	if err := Check(Options{Paths: []string{"testdata/two.feature"}, Format: "progress", Concurrency: 1, Manifests: defined[:3]}); err != nil {
 		t.Errorf("DocStrings that decode: %v", err)
+	}
+}
+
+// TestReferenceMistakes: a ${…} the steps do not expand, a ${rv:…} of a
+// preset the scenario has not created by then and a pod it never created
+// are feature-file errors with their line and a did-you-mean; a
+// StatefulSet's ordinal pods are the scenario's own.
+func TestReferenceMistakes(t *testing.T) {
+	defined := []*regexp.Regexp{
+		regexp.MustCompile(`^the PodPreset:$`), regexp.MustCompile(`^I create the pod:$`), regexp.MustCompile(`^the objects:$`),
+		regexp.MustCompile(`^the pod "([^"]*)" should have the annotations:$`),
+	}
+	err := Check(Options{Paths: []string{"testdata/mistakes/references.feature"}, Format: "progress", Concurrency: 1, Steps: defined, Manifests: defined[:3]})
+	var mistakes *FeatureErrors
+	if !errors.As(err, &mistakes) {
+		t.Fatalf("Check: %v, want feature-file errors", err)
+	}
+	want := []string{
+		`testdata/mistakes/references.feature:15: ${namespace} is no substitution the steps know: ${rv:PRESET} (the resourceVersion of a PodPreset the scenario created) is the only one`,
+		`testdata/mistakes/references.feature:25: ${rv:allow-databse} names a PodPreset this scenario has not created by then: did you mean "allow-database"?`,
+		`testdata/mistakes/references.feature:25: the pod "websit" is not one this scenario has created (or tried to) by then: did you mean "website"?`,
+		`testdata/mistakes/references.feature:47: ${rv:late} names a PodPreset this scenario has not created by then: it creates none`,
+	}
+	var got []string
+	for _, e := range mistakes.Errs {
+		got = append(got, e.Error())
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("Check found:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
