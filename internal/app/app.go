@@ -143,6 +143,7 @@ usage error, 4 for mistakes in the feature files, 130 or 143 when interrupted.`,
 	format := fs.String("format", "progress", "output format: progress (a character per step; the summary follows on stderr), pretty (godog's, every step), cucumber, junit")
 	tags := fs.String("tags", "", "run only scenarios matching this tag expression, e.g. @R4.2")
 	concurrency := fs.Int("concurrency", steps.DefaultConcurrency, "scenarios to run at once (@serial ones run alone)")
+	shard := fs.String("shard", "", "run only shard I of N (I/N) of the selected scenarios: the k-th scenario in file order goes to shard k mod N + 1, the same on every machine; presetsim report merge joins the shards' --report-dir")
 	watchFlag := fs.Bool("watch", false, "keep the control plane and the implementation up; run a feature file's scenarios again when it is saved (all on r and Enter) and print what changed; Ctrl-C stops")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if *watchFlag && len(args) == 0 {
@@ -152,6 +153,24 @@ usage error, 4 for mistakes in the feature files, 130 or 143 when interrupted.`,
 		// Checked before the control plane starts, which takes seconds.
 		if err := suitecheck.Check(suitecheck.Options{Paths: paths, FS: fsys, Format: *format, Tags: *tags, Concurrency: *concurrency, Steps: steps.Expressions(), Manifests: steps.ManifestExpressions()}); err != nil {
 			return cli.SuiteError(cmd, err)
+		}
+		if *shard != "" {
+			if *watchFlag {
+				return cli.UsageError(cmd, "--shard and --watch do not go together")
+			}
+			var i, n int
+			if _, err := fmt.Sscanf(*shard, "%d/%d", &i, &n); err != nil || fmt.Sprintf("%d/%d", i, n) != *shard {
+				return cli.UsageError(cmd, fmt.Sprintf("--shard wants I/N (2/3), not %q", *shard))
+			}
+			mine, err := suitecheck.Shard(fsys, paths, *tags, i, n)
+			if err != nil {
+				return cli.UsageError(cmd, "--shard: "+err.Error())
+			}
+			if len(mine) == 0 {
+				fmt.Fprintf(stderr, "shard %s holds no scenario: there are fewer scenarios than shards\n", *shard)
+				return nil
+			}
+			paths = mine
 		}
 		st, err := t.start(cmd.Context(), cmd, stderr)
 		if err != nil {

@@ -12,7 +12,7 @@ import (
 	"presetsim.dev/presetsim/internal/report/compare"
 )
 
-// newReportCommand is `presetsim report`, whose one subcommand is compare.
+// newReportCommand is `presetsim report`: compare and merge.
 func newReportCommand(stdout, stderr io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "report",
@@ -20,7 +20,57 @@ func newReportCommand(stdout, stderr io.Writer) *cobra.Command {
 		Args:  cli.NoArgs,
 		RunE:  func(cmd *cobra.Command, _ []string) error { return cli.UsageError(cmd, "report needs a subcommand") },
 	}
-	cmd.AddCommand(newCompareCommand(stdout, stderr))
+	cmd.AddCommand(newCompareCommand(stdout, stderr), newMergeCommand(stderr))
+	return cmd
+}
+
+// newMergeCommand is `presetsim report merge`.
+func newMergeCommand(stderr io.Writer) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "merge --out DIR REPORT-DIR...",
+		Short: "join the reports of a run's shards (run --shard I/N) into the run's report",
+		Long: `Reads the summary.json of each shard's report folder (presetsim run --shard I/N --report-dir)
+and writes the report of the whole run into --out: summary.json, summary.yaml, junit.xml and
+report.html, each rule's outcome decided again from the scenarios of every shard. The shards must
+be of one implementation, version and backend, and no scenario may be in two. The exit status is
+the run's: 0 when no scenario failed, 1 otherwise.`,
+		Example: `  presetsim run --shard 1/3 --report-dir reports/1
+  presetsim run --shard 2/3 --report-dir reports/2
+  presetsim run --shard 3/3 --report-dir reports/3
+  presetsim report merge --out reports/all reports/1 reports/2 reports/3`,
+		Args: cli.AtLeastOneArg,
+	}
+	out := cmd.Flags().String("out", "", "write the merged report into this folder (required)")
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if *out == "" {
+			return cli.UsageError(cmd, "--out is required: the folder to write the merged report into")
+		}
+		runs, err := compare.Read(args)
+		if err != nil {
+			fmt.Fprintf(stderr, "presetsim report merge: %v\n", err)
+			return cli.ExitError{Code: 2}
+		}
+		summaries := make([]*report.Summary, len(runs))
+		for i, r := range runs {
+			summaries[i] = r.Summary
+		}
+		merged, err := report.Merge(summaries)
+		if err != nil {
+			fmt.Fprintf(stderr, "presetsim report merge: %v\n", err)
+			return cli.ExitError{Code: 2}
+		}
+		if err := os.MkdirAll(*out, 0o755); err != nil {
+			return err
+		}
+		if err := merged.WriteFiles(*out); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "%d shards merged in %s: %d scenarios (%s)\n", len(runs), *out, len(merged.Scenarios), merged.Totals)
+		if !merged.Passed {
+			return cli.ExitError{Code: 1}
+		}
+		return nil
+	}
 	return cmd
 }
 

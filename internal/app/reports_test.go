@@ -96,3 +96,68 @@ func TestReportCompare(t *testing.T) {
 		t.Error("comparing a folder without a summary succeeded")
 	}
 }
+
+// TestShardsMergeToTheWholeRun: the built-in suite run offline in three
+// shards against a mutant, the shards' reports merged, is the run of the
+// whole suite: the same scenarios with the same outcomes, the same rule
+// outcomes and totals, and the merge fails as the run does.
+func TestShardsMergeToTheWholeRun(t *testing.T) {
+	dir := t.TempDir()
+	run := func(args ...string) error {
+		var stdout, stderr bytes.Buffer
+		return Run(context.Background(), &stdout, &stderr, append([]string{"run", "--backend", "offline", "--module", "mutant/ignores-exclude"}, args...))
+	}
+	read := func(name string) *report.Summary {
+		var s report.Summary
+		data, err := os.ReadFile(filepath.Join(dir, name, "summary.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(data, &s); err != nil {
+			t.Fatal(err)
+		}
+		for i := range s.Scenarios {
+			s.Scenarios[i].Seconds = 0
+		}
+		return &s
+	}
+	if err := run("--report-dir", filepath.Join(dir, "whole")); err == nil {
+		t.Fatal("the whole run of a mutant passed")
+	}
+	var shards []string
+	for _, i := range []string{"1", "2", "3"} {
+		shards = append(shards, filepath.Join(dir, i))
+		_ = run("--shard", i+"/3", "--report-dir", shards[len(shards)-1])
+	}
+	var stdout, stderr bytes.Buffer
+	err := Run(context.Background(), &stdout, &stderr, append([]string{"report", "merge", "--out", filepath.Join(dir, "merged")}, shards...))
+	var exit cli.ExitError
+	if !errors.As(err, &exit) || exit.Code != 1 {
+		t.Errorf("merge of a failed run: %v, want exit status 1\n%s", err, stderr.String())
+	}
+	whole, merged := read("whole"), read("merged")
+	if len(merged.Scenarios) != len(whole.Scenarios) || merged.Totals.String() != whole.Totals.String() {
+		t.Errorf("merged %d scenarios (%s), the whole run %d (%s)", len(merged.Scenarios), merged.Totals, len(whole.Scenarios), whole.Totals)
+	}
+	wantJSON, _ := json.Marshal(whole.Rules)
+	gotJSON, _ := json.Marshal(merged.Rules)
+	if string(wantJSON) != string(gotJSON) {
+		t.Errorf("merged rules differ from the whole run's:\n%s\nwant\n%s", gotJSON, wantJSON)
+	}
+	for i := range whole.Scenarios {
+		if i < len(merged.Scenarios) && (merged.Scenarios[i].Name != whole.Scenarios[i].Name || merged.Scenarios[i].Outcome != whole.Scenarios[i].Outcome) {
+			t.Errorf("scenario %d: merged %s %s, whole %s %s", i, merged.Scenarios[i].Name, merged.Scenarios[i].Outcome, whole.Scenarios[i].Name, whole.Scenarios[i].Outcome)
+		}
+	}
+	if said := stderrOf(t, "--shard", "4/3"); !strings.Contains(said, "1 ≤ I ≤ N") {
+		t.Errorf("--shard 4/3 was not refused as a usage error:\n%s", said)
+	}
+}
+
+// stderrOf runs presetsim run offline with args and returns what it said.
+func stderrOf(t *testing.T, args ...string) string {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	_ = Run(context.Background(), &stdout, &stderr, append([]string{"run", "--backend", "offline"}, args...))
+	return stderr.String()
+}

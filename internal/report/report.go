@@ -141,16 +141,22 @@ func Build(implementation, version, backend string, results []ScenarioResult) *S
 	}
 	for _, r := range rules {
 		o := byRule[r.ID]
-		o.Outcome = outcome.Untested
-		for _, candidate := range outcome.All {
-			if len(o.with(candidate)) > 0 {
-				o.Outcome = candidate
-				break
-			}
-		}
+		o.decide()
 		s.Rules = append(s.Rules, *o)
 	}
 	return s
+}
+
+// decide sets the rule's outcome from its scenarios: the worst outcome any
+// of them came to for it, untested when none did.
+func (o *RuleOutcome) decide() {
+	o.Outcome = outcome.Untested
+	for _, candidate := range outcome.All {
+		if len(o.with(candidate)) > 0 {
+			o.Outcome = candidate
+			return
+		}
+	}
 }
 
 // ruleID is what a rule tag looks like without its "@": R4.2.

@@ -64,14 +64,14 @@ func Check(o Options) error {
 	if len(o.Paths) == 0 {
 		o.Paths = []string{"features"} // godog's default, and the run's
 	}
-	n, mistakes, err := count(o.FS, o.Paths, o.Tags, o.Steps, o.Manifests)
+	selected, mistakes, err := count(o.FS, o.Paths, o.Tags, o.Steps, o.Manifests)
 	if err != nil {
 		return err
 	}
 	if len(mistakes) > 0 {
 		return &FeatureErrors{Errs: mistakes}
 	}
-	if n == 0 {
+	if len(selected) == 0 {
 		if o.Tags != "" {
 			return fmt.Errorf("no scenario of %s matches --tags %q", strings.Join(o.Paths, ", "), o.Tags)
 		}
@@ -123,19 +123,44 @@ func checkTags(expr string) error {
 // paths hold that match the tag expression. A path is a feature file, a
 // folder of them, or FILE:LINE (the scenario or example row at LINE).
 func Count(paths []string, tags string) (int, error) {
-	n, _, err := count(nil, paths, tags, nil, nil)
-	return n, err
+	selected, _, err := count(nil, paths, tags, nil, nil)
+	return len(selected), err
 }
 
-// count is Count, and the feature files' mistakes: when steps are given,
+// Shard returns the scenarios of shard i of n (1 ≤ i ≤ n) of what paths
+// and tags select, as FILE:LINE paths: the k-th scenario in file order
+// (folders walked in lexical order) goes to shard k mod n + 1, so every
+// shard is the same on every machine and the shards together are the
+// whole selection, each scenario once. An outline is dealt whole, with all
+// its example rows: godog selects a pickle by its scenario's line, not by
+// its row's. fsys is as Options.FS says.
+func Shard(fsys fs.FS, paths []string, tags string, i, n int) ([]string, error) {
+	if n < 1 || i < 1 || i > n {
+		return nil, fmt.Errorf("shard %d/%d: want I/N with 1 ≤ I ≤ N", i, n)
+	}
+	selected, _, err := count(fsys, paths, tags, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	var mine []string
+	for k, s := range slices.Compact(selected) {
+		if k%n == i-1 {
+			mine = append(mine, s)
+		}
+	}
+	return mine, nil
+}
+
+// count is the scenarios Count counts, as FILE:LINE, and the feature
+// files' mistakes: when steps are given,
 // an error for each step of the selected scenarios that matches none of
 // them; when manifests are, one for each such step's DocString that does
 // not decode.
-func count(fsys fs.FS, paths []string, tags string, steps, manifests []*regexp.Regexp) (int, []error, error) {
+func count(fsys fs.FS, paths []string, tags string, steps, manifests []*regexp.Regexp) ([]string, []error, error) {
 	if len(paths) == 0 {
 		paths = []string{"features"}
 	}
-	total := 0
+	var selected []string
 	var errs, undefined []error
 	for _, p := range paths {
 		file, line := splitLine(p)
@@ -160,19 +185,19 @@ func count(fsys fs.FS, paths []string, tags string, steps, manifests []*regexp.R
 			files = []string{file}
 		}
 		for _, f := range files {
-			n, u, err := countFile(fsys, f, line, tags, steps, manifests)
+			sel, u, err := countFile(fsys, f, line, tags, steps, manifests)
 			if err != nil {
 				errs = append(errs, err)
 				continue
 			}
 			undefined = append(undefined, u...)
-			if line > 0 && n == 0 && tags == "" {
+			if line > 0 && len(sel) == 0 && tags == "" {
 				errs = append(errs, fmt.Errorf("%s: no scenario or example row at line %d", f, line))
 			}
-			total += n
+			selected = append(selected, sel...)
 		}
 	}
-	return total, undefined, errors.Join(errs...)
+	return selected, undefined, errors.Join(errs...)
 }
 
 // stat and walkDir are os.Stat and filepath.WalkDir on fsys, or on the
@@ -204,16 +229,16 @@ func splitLine(path string) (string, int) {
 	return path[:i], line
 }
 
-func countFile(fsys fs.FS, path string, line int, tags string, steps, manifests []*regexp.Regexp) (int, []error, error) {
+func countFile(fsys fs.FS, path string, line int, tags string, steps, manifests []*regexp.Regexp) ([]string, []error, error) {
 	doc, pickles, err := featureloc.Parse(fsys, path)
 	if err != nil {
 		if errors.Is(err, featureloc.ErrSyntax) {
-			return 0, []error{fmt.Errorf("feature file %s: %w", path, err)}, nil
+			return nil, []error{fmt.Errorf("feature file %s: %w", path, err)}, nil
 		}
-		return 0, nil, fmt.Errorf("feature file %s: %w", path, err)
+		return nil, nil, fmt.Errorf("feature file %s: %w", path, err)
 	}
 	lines, docLines := featureloc.Lines(doc), featureloc.DocLines(doc)
-	n := 0
+	var selected []string
 	var undefined []error
 	seen := map[int]bool{} // a Background step is in every pickle
 	reported := map[string]bool{}
@@ -224,7 +249,8 @@ func countFile(fsys fs.FS, path string, line int, tags string, steps, manifests 
 		if !matches(tags, p.Tags) {
 			continue
 		}
-		n++
+		// The scenario's line: every example row of an outline has it.
+		selected = append(selected, fmt.Sprintf("%s:%d", path, lines[p.AstNodeIds[0]]))
 		for _, err := range references(path, p, lines, docLines, manifests) {
 			if !reported[err.Error()] { // an outline's steps, once per example row
 				reported[err.Error()] = true
@@ -252,7 +278,7 @@ func countFile(fsys fs.FS, path string, line int, tags string, steps, manifests 
 			undefined = append(undefined, fmt.Errorf("%s:%d: undefined step %q; the nearest defined step is %s", path, at, st.Text, nearest(st.Text, steps)))
 		}
 	}
-	return n, undefined, nil
+	return selected, undefined, nil
 }
 
 // matches applies a tag expression as godog v0.15 does.

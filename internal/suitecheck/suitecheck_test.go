@@ -139,3 +139,43 @@ func TestReferenceMistakes(t *testing.T) {
 		t.Errorf("Check found:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestShard: the shards of a selection are disjoint, together the whole
+// selection in its order, the same on every call, an outline dealt whole;
+// a shard out of range is refused.
+func TestShard(t *testing.T) {
+	all, err := Shard(nil, []string{"testdata"}, "", 1, 1)
+	if err != nil || len(all) != 6 {
+		t.Fatalf("Shard 1/1 = %v, %v; want the 6 scenarios (an outline of two rows is one)", all, err)
+	}
+	var joined []string
+	for i := 1; i <= 3; i++ {
+		sh, err := Shard(nil, []string{"testdata"}, "", i, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, _ := Shard(nil, []string{"testdata"}, "", i, 3)
+		if !slices.Equal(sh, again) {
+			t.Errorf("shard %d/3 is %v, then %v", i, sh, again)
+		}
+		for k, s := range sh {
+			if all[(i-1)+3*k] != s {
+				t.Errorf("shard %d/3 has %s at %d, want %s", i, s, k, all[(i-1)+3*k])
+			}
+		}
+		joined = append(joined, sh...)
+	}
+	slices.Sort(joined)
+	sorted := slices.Sorted(slices.Values(all))
+	if !slices.Equal(joined, sorted) {
+		t.Errorf("the shards together are %v, want %v", joined, sorted)
+	}
+	if n, err := Count(all, ""); err != nil || n != 7 {
+		t.Errorf("the shards' paths count %d scenarios (%v), want the 7 of the selection", n, err)
+	}
+	for _, bad := range [][2]int{{0, 3}, {4, 3}, {1, 0}} {
+		if _, err := Shard(nil, []string{"testdata"}, "", bad[0], bad[1]); err == nil {
+			t.Errorf("shard %d/%d accepted", bad[0], bad[1])
+		}
+	}
+}

@@ -1,0 +1,84 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+
+	"presetsim.dev/presetsim/outcome"
+)
+
+// Merge joins the summaries of the shards of one run (presetsim run
+// --shard I/N) into the summary of the whole run: the scenarios of every
+// shard, the totals added, and each rule's outcome decided again from the
+// scenarios of all shards, as Build decides it. The shards must be of one
+// implementation, version and backend, and no scenario may be in two.
+func Merge(shards []*Summary) (*Summary, error) {
+	if len(shards) == 0 {
+		return nil, fmt.Errorf("no summaries to merge")
+	}
+	first := shards[0]
+	s := &Summary{Implementation: first.Implementation, Version: first.Version, Backend: first.Backend, Passed: true, Totals: outcome.Counts{}}
+	byRule := map[string]*RuleOutcome{}
+	var order []string
+	owner := map[string]int{} // scenario → the shard it came from
+	for i, sh := range shards {
+		switch {
+		case sh.Implementation != first.Implementation:
+			return nil, fmt.Errorf("summary %d is of implementation %q, summary 1 of %q: shards of one run test one implementation", i+1, sh.Implementation, first.Implementation)
+		case sh.Version != first.Version:
+			return nil, fmt.Errorf("summary %d is of %q, summary 1 of %q: shards of one run use one version", i+1, sh.Version, first.Version)
+		case sh.Backend != first.Backend:
+			return nil, fmt.Errorf("summary %d ran on %s, summary 1 on %s: shards of one run use one backend", i+1, sh.Backend, first.Backend)
+		}
+		s.Passed = s.Passed && sh.Passed
+		for o, n := range sh.Totals {
+			s.Totals[o] += n
+		}
+		for _, sc := range sh.Scenarios {
+			if j, dup := owner[sc.Name]; dup {
+				return nil, fmt.Errorf("scenario %q is in summaries %d and %d: shards must not overlap", sc.Name, j+1, i+1)
+			}
+			owner[sc.Name] = i
+			s.Scenarios = append(s.Scenarios, sc)
+		}
+		for _, r := range sh.Rules {
+			m, ok := byRule[r.ID]
+			if !ok {
+				m = &RuleOutcome{Rule: r.Rule}
+				byRule[r.ID] = m
+				order = append(order, r.ID)
+			}
+			m.Scenarios += r.Scenarios
+			for _, o := range outcome.All {
+				if l := m.list(o); l != nil {
+					*l = append(*l, r.with(o)...)
+				}
+			}
+		}
+	}
+	sort.Slice(s.Scenarios, func(i, j int) bool { return s.Scenarios[i].Name < s.Scenarios[j].Name })
+	// The specification's rules in its order, then any other, as Build lists them.
+	ids := make([]string, 0, len(order))
+	for _, r := range Rules {
+		if _, ok := byRule[r.ID]; ok {
+			ids = append(ids, r.ID)
+		}
+	}
+	for _, id := range order {
+		if !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	for _, id := range ids {
+		m := byRule[id]
+		for _, o := range outcome.All {
+			if l := m.list(o); l != nil {
+				sort.Strings(*l)
+			}
+		}
+		m.decide()
+		s.Rules = append(s.Rules, *m)
+	}
+	return s, nil
+}
