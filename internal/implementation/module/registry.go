@@ -162,7 +162,9 @@ type environment struct {
 func newEnvironment(ctx context.Context, deps Deps) *environment {
 	env := &environment{deps: deps}
 	env.ctx, env.cancel = context.WithCancel(ctx)
-	env.broadcaster = record.NewBroadcaster(record.WithContext(env.ctx))
+	// Not bound to env.ctx: stop cancels it first, and the events held
+	// back until then are still to be recorded; stop shuts it down after.
+	env.broadcaster = record.NewBroadcaster()
 	env.broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: deps.Client.CoreV1().Events("")})
 	env.recorder = &UIDResolvingRecorder{
 		EventRecorder: env.broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "podpreset-admission"}),
@@ -174,10 +176,10 @@ func newEnvironment(ctx context.Context, deps Deps) *environment {
 
 // stop ends every goroutine the module started and waits for them:
 // held-back events are recorded (without a UID) before the broadcaster
-// shuts down.
+// shuts down, and later ones dropped.
 func (env *environment) stop() {
 	env.cancel()
-	env.recorder.Wait()
+	env.recorder.Close()
 	env.broadcaster.Shutdown()
 	env.running.Wait()
 }

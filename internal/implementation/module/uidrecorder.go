@@ -23,8 +23,11 @@ import (
 // admission step refused it), the event is recorded without a UID: still
 // listed by `kubectl get events`. Other events pass straight through.
 //
-// Each held-back event waits in a goroutine of its own; Wait waits for them
-// all (cancel Context first to have them recorded at once, without a UID).
+// Each held-back event waits in a goroutine of its own; Close waits for them
+// all (cancel Context first to have them recorded at once, without a UID)
+// and drops every event after: an admission once the module has stopped (a
+// backend's controller still creating pods as the cluster stops) records
+// nothing through a broadcaster that is shut down.
 type UIDResolvingRecorder struct {
 	record.EventRecorder
 	Pods corev1client.PodsGetter
@@ -34,41 +37,52 @@ type UIDResolvingRecorder struct {
 	Context context.Context
 
 	pending sync.WaitGroup
+	mu      sync.Mutex
+	closed  bool
 }
 
 var _ record.EventRecorder = &UIDResolvingRecorder{}
 
 // Event implements record.EventRecorder.
 func (r *UIDResolvingRecorder) Event(object runtime.Object, eventtype, reason, message string) {
-	if ref, ok := r.unresolvedPod(object); ok {
-		r.pending.Go(func() { r.EventRecorder.Event(r.resolve(ref), eventtype, reason, message) })
-		return
-	}
-	r.EventRecorder.Event(object, eventtype, reason, message)
+	r.record(object, func(o runtime.Object) { r.EventRecorder.Event(o, eventtype, reason, message) })
 }
 
 // Eventf implements record.EventRecorder.
 func (r *UIDResolvingRecorder) Eventf(object runtime.Object, eventtype, reason, messageFmt string, args ...interface{}) {
-	if ref, ok := r.unresolvedPod(object); ok {
-		r.pending.Go(func() { r.EventRecorder.Eventf(r.resolve(ref), eventtype, reason, messageFmt, args...) })
-		return
-	}
-	r.EventRecorder.Eventf(object, eventtype, reason, messageFmt, args...)
+	r.record(object, func(o runtime.Object) { r.EventRecorder.Eventf(o, eventtype, reason, messageFmt, args...) })
 }
 
 // AnnotatedEventf implements record.EventRecorder.
 func (r *UIDResolvingRecorder) AnnotatedEventf(object runtime.Object, annotations map[string]string, eventtype, reason, messageFmt string, args ...interface{}) {
-	if ref, ok := r.unresolvedPod(object); ok {
-		r.pending.Go(func() {
-			r.EventRecorder.AnnotatedEventf(r.resolve(ref), annotations, eventtype, reason, messageFmt, args...)
-		})
-		return
-	}
-	r.EventRecorder.AnnotatedEventf(object, annotations, eventtype, reason, messageFmt, args...)
+	r.record(object, func(o runtime.Object) {
+		r.EventRecorder.AnnotatedEventf(o, annotations, eventtype, reason, messageFmt, args...)
+	})
 }
 
-// Wait returns when every held-back event has been recorded.
-func (r *UIDResolvingRecorder) Wait() { r.pending.Wait() }
+// record emits an event now, or once its pod is stored; nothing once the
+// recorder is closed.
+func (r *UIDResolvingRecorder) record(object runtime.Object, emit func(runtime.Object)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return
+	}
+	if ref, ok := r.unresolvedPod(object); ok {
+		r.pending.Go(func() { emit(r.resolve(ref)) })
+		return
+	}
+	emit(object)
+}
+
+// Close returns when every held-back event has been recorded; events
+// recorded after it are dropped.
+func (r *UIDResolvingRecorder) Close() {
+	r.mu.Lock()
+	r.closed = true
+	r.mu.Unlock()
+	r.pending.Wait()
+}
 
 func (r *UIDResolvingRecorder) unresolvedPod(object runtime.Object) (*corev1.ObjectReference, bool) {
 	ref, ok := object.(*corev1.ObjectReference)
