@@ -48,6 +48,16 @@ KIND_FEATURES = $(SEED_FEATURES) features/objects.feature
 kind-image: ## build the kind node image from Debian packages and source (cached; needs root and Docker)
 	@hack/kind/build-node-image.sh >/dev/null
 
+.PHONY: image
+image: ## build presetsim:<version> FROM scratch: presetsim and the control plane, static binaries, nothing pulled (needs Docker)
+	@hack/build-image.sh
+
+.PHONY: test-image
+test-image: ## build the image, then run the built-in suite in a container: offline, and on envtest inside it
+	@image=$$(hack/build-image.sh) && echo "test-image: $$image" && \
+	docker run --rm "$$image" run --backend offline && \
+	docker run --rm "$$image" run
+
 .PHONY: test-kind
 test-kind: ## build the kind node image if needed, run the seed features on new kind clusters against the reference and the policy, delete them
 	@image=$$(hack/kind/build-node-image.sh) && \
