@@ -2,11 +2,11 @@ package steps
 
 import (
 	"errors"
-	"presetsim.dev/presetsim/internal/admit"
-	"presetsim.dev/presetsim/internal/scenario"
 	"slices"
 
+	"presetsim.dev/presetsim/internal/admit"
 	"presetsim.dev/presetsim/internal/attribution"
+	"presetsim.dev/presetsim/internal/scenario"
 )
 
 // checkSpec is what a step checks: the rules of the specification its

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"presetsim.dev/presetsim/internal/scenario"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -16,6 +15,7 @@ import (
 	"presetsim.dev/presetsim/harness/profile"
 	"presetsim.dev/presetsim/internal/app/cli"
 	"presetsim.dev/presetsim/internal/interrupt"
+	"presetsim.dev/presetsim/internal/scenario"
 )
 
 // target are the flags that say what is tested and where, shared by run
@@ -23,7 +23,6 @@ import (
 // flags, harness.Choice), the profile, the settle window and the report
 // folder.
 type target struct {
-	fs                     *pflag.FlagSet
 	choice                 *harness.Choice
 	profilePath, reportDir *string
 	settle                 *time.Duration
@@ -31,7 +30,7 @@ type target struct {
 }
 
 func targetFlags(fs *pflag.FlagSet) *target {
-	t := &target{fs: fs, choice: harness.BindFlags(fs)}
+	t := &target{choice: harness.BindFlags(fs)}
 	t.settle = fs.Duration("settle", 0, "how long a check that something does not happen watches (no events, stays as submitted); the backend's default when 0: 1s with an API server, 200ms offline. A step may end with \"for 5s\" for its own")
 	t.showSecrets = fs.Bool("show-secrets", false, "show values that come from Secrets in messages, instead of "+scenario.Mask)
 	t.profilePath = fs.String("profile", "", "profile (YAML) of the implementation under test; the canonical PodPreset, or the implementation kind's own, when empty")
