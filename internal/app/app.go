@@ -158,9 +158,9 @@ usage error, 4 for mistakes in the feature files, 130 or 143 when interrupted.`,
 			if *watchFlag {
 				return cli.UsageError(cmd, "--shard and --watch do not go together")
 			}
-			var i, n int
-			if _, err := fmt.Sscanf(*shard, "%d/%d", &i, &n); err != nil || fmt.Sprintf("%d/%d", i, n) != *shard {
-				return cli.UsageError(cmd, fmt.Sprintf("--shard wants I/N (2/3), not %q", *shard))
+			i, n, err := parseShard(*shard)
+			if err != nil {
+				return cli.UsageError(cmd, err.Error())
 			}
 			mine, err := suitecheck.Shard(fsys, paths, *tags, i, n)
 			if err != nil {
@@ -269,6 +269,14 @@ func failedRules(timings []result.Scenario) []string {
 		out = append(out, fmt.Sprintf("%s (%d %s)", rule, count[rule], noun))
 	}
 	return out
+}
+
+// parseShard reads --shard I/N.
+func parseShard(s string) (i, n int, err error) {
+	if _, err := fmt.Sscanf(s, "%d/%d", &i, &n); err != nil || fmt.Sprintf("%d/%d", i, n) != s || n < 1 || i < 1 || i > n {
+		return 0, 0, fmt.Errorf("--shard wants I/N with 1 ≤ I ≤ N (2/3), not %q", s)
+	}
+	return i, n, nil
 }
 
 // reportFiles lists the files of a report folder: the reports first, then

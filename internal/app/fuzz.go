@@ -44,6 +44,7 @@ error, 130 or 143 when interrupted.`,
 	limit := fs.Duration("time", 0, "stop after this long, whatever --cases says")
 	out := fs.String("out", "", "write each kind of disagreement, shrunk, as a .feature file here")
 	concurrency := fs.Int("concurrency", 8, "cases to run at once")
+	shard := fs.String("shard", "", "run only shard I of N (I/N) of the --cases: case i when i mod N = I-1; needs --seed, so that every shard is of one run")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		switch {
 		case *cases < 1:
@@ -52,6 +53,16 @@ error, 130 or 143 when interrupted.`,
 			return cli.UsageError(cmd, fmt.Sprintf("--concurrency must be at least 1, not %d", *concurrency))
 		case *limit < 0:
 			return cli.UsageError(cmd, fmt.Sprintf("--time must not be negative, not %s", *limit))
+		}
+		var sh fuzz.Shard
+		if *shard != "" {
+			var err error
+			if sh.I, sh.N, err = parseShard(*shard); err != nil {
+				return cli.UsageError(cmd, err.Error())
+			}
+			if !fs.Changed("seed") {
+				return cli.UsageError(cmd, "--shard needs --seed: every shard must be of one run")
+			}
 		}
 		if !fs.Changed("seed") {
 			*seed = uint64(time.Now().UnixNano())
@@ -66,7 +77,7 @@ error, 130 or 143 when interrupted.`,
 		defer st.stop(stderr)
 		fmt.Fprintf(stderr, "fuzz: seed %d, %d cases, %s on %s (profile %s)\n", *seed, *cases, st.implementationName(), st.world.Backend, st.world.Profile.Metadata.Name)
 		sum, err := fuzz.Run(st.interrupts.Context(), st.world, fuzz.Options{
-			Cases: *cases, Seed: *seed, Time: *limit, Out: *out, Concurrency: *concurrency, Progress: stderr, Log: stderr,
+			Cases: *cases, Seed: *seed, Shard: sh, Time: *limit, Out: *out, Concurrency: *concurrency, Progress: stderr, Log: stderr,
 		})
 		if code := st.interrupts.Code(); code != 0 {
 			return cli.ExitError{Code: code}

@@ -25,6 +25,10 @@ type Options struct {
 	Cases int
 	// Seed is the run's seed: case i is Generate(CaseSeed(Seed, i)).
 	Seed uint64
+	// Shard, when N is not zero, runs only shard I of N (1 ≤ I ≤ N) of
+	// the run's Cases: the cases i with i mod N = I-1, so that the shards
+	// together are the run, each case once, on any machine.
+	Shard Shard
 	// Time bounds the run, when not zero.
 	Time time.Duration
 	// Out is where minimal scenarios are written (one .feature per
@@ -40,6 +44,26 @@ type Options struct {
 	Progress, Log io.Writer
 }
 
+// Shard is shard I of N of a run's cases.
+type Shard struct{ I, N int }
+
+// String is "I/N", "" for the whole run.
+func (s Shard) String() string {
+	if s.N == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d/%d", s.I, s.N)
+}
+
+// cases is how many cases of total the shard holds, and the index in the
+// run of the shard's k-th case.
+func (s Shard) cases(total int) (int, func(k int) int) {
+	if s.N == 0 {
+		return total, func(k int) int { return k }
+	}
+	return (total - s.I + s.N) / s.N, func(k int) int { return k*s.N + s.I - 1 }
+}
+
 // DefaultShrink is how many distinct disagreements a run shrinks.
 const DefaultShrink = 8
 
@@ -50,7 +74,9 @@ const settlingPerWorker = 64
 
 // Summary is a run's result, as fuzz.json holds it.
 type Summary struct {
-	Seed          uint64   `json:"seed"`
+	Seed uint64 `json:"seed"`
+	// Shard is "I/N" when the run was one shard of a larger one.
+	Shard         string   `json:"shard,omitempty"`
 	Cases         int      `json:"cases"`
 	Disagreements []Report `json:"disagreements"`
 	// Disagreeing is how many cases disagreed in all (Disagreements holds
@@ -91,6 +117,10 @@ func Run(ctx context.Context, w *harness.World, opts Options) (_ Summary, err er
 	if opts.Shrink == 0 {
 		opts.Shrink = DefaultShrink
 	}
+	if n := opts.Shard.N; n != 0 && (n < 1 || opts.Shard.I < 1 || opts.Shard.I > n) {
+		return Summary{}, fmt.Errorf("shard %s: want I/N with 1 ≤ I ≤ N", opts.Shard)
+	}
+	own, caseIndex := opts.Shard.cases(opts.Cases)
 	start := time.Now()
 	if opts.Time > 0 {
 		var cancel context.CancelFunc
@@ -115,7 +145,7 @@ func Run(ctx context.Context, w *harness.World, opts Options) (_ Summary, err er
 		failed     error
 		wg         sync.WaitGroup
 	)
-	progress := newProgress(opts.Progress, opts.Cases)
+	progress := newProgress(opts.Progress, own)
 	record := func(c Case, ds []Disagreement, err error) {
 		mu.Lock()
 		defer mu.Unlock()
@@ -149,14 +179,14 @@ func Run(ctx context.Context, w *harness.World, opts Options) (_ Summary, err er
 	for range opts.Concurrency {
 		wg.Go(func() {
 			for {
-				i := int(next.Add(1) - 1)
+				k := int(next.Add(1) - 1)
 				mu.Lock()
 				stop := failed != nil
 				mu.Unlock()
-				if i >= opts.Cases || ctx.Err() != nil || stop {
+				if k >= own || ctx.Err() != nil || stop {
 					return
 				}
-				c := Generate(CaseSeed(opts.Seed, i))
+				c := Generate(CaseSeed(opts.Seed, caseIndex(k)))
 				inflight <- struct{}{}
 				t, err := r.admit(ctx, c)
 				var ds []Disagreement
@@ -188,7 +218,7 @@ func Run(ctx context.Context, w *harness.World, opts Options) (_ Summary, err er
 	if err := context.Cause(ctx); err != nil && opts.Time == 0 {
 		return Summary{}, err
 	}
-	sum := Summary{Seed: opts.Seed, Cases: int(done.Load())}
+	sum := Summary{Seed: opts.Seed, Shard: opts.Shard.String(), Cases: int(done.Load())}
 	for i, k := range kinds {
 		rep := byKind[k]
 		sum.Disagreeing += rep.Count

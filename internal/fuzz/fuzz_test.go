@@ -74,6 +74,39 @@ func TestMutantsFound(t *testing.T) {
 	}
 }
 
+// TestShards: the shards of a run, together, run its cases once each: a
+// mutant's disagreeing cases add up to the whole run's, and each shard
+// says which it was. (skips-init-containers: its disagreements are in the
+// pods alone, the same on every run; those about events can vary with
+// timing — ignores-exclude's count was 7 or 8 of 100 over runs.)
+func TestShards(t *testing.T) {
+	w := startOffline(t, mutants.Prefix+"skips-init-containers")
+	run := func(sh fuzz.Shard) fuzz.Summary {
+		t.Helper()
+		sum, err := fuzz.Run(context.Background(), w, fuzz.Options{Cases: 100, Seed: 3, Shard: sh, Concurrency: 4, Shrink: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sum
+	}
+	whole := run(fuzz.Shard{})
+	cases, disagreeing := 0, 0
+	for i := 1; i <= 3; i++ {
+		sum := run(fuzz.Shard{I: i, N: 3})
+		if sum.Shard != strconv.Itoa(i)+"/3" {
+			t.Errorf("shard %d/3 says it was %q", i, sum.Shard)
+		}
+		cases += sum.Cases
+		disagreeing += sum.Disagreeing
+	}
+	if cases != whole.Cases || disagreeing != whole.Disagreeing || whole.Disagreeing == 0 {
+		t.Errorf("3 shards ran %d cases, %d disagreeing; the whole run %d, %d (want equal, and some)", cases, disagreeing, whole.Cases, whole.Disagreeing)
+	}
+	if _, err := fuzz.Run(context.Background(), w, fuzz.Options{Cases: 10, Seed: 3, Shard: fuzz.Shard{I: 4, N: 3}}); err == nil {
+		t.Error("shard 4/3 was run")
+	}
+}
+
 // TestEnvtest: on a real control plane, the reference agrees with the
 // model on every case of a fixed seed (dry runs, creates, warnings and
 // conflict events), and a mutant is found with its rule named.
