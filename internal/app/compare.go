@@ -102,6 +102,7 @@ failing check and every declared difference.`,
 			return cli.ExitError{Code: 2}
 		}
 		m := compare.Build(runs)
+		m.Base = *out
 		if *out == "" {
 			if *format == "html" {
 				return m.WriteHTML(stdout)

@@ -31,7 +31,7 @@ func ScenarioResults(timings []result.Scenario) []report.ScenarioResult {
 // writeReports writes the run's summary (JSON, YAML), JUnit XML and HTML
 // page into dir.
 func writeReports(dir, implementation string, w *harness.World, timings []result.Scenario) error {
-	version := "presetsim, offline"
+	version := "presetsim, in memory"
 	if w.ServerVersion != "" {
 		version = "presetsim, Kubernetes " + w.ServerVersion
 	}

@@ -21,11 +21,13 @@ const Absent outcome.Outcome = "absent"
 
 // Run is one implementation's run: its summary and where it was read.
 type Run struct {
-	// Name heads the implementation's column: the summary's
-	// implementation, with its folder when two runs share one.
+	// Name is the summary's implementation, with its folder when two runs
+	// share one; Header shortens it for the implementation's column.
 	Name    string
 	Source  string
 	Summary *report.Summary
+	// Report is the run's report.html, beside its summary, when it has one.
+	Report string
 }
 
 // Cell is one rule's outcome for one implementation.
@@ -39,6 +41,9 @@ type Cell struct {
 	// declaration or reason of a rule that differs, is not claimed or does
 	// not apply.
 	Notes []string
+	// Details are, for a failure, each failed scenario's message and diff,
+	// beside its note.
+	Details []string
 }
 
 // Row is a rule across the implementations.
@@ -53,6 +58,9 @@ type Row struct {
 type Matrix struct {
 	Runs []Run
 	Rows []Row
+	// Base is the folder the page is written in, for links to each run's
+	// report.html ("" for the working directory).
+	Base string
 }
 
 // Read reads each path's summary: a run's report folder (its
@@ -71,7 +79,11 @@ func Read(paths []string) ([]Run, error) {
 		if err != nil {
 			return nil, err
 		}
-		runs = append(runs, Run{Name: s.Implementation, Source: file, Summary: s})
+		run := Run{Name: s.Implementation, Source: file, Summary: s}
+		if html := filepath.Join(filepath.Dir(file), "report.html"); fileExists(html) {
+			run.Report = html
+		}
+		runs = append(runs, run)
 	}
 	uniqueNames(runs)
 	return runs, nil
@@ -190,6 +202,11 @@ func cellOf(s *report.Summary, id string) Cell {
 	case outcome.Failed:
 		for _, name := range r.Failed {
 			c.Notes = append(c.Notes, failureNote(s, name))
+			detail := ""
+			if sc := scenario(s, name); sc != nil {
+				detail = sc.Failure
+			}
+			c.Details = append(c.Details, detail)
 		}
 	case outcome.Differs:
 		c.Notes = reasons(s, r.Declared)
@@ -247,6 +264,44 @@ func (c Cell) Text() string {
 	return string(c.Outcome)
 }
 
+// Header is the run's column header: the implementation as its profile
+// names it, without what ran it (in parentheses), at most 32 characters;
+// the list of runs above the matrix has it in full.
+func (r Run) Header() string {
+	name, _, _ := strings.Cut(r.Name, " (")
+	if runes := []rune(name); len(runes) > 32 {
+		name = string(runes[:31]) + "…"
+	}
+	return name
+}
+
+// Link is the path of a run's report.html from the page's folder, "" when
+// the run has none.
+func (m *Matrix) Link(r Run) string {
+	if r.Report == "" {
+		return ""
+	}
+	base := m.Base
+	if base == "" {
+		base = "."
+	}
+	abs, err1 := filepath.Abs(r.Report)
+	absBase, err2 := filepath.Abs(base)
+	if err1 != nil || err2 != nil {
+		return r.Report
+	}
+	rel, err := filepath.Rel(absBase, abs)
+	if err != nil {
+		return abs
+	}
+	return filepath.ToSlash(rel)
+}
+
+func fileExists(path string) bool {
+	info, err := os.Stat(path)
+	return err == nil && !info.IsDir()
+}
+
 // Verdict is a run's verdict: "PASSED" or "FAILED".
 func (r Run) Verdict() string {
 	if r.Summary.Passed {
@@ -266,7 +321,15 @@ func (m *Matrix) Explained() []Explanation {
 		for _, row := range m.Rows {
 			c := row.Cells[i]
 			if len(c.Notes) > 0 && (c.Outcome == outcome.Failed || c.Outcome == outcome.Differs) {
-				out = append(out, Explanation{Run: run.Name, Rule: row.ID, Outcome: c.Outcome, Notes: c.Notes})
+				e := Explanation{Run: run.Name, Rule: row.ID, Outcome: c.Outcome}
+				for j, n := range c.Notes {
+					item := Item{Note: n}
+					if j < len(c.Details) {
+						item.Detail = c.Details[j]
+					}
+					e.Items = append(e.Items, item)
+				}
+				out = append(out, e)
 			}
 		}
 	}
@@ -277,8 +340,12 @@ func (m *Matrix) Explained() []Explanation {
 type Explanation struct {
 	Run, Rule string
 	Outcome   outcome.Outcome
-	Notes     []string
+	Items     []Item
 }
+
+// Item is one reason of an explanation: a failed scenario and its failing
+// check with the failure's message and diff, or a declaration.
+type Item struct{ Note, Detail string }
 
 // escapeMarkdown keeps text literal in Markdown, inside a table cell too:
 // a pipe would end the cell, "<name>" would read as an HTML tag.

@@ -3,6 +3,7 @@ package compare
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -55,6 +56,14 @@ var runs = map[string][]report.ScenarioResult{
 
 var order = []string{"reference", "kubernetes-1.19", "kubeflow"}
 
+// implementations are the runs' implementations as a run names them: the
+// profile's name and version, then what ran (a real one is that long).
+var implementations = map[string]string{
+	"reference":       "reference",
+	"kubernetes-1.19": "kubernetes-1.19",
+	"kubeflow":        "kubeflow-poddefault 41ee8e7 (https://127.0.0.1:39847/apply-poddefault, started by presetsim)",
+}
+
 func runDirs() []string {
 	var dirs []string
 	for _, name := range order {
@@ -72,7 +81,7 @@ func writeRuns(t *testing.T) {
 			t.Fatal(err)
 		}
 		var b bytes.Buffer
-		if err := report.Build(name, "presetsim, Kubernetes v1.37.1", "envtest", runs[name]).WriteJSON(&b); err != nil {
+		if err := report.Build(implementations[name], "presetsim, Kubernetes v1.37.1", "envtest", runs[name]).WriteJSON(&b); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.WriteFile(filepath.Join(dir, "summary.json"), b.Bytes(), 0o644); err != nil {
@@ -137,6 +146,47 @@ func TestBuild(t *testing.T) {
 	}
 }
 
+// TestHeadersAndLinks: a column header is the implementation as its
+// profile names it, without what ran it, and at most 32 characters; a run
+// with a report.html beside its summary is linked from the page's folder.
+func TestHeadersAndLinks(t *testing.T) {
+	for _, tc := range []struct{ name, want string }{
+		{"reference", "reference"},
+		{"redhat-cop podpreset-webhook 4bf4993 (https://127.0.0.1:9443/mutate)", "redhat-cop podpreset-webhook 4b…"},
+		{"presetsim PodPreset v1 (MutatingAdmissionPolicy compiled from the presets)", "presetsim PodPreset v1"},
+	} {
+		if got := (Run{Name: tc.name}).Header(); got != tc.want {
+			t.Errorf("Header(%q) = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+	dir := t.TempDir()
+	runDir := filepath.Join(dir, "runs", "ref")
+	if err := os.MkdirAll(runDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join("testdata", "runs", "reference", "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, content := range map[string][]byte{"summary.json": data, "report.html": []byte("<html></html>")} {
+		if err := os.WriteFile(filepath.Join(runDir, name), content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read, err := Read([]string{runDir, filepath.Join("testdata", "runs", "kubeflow")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := Build(read)
+	m.Base = filepath.Join(dir, "out")
+	if got := m.Link(m.Runs[0]); got != "../runs/ref/report.html" {
+		t.Errorf("link to the run's report: %q, want ../runs/ref/report.html", got)
+	}
+	if got := m.Link(m.Runs[1]); got != "" {
+		t.Errorf("a run without report.html is linked: %q", got)
+	}
+}
+
 func TestWriters(t *testing.T) {
 	reporttest.GoldenFiles(t, matrix(t).Files(), *update)
 }
@@ -150,6 +200,13 @@ func TestHTMLRendersInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 	dom := reporttest.Render(t, b.Bytes())
+	var widest int
+	if _, err := fmt.Sscanf(dom[strings.Index(dom, `data-widest-header="`)+len(`data-widest-header="`):], "%d", &widest); err != nil || widest == 0 || widest > 260 {
+		t.Errorf("the widest column header is %d px (%v), want at most 260: headers are short, the runs list has the names in full", widest, err)
+	}
+	if !strings.Contains(dom, "<pre>spec.containers[web].envFrom: want 1 item, got 2</pre>") {
+		t.Error("the failure's message and diff are not under it")
+	}
 	if n := strings.Count(dom, `class="rule"`); n != len(report.Rules) {
 		t.Errorf("the matrix has %d rule rows, want %d", n, len(report.Rules))
 	}

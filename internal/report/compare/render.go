@@ -21,11 +21,15 @@ func (m *Matrix) WriteMarkdown(w io.Writer) error {
 	fmt.Fprintf(&b, "# PodPreset conformance of %d implementations\n\n", len(m.Runs))
 	for _, run := range m.Runs {
 		s := run.Summary
-		fmt.Fprintf(&b, "- **%s**: %s on %s, %s (%s); %s\n", escapeMarkdown(run.Name), run.Verdict(), s.Backend, s.Version, run.Source, run.Totals())
+		source := run.Source
+		if link := m.Link(run); link != "" {
+			source = fmt.Sprintf("[report](%s)", link)
+		}
+		fmt.Fprintf(&b, "- **%s**: %s on %s (%s); %s; %s\n", escapeMarkdown(run.Name), run.Verdict(), s.Backend, s.Version, run.Totals(), source)
 	}
 	b.WriteString("\n| rule | what it says |")
 	for _, run := range m.Runs {
-		fmt.Fprintf(&b, " %s |", escapeMarkdown(run.Name))
+		fmt.Fprintf(&b, " %s |", escapeMarkdown(run.Header()))
 	}
 	b.WriteString("\n|---|---|" + strings.Repeat("---|", len(m.Runs)) + "\n")
 	for _, row := range m.Rows {
@@ -47,8 +51,11 @@ func (m *Matrix) WriteMarkdown(w io.Writer) error {
 				run = e.Run
 				fmt.Fprintf(&b, "\n### %s\n\n", escapeMarkdown(run))
 			}
-			for _, n := range e.Notes {
-				fmt.Fprintf(&b, "- %s %s: %s\n", e.Rule, e.Outcome, escapeMarkdown(n))
+			for _, it := range e.Items {
+				fmt.Fprintf(&b, "- %s %s: %s\n", e.Rule, e.Outcome, escapeMarkdown(it.Note))
+				if it.Detail != "" {
+					fmt.Fprintf(&b, "\n  ```\n%s\n  ```\n", indentLines(it.Detail, "  "))
+				}
 			}
 		}
 	}
@@ -56,10 +63,17 @@ func (m *Matrix) WriteMarkdown(w io.Writer) error {
 	return err
 }
 
-// WriteHTML writes one self-contained page (no external assets): the
-// matrix, each cell's reasons on hover and below it, and a box that hides
-// the rules on which every implementation agrees. When its script has run it
-// marks the body data-rendered="ok", which tests read.
+// indentLines prefixes every line of text.
+func indentLines(text, prefix string) string {
+	return prefix + strings.ReplaceAll(strings.TrimRight(text, "\n"), "\n", "\n"+prefix)
+}
+
+// WriteHTML writes one self-contained page (no external assets): the runs
+// in full with links to their reports, the matrix under short headers,
+// each cell's reasons on hover, every failure with its message and diff
+// below it, and a box that hides the rules on which every implementation
+// agrees. When its script has run it marks the body data-rendered="ok"
+// and data-widest-header (pixels), which tests read.
 func (m *Matrix) WriteHTML(w io.Writer) error {
 	if err := page.Execute(w, m); err != nil {
 		return fmt.Errorf("unable to render the comparison: %w", err)
@@ -84,21 +98,23 @@ th { background: #f3f3f3; }
 .unsupported, .untested, .not-claimed, .not-applicable, .absent { background: #f1f1f1; color: #666; }
 .hidden { display: none; }
 li { margin: 0.2em 0; }
+th.run { max-width: 16em; }
+pre { background: #f7f7f7; border: 1px solid #ddd; padding: 6px; white-space: pre-wrap; font-size: 12px; }
 </style>
 </head>
 <body>
 <h1>PodPreset conformance of {{len .Runs}} implementations</h1>
 <ul id="runs">
-{{range .Runs}}<li class="run"><strong>{{.Name}}</strong>: <span class="{{if .Summary.Passed}}pass{{else}}fail{{end}}">{{.Verdict}}</span> on {{.Summary.Backend}}, {{.Summary.Version}} ({{.Source}}); {{.Totals}}</li>
+{{range .Runs}}<li class="run"><strong>{{.Name}}</strong>: <span class="{{if .Summary.Passed}}pass{{else}}fail{{end}}">{{.Verdict}}</span> on {{.Summary.Backend}} ({{.Summary.Version}}); {{.Totals}}; {{with $.Link .}}<a href="{{.}}">report</a>{{else}}{{.Source}}{{end}}</li>
 {{end}}</ul>
 <label><input type="checkbox" id="only-differing"> only rules on which the implementations differ</label>
 <table id="matrix">
-<tr><th>rule</th><th>what it says</th>{{range .Runs}}<th>{{.Name}}</th>{{end}}</tr>
+<tr><th>rule</th><th>what it says</th>{{range .Runs}}<th class="run" title="{{.Name}}">{{.Header}}</th>{{end}}</tr>
 {{range .Rows}}<tr class="rule" data-agree="{{.Agree}}"><td>{{.ID}}</td><td>{{.Title}}</td>{{range .Cells}}<td class="{{.Outcome}}"{{if .Notes}} title="{{join .Notes "\n"}}"{{end}}>{{.Text}}</td>{{end}}</tr>
 {{end}}</table>
 {{with .Explained}}<h2>Failures and declared differences</h2>
 <ul id="explained">
-{{range .}}<li><strong>{{.Run}}</strong> · {{.Rule}} <span class="{{.Outcome}}">{{.Outcome}}</span><ul>{{range .Notes}}<li>{{.}}</li>{{end}}</ul></li>
+{{range .}}<li><strong>{{.Run}}</strong> · {{.Rule}} <span class="{{.Outcome}}">{{.Outcome}}</span><ul>{{range .Items}}<li>{{.Note}}{{with .Detail}}<pre>{{.}}</pre>{{end}}</li>{{end}}</ul></li>
 {{end}}</ul>{{end}}
 <script>
 (function () {
@@ -109,6 +125,9 @@ li { margin: 0.2em 0; }
       r.classList.toggle("hidden", box.checked && r.dataset.agree === "true");
     });
   });
+  var widest = 0;
+  document.querySelectorAll("th.run").forEach(function (h) { widest = Math.max(widest, h.getBoundingClientRect().width); });
+  document.body.dataset.widestHeader = String(Math.round(widest));
   document.body.dataset.rendered = "ok";
 })();
 </script>
