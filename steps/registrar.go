@@ -73,6 +73,7 @@ func (r registrar) Step(expr string, spec checkSpec, handler any) {
 		}
 		return
 	}
+	recordDefinition(expr, 1)
 	v := reflect.ValueOf(handler)
 	// The wrapper captures the timeout, not r: godog keeps every step
 	// result with its definition until the run ends, and through r.sc each

@@ -92,6 +92,12 @@ func Run(w *harness.World, opts SuiteOptions) (int, *Timings) {
 		opts.Output = os.Stdout
 	}
 	registerProgress()
+	// godog's pretty formatter names every step's definition as the
+	// registrar's wrapper; locations puts the step's own place there.
+	colours, out := isTerminal(opts.Output), opts.Output
+	if prettyToOutput(opts.Format) {
+		out = newLocations(opts.Output)
+	}
 	timings := &Timings{start: map[string]time.Time{}}
 	init := Initializer(w, opts.FS)
 	suite := godog.TestSuite{
@@ -145,15 +151,19 @@ func Run(w *harness.World, opts SuiteOptions) (int, *Timings) {
 		},
 		Options: &godog.Options{
 			Format:      formats(opts.Format),
-			NoColors:    !isTerminal(opts.Output),
+			NoColors:    !colours,
 			Paths:       opts.Paths,
 			FS:          opts.FS,
 			Tags:        opts.Tags,
 			Concurrency: opts.Concurrency,
-			Output:      opts.Output,
+			Output:      out,
 			TestingT:    opts.TestingT,
 			Strict:      true,
 		},
 	}
-	return suite.Run(), timings
+	status := suite.Run()
+	if l, ok := out.(*locations); ok {
+		_ = l.Flush()
+	}
+	return status, timings
 }

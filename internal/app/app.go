@@ -140,7 +140,7 @@ usage error, 4 for mistakes in the feature files, 130 or 143 when interrupted.`,
 	fs := cmd.Flags()
 	t := targetFlags(fs)
 	fs.Lookup("report-dir").Usage = "write summary.json, summary.yaml, junit.xml, cucumber.json and report.html here"
-	format := fs.String("format", "progress", "output format: progress (a character per step; the summary follows on stderr), pretty (godog's, every step), cucumber, junit")
+	format := fs.String("format", "progress", "output format: progress (a character per step; the summary follows on stderr), pretty (godog's, every step with where it is defined; one scenario at a time unless --concurrency says otherwise, so that each stands under its own Feature), cucumber, junit")
 	tags := fs.String("tags", "", "run only scenarios matching this tag expression, e.g. @R4.2")
 	concurrency := fs.Int("concurrency", steps.DefaultConcurrency, "scenarios to run at once (@serial ones run alone)")
 	shard := fs.String("shard", "", "run only shard I of N (I/N) of the selected scenarios: the k-th scenario in file order goes to shard k mod N + 1, the same on every machine; presetsim report merge joins the shards' --report-dir")
@@ -148,6 +148,11 @@ usage error, 4 for mistakes in the feature files, 130 or 143 when interrupted.`,
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if *watchFlag && len(args) == 0 {
 			return cli.UsageError(cmd, "--watch reruns feature files when they are saved: name them (presetsim features export DIR writes the built-in suite out)")
+		}
+		if !fs.Changed("concurrency") && slices.Contains(strings.Split(*format, ","), "pretty") {
+			// godog's pretty formatter prints concurrent scenarios under
+			// whichever Feature header came last.
+			*concurrency = 1
 		}
 		paths, fsys := suiteSource(args)
 		// Checked before the control plane starts, which takes seconds.
