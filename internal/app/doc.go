@@ -3,8 +3,8 @@
 // What is tested and where is chosen by the registries (harness.Choice):
 // no command names a backend or an implementation kind, except up and
 // bench, which are about the envtest control plane itself, tools (its
-// binaries), and
-// differential, which compares the offline backend with envtest.
+// binaries), and differential, which compares the offline backend with
+// envtest.
 // Each command is a cobra command: run, differential, fuzz, apply, up,
 // rules, features and tools here; bench, serve, policy, watch (run
 // --watch) and live (audit, explain) are packages of their own, and cli
