@@ -82,6 +82,9 @@ func (c *Choice) Resolve(env implementation.Env) (Chosen, error) {
 	if err != nil {
 		return ch, err
 	}
+	if bname == "" {
+		bname = *c.backendName // the flag's default
+	}
 	breg, _ := c.backends.Lookup(bname)
 	iname, err := c.pick("implementation", *c.impl, c.implOf, c.impls.Names())
 	if err != nil {
@@ -109,8 +112,8 @@ func (c *Choice) Resolve(env implementation.Env) (Chosen, error) {
 }
 
 // pick returns the registration that --what and the registrations' own
-// flags choose: the one named, or the one whose flags were set; "" for
-// the backend's default implementation when neither says.
+// flags choose: the one named, or the one whose flags were set; "" when
+// neither says.
 func (c *Choice) pick(what, named string, owner map[string]string, known []string) (string, error) {
 	flagged := map[string]string{} // registration → one of its flags that was set
 	c.fs.Visit(func(f *pflag.Flag) {
@@ -135,9 +138,6 @@ func (c *Choice) pick(what, named string, owner map[string]string, known []strin
 	}
 	switch len(chosen) {
 	case 0:
-		if what == "backend" {
-			return named, nil // the flag's default
-		}
 		return "", nil
 	case 1:
 		return chosen[0], nil

@@ -63,12 +63,12 @@ func (r registrar) Step(expr string, spec checkSpec, handler any) {
 			kind = "setup"
 		}
 		*r.reference = append(*r.reference, StepDoc{Expression: expr, Kind: kind, Rules: spec.rules, Shows: spec.shows, Needs: spec.needs,
-			DocString: takesDocString(reflect.TypeOf(handler)), Table: takesTable(reflect.TypeOf(handler))})
+			DocString: takes[*godog.DocString](handler), Table: takes[*godog.Table](handler)})
 		return
 	}
 	if r.expressions != nil {
 		*r.expressions = append(*r.expressions, compiled(expr))
-		if r.manifests != nil && spec.setup && takesDocString(reflect.TypeOf(handler)) {
+		if r.manifests != nil && spec.setup && takes[*godog.DocString](handler) {
 			*r.manifests = append(*r.manifests, compiled(expr))
 		}
 		return
@@ -127,10 +127,7 @@ func ManifestExpressions() []*regexp.Regexp {
 }
 
 func expressionsAndManifests() (all, manifests []*regexp.Regexp) {
-	r := registrar{expressions: &all, manifests: &manifests}
-	register(r)
-	registerWorkloads(r)
-	registerEnvironment(r)
+	registerAll(registrar{expressions: &all, manifests: &manifests})
 	return all, manifests
 }
 
@@ -157,27 +154,23 @@ type StepDoc struct {
 // Reference lists every step of the language, in registration order.
 func Reference() []StepDoc {
 	var docs []StepDoc
-	r := registrar{reference: &docs}
-	register(r)
-	registerWorkloads(r)
-	registerEnvironment(r)
+	registerAll(registrar{reference: &docs})
 	return docs
 }
 
-// takesTable reports whether a step handler has a Table argument.
-func takesTable(t reflect.Type) bool {
-	for i := range t.NumIn() {
-		if t.In(i) == reflect.TypeFor[*godog.Table]() {
-			return true
-		}
-	}
-	return false
+// registerAll registers every step of the language.
+func registerAll(r registrar) {
+	register(r)
+	registerWorkloads(r)
+	registerEnvironment(r)
 }
 
-// takesDocString reports whether a step handler has a DocString argument.
-func takesDocString(t reflect.Type) bool {
+// takes reports whether a step handler has an argument of type T (a
+// DocString, a Table).
+func takes[T any](handler any) bool {
+	t := reflect.TypeOf(handler)
 	for i := range t.NumIn() {
-		if t.In(i) == reflect.TypeFor[*godog.DocString]() {
+		if t.In(i) == reflect.TypeFor[T]() {
 			return true
 		}
 	}

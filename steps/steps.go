@@ -216,10 +216,7 @@ func Initializer(w *harness.World, fsys fs.FS) func(*godog.ScenarioContext) {
 			}
 			return ctx, nil
 		})
-		r := registrar{sc: sc, timeout: w.Timeouts.StepTimeout()}
-		register(r)
-		registerWorkloads(r)
-		registerEnvironment(r)
+		registerAll(registrar{sc: sc, timeout: w.Timeouts.StepTimeout()})
 	}
 }
 

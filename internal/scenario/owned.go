@@ -38,7 +38,7 @@ func (s *Scenario) WaitForPods(ctx context.Context, n int, kind, name string) ([
 			return false, err
 		}
 		if len(pods) < n {
-			if msg := deniedCreate(owner); msg != "" {
+			if msg := failedCreate(owner); msg != "" {
 				return false, s.refusedPods(ctx, owner, msg)
 			}
 		}
@@ -116,12 +116,12 @@ func (s *Scenario) refusedPods(ctx context.Context, owner *unstructured.Unstruct
 	return fmt.Errorf("the implementation refused its pods: %s", condition)
 }
 
-// deniedCreate is the message of a workload's ReplicaFailure condition
+// failedCreate is the message of a workload's ReplicaFailure condition
 // when its controller fails to create pods (FailedCreate: an admission
 // webhook denied them — a profile may declare conflicts: reject — or the
 // API server refused them), so that the wait ends with the cause instead
 // of a timeout.
-func deniedCreate(owner *unstructured.Unstructured) string {
+func failedCreate(owner *unstructured.Unstructured) string {
 	conditions, _, _ := unstructured.NestedSlice(owner.Object, "status", "conditions")
 	for _, c := range conditions {
 		m, _ := c.(map[string]any)

@@ -58,7 +58,7 @@ func (c created) pod(name string) bool {
 // references finds, in one scenario's steps, the substitutions no step
 // expands and the names of presets or pods it never creates: mistakes of
 // the feature file, found before anything starts.
-func references(path string, p *messages.Pickle, lines, docLines map[string]int, manifests []*regexp.Regexp) []error {
+func references(path string, p *messages.Pickle, lines, docLines map[string]int, manifests []*regexp.Regexp, decode decodeFunc) []error {
 	var errs []error
 	c := created{}
 	for _, st := range p.Steps {
@@ -70,7 +70,7 @@ func references(path string, p *messages.Pickle, lines, docLines map[string]int,
 		if st.Argument != nil && st.Argument.DocString != nil {
 			doc = st.Argument.DocString.Content
 			if slices.ContainsFunc(manifests, func(re *regexp.Regexp) bool { return re.MatchString(st.Text) }) {
-				objs, _ := manifest.Decode(manifest.Source{File: path, Line: docAt}, doc, scheme())
+				objs, _ := decode(docAt, doc)
 				for _, o := range objs {
 					c.add(o.GVK.Kind, o.Raw.GetName())
 				}
@@ -102,6 +102,32 @@ func references(path string, p *messages.Pickle, lines, docLines map[string]int,
 		}
 	}
 	return errs
+}
+
+// decodeFunc decodes the DocString at a line of a feature file.
+type decodeFunc func(line int, content string) ([]manifest.Object, error)
+
+// decoder decodes each DocString of a feature file once, however many
+// checks and pickles (an outline's rows share a line) read it.
+func decoder(path string) decodeFunc {
+	type key struct {
+		line    int
+		content string
+	}
+	type decoded struct {
+		objs []manifest.Object
+		err  error
+	}
+	seen := map[key]decoded{}
+	return func(line int, content string) ([]manifest.Object, error) {
+		k := key{line, content}
+		d, ok := seen[k]
+		if !ok {
+			d.objs, d.err = manifest.Decode(manifest.Source{File: path, Line: line}, content, scheme())
+			seen[k] = d
+		}
+		return d.objs, d.err
+	}
 }
 
 // didYouMean suggests the nearest of names, or lists what there is.

@@ -242,6 +242,7 @@ func countFile(fsys fs.FS, path string, line int, tags string, steps, manifests 
 	var undefined []error
 	seen := map[int]bool{} // a Background step is in every pickle
 	reported := map[string]bool{}
+	decode := decoder(path)
 	for _, p := range pickles {
 		if line > 0 && !slices.ContainsFunc(p.AstNodeIds, func(id string) bool { return lines[id] == line }) {
 			continue
@@ -251,7 +252,7 @@ func countFile(fsys fs.FS, path string, line int, tags string, steps, manifests 
 		}
 		// The scenario's line: every example row of an outline has it.
 		selected = append(selected, fmt.Sprintf("%s:%d", path, lines[p.AstNodeIds[0]]))
-		for _, err := range references(path, p, lines, docLines, manifests) {
+		for _, err := range references(path, p, lines, docLines, manifests, decode) {
 			if !reported[err.Error()] { // an outline's steps, once per example row
 				reported[err.Error()] = true
 				undefined = append(undefined, err)
@@ -263,7 +264,7 @@ func countFile(fsys fs.FS, path string, line int, tags string, steps, manifests 
 				at, docAt = lines[st.AstNodeIds[0]], docLines[st.AstNodeIds[0]]
 			}
 			if st.Argument != nil && st.Argument.DocString != nil && slices.ContainsFunc(manifests, func(re *regexp.Regexp) bool { return re.MatchString(st.Text) }) {
-				if _, err := manifest.Decode(manifest.Source{File: path, Line: docAt}, st.Argument.DocString.Content, scheme()); err != nil && !seen[-docAt] {
+				if _, err := decode(docAt, st.Argument.DocString.Content); err != nil && !seen[-docAt] {
 					seen[-docAt] = true // an outline's DocString, once per example row
 					undefined = append(undefined, err)
 				}

@@ -72,8 +72,8 @@ func indentLines(text, prefix string) string {
 // in full with links to their reports, the matrix under short headers,
 // each cell's reasons on hover, every failure with its message and diff
 // below it, and a box that hides the rules on which every implementation
-// agrees. When its script has run it marks the body data-rendered="ok"
-// and data-widest-header (pixels), which tests read.
+// agrees. When its script has run it marks the body data-rendered="ok",
+// data-widest-header and data-tallest-header (pixels), which tests read.
 func (m *Matrix) WriteHTML(w io.Writer) error {
 	if err := page.Execute(w, m); err != nil {
 		return fmt.Errorf("unable to render the comparison: %w", err)
@@ -125,9 +125,14 @@ pre { background: #f7f7f7; border: 1px solid #ddd; padding: 6px; white-space: pr
       r.classList.toggle("hidden", box.checked && r.dataset.agree === "true");
     });
   });
-  var widest = 0;
-  document.querySelectorAll("th.run").forEach(function (h) { widest = Math.max(widest, h.getBoundingClientRect().width); });
+  var widest = 0, tallest = 0;
+  document.querySelectorAll("th.run").forEach(function (h) {
+    var box = h.getBoundingClientRect();
+    widest = Math.max(widest, box.width);
+    tallest = Math.max(tallest, box.height);
+  });
   document.body.dataset.widestHeader = String(Math.round(widest));
+  document.body.dataset.tallestHeader = String(Math.round(tallest));
   document.body.dataset.rendered = "ok";
 })();
 </script>
