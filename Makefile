@@ -59,10 +59,11 @@ test-image: ## build the image, then run the built-in suite in a container: offl
 	docker run --rm "$$image" run
 
 .PHONY: test-kind
-test-kind: ## build the kind node image if needed, run the seed features on new kind clusters against the reference and the policy, delete them
+test-kind: ## build the kind node image if needed, run the seed features on new kind clusters against the reference and the policy; then the in-cluster conformance Job, whole and in 3 shards (hack/kind/conformance.sh)
 	@image=$$(hack/kind/build-node-image.sh) && \
 	$(GO) run ./cmd/presetsim run --backend kind --kind-name presetsim-test --kind-image "$$image" $(KIND_FEATURES) $(ARGS) && \
-	$(GO) run ./cmd/presetsim run --backend kind --kind-name presetsim-test --kind-image "$$image" --implementation policy $(KIND_FEATURES) $(ARGS)
+	$(GO) run ./cmd/presetsim run --backend kind --kind-name presetsim-test --kind-image "$$image" --implementation policy $(KIND_FEATURES) $(ARGS) && \
+	hack/kind/conformance.sh "$$image"
 
 # Budgets are execution counts, not durations: Go 1.26's fuzz coordinator can
 # fail a target with a bare "context deadline exceeded" when a duration ends

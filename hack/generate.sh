@@ -13,6 +13,9 @@ fi
 cd "$root"
 "$gen" object paths=./presets/apis/... crd paths=./presets/apis/... output:crd:dir=./presets/config/crd
 go run ./hack/crdpatch presets/config/crd/settings.k8s.io_podpresets.yaml
+# deploy/policy installs the CRD with kubectl apply -k, which reads files
+# under its own folder only.
+cp presets/config/crd/settings.k8s.io_podpresets.yaml deploy/policy/podpreset-crd.yaml
 # The example implementation's CRD, the reference's with its own names.
 go run ./hack/examplecrd presets/config/crd/settings.k8s.io_podpresets.yaml profiles/example/crd.yaml
 # The CRDs of the redhat-cop and Kubeflow profiles, from the APIs declared in

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -144,6 +145,7 @@ usage error, 4 for mistakes in the feature files, 130 or 143 when interrupted.`,
 	tags := fs.String("tags", "", "run only scenarios matching this tag expression, e.g. @R4.2")
 	concurrency := fs.Int("concurrency", steps.DefaultConcurrency, "scenarios to run at once (@serial ones run alone)")
 	shard := fs.String("shard", "", "run only shard I of N (I/N) of the selected scenarios: the k-th scenario in file order goes to shard k mod N + 1, the same on every machine; presetsim report merge joins the shards' --report-dir")
+	verdictMap := fs.String("summary-configmap", "", "write the report's summary.json and verdict into this ConfigMap, [NAMESPACE/]NAME (the pod's namespace when run in one), for kubectl to read: deploy/conformance")
 	watchFlag := fs.Bool("watch", false, "keep the control plane and the implementation up; run a feature file's scenarios again when it is saved (all on r and Enter) and print what changed; Ctrl-C stops")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if *watchFlag && len(args) == 0 {
@@ -187,6 +189,14 @@ usage error, 4 for mistakes in the feature files, 130 or 143 when interrupted.`,
 		if *watchFlag {
 			return watch.Loop(st.interrupts.Context(), w, watch.Options{Paths: args, Tags: *tags, Concurrency: *concurrency, Out: stdout, Keys: stdin})
 		}
+		if *verdictMap != "" && *reportDir == "" {
+			dir, err := os.MkdirTemp("", "presetsim-report-")
+			if err != nil {
+				return err
+			}
+			defer os.RemoveAll(dir)
+			reportDir = &dir
+		}
 		formats := *format
 		if *reportDir != "" {
 			formats += ",cucumber:" + filepath.Join(*reportDir, "cucumber.json")
@@ -201,6 +211,16 @@ usage error, 4 for mistakes in the feature files, 130 or 143 when interrupted.`,
 				return err
 			}
 			fmt.Fprintf(stderr, "reports in %s: %s\n", *reportDir, strings.Join(reportFiles(*reportDir), ", "))
+		}
+		if *verdictMap != "" {
+			api, ok := w.API()
+			if !ok {
+				return cli.UsageError(cmd, fmt.Sprintf("--summary-configmap needs a backend with an API server, not %s", w.Backend))
+			}
+			if err := publishVerdict(cmd.Context(), api.Client, *verdictMap, *reportDir); err != nil {
+				return err
+			}
+			fmt.Fprintf(stderr, "verdict in ConfigMap %s\n", *verdictMap)
 		}
 
 		fmt.Fprintf(stderr, "\n%s start: %s\n", w.Backend, w.Started.Round(time.Millisecond))
@@ -276,8 +296,17 @@ func failedRules(timings []result.Scenario) []string {
 	return out
 }
 
-// parseShard reads --shard I/N.
+// parseShard reads --shard I/N, or job/N in a pod of an Indexed Job: I is
+// then the pod's completion index, JOB_COMPLETION_INDEX (from 0), plus one.
 func parseShard(s string) (i, n int, err error) {
+	if count, ok := strings.CutPrefix(s, "job/"); ok {
+		index := os.Getenv("JOB_COMPLETION_INDEX")
+		k, err := strconv.Atoi(index)
+		if err != nil || k < 0 {
+			return 0, 0, fmt.Errorf("--shard %s takes the shard from JOB_COMPLETION_INDEX, the completion index of an Indexed Job's pod, which is %q here", s, index)
+		}
+		s = fmt.Sprintf("%d/%s", k+1, count)
+	}
 	if _, err := fmt.Sscanf(s, "%d/%d", &i, &n); err != nil || fmt.Sprintf("%d/%d", i, n) != s || n < 1 || i < 1 || i > n {
 		return 0, 0, fmt.Errorf("--shard wants I/N with 1 ≤ I ≤ N (2/3), not %q", s)
 	}

@@ -20,7 +20,7 @@ func newReportCommand(stdout, stderr io.Writer) *cobra.Command {
 		Args:  cli.NoArgs,
 		RunE:  func(cmd *cobra.Command, _ []string) error { return cli.UsageError(cmd, "report needs a subcommand") },
 	}
-	cmd.AddCommand(newCompareCommand(stdout, stderr), newMergeCommand(stderr))
+	cmd.AddCommand(newCompareCommand(stdout, stderr), newMergeCommand(stderr), newVerdictCommand(stdout, stderr))
 	return cmd
 }
 
@@ -72,6 +72,28 @@ the run's: 0 when no scenario failed, 1 otherwise.`,
 		return nil
 	}
 	return cmd
+}
+
+// newVerdictCommand is `presetsim report verdict`.
+func newVerdictCommand(stdout, stderr io.Writer) *cobra.Command {
+	return &cobra.Command{
+		Use:   "verdict REPORT-DIR",
+		Short: "print what a run decided (totals, each rule's and each scenario's outcome), without its timings",
+		Long: `Reads the summary.json of a report folder (run --report-dir, report merge --out) and prints
+the run's verdict: what was tested on which backend, the totals, each rule's outcome and each
+scenario's, a line each, with no durations — so that two runs can be compared with diff, as
+make test-kind compares the in-cluster run with its shards merged.`,
+		Example: `  diff <(presetsim report verdict reports/whole) <(presetsim report verdict reports/merged)`,
+		Args:    cli.OneArg,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			runs, err := compare.Read(args)
+			if err != nil {
+				fmt.Fprintf(stderr, "presetsim report verdict: %v\n", err)
+				return cli.ExitError{Code: 2}
+			}
+			return runs[0].Summary.WriteVerdict(stdout)
+		},
+	}
 }
 
 // newCompareCommand is `presetsim report compare`.

@@ -19,8 +19,8 @@ import (
 func TestHelp(t *testing.T) {
 	commands := [][]string{
 		{}, {"run"}, {"differential"}, {"apply"}, {"up"}, {"bench"}, {"serve"},
-		{"report"}, {"report", "compare"}, {"modules"}, {"completion"}, {"completion", "bash"},
-		{"policy"}, {"audit"}, {"explain"}, {"fuzz"}, {"rules"}, {"features"}, {"features", "export"}, {"tools"}, {"tools", "install"}, {"tools", "dir"},
+		{"report"}, {"report", "compare"}, {"report", "merge"}, {"report", "verdict"}, {"modules"}, {"completion"}, {"completion", "bash"},
+		{"policy"}, {"policy", "controller"}, {"audit"}, {"explain"}, {"fuzz"}, {"rules"}, {"features"}, {"features", "export"}, {"tools"}, {"tools", "install"}, {"tools", "dir"},
 	}
 	for _, path := range commands {
 		name := strings.Join(append([]string{"presetsim"}, path...), "-")
@@ -48,6 +48,7 @@ func TestUsageErrors(t *testing.T) {
 		{name: "unknown flag", args: []string{"run", "--no-such-flag"}, wantCode: 2, wantInErr: "unknown flag: --no-such-flag"},
 		{name: "apply without a file", args: []string{"apply"}, wantCode: 2, wantInErr: "presetsim apply"},
 		{name: "apply with an argument", args: []string{"apply", "-f", "x.yaml", "extra"}, wantCode: 2, wantInErr: "presetsim apply"},
+		{name: "shard from a job's index, outside a job", args: []string{"run", "--shard", "job/3"}, wantCode: 2, wantInErr: "JOB_COMPLETION_INDEX"},
 		{name: "report without a subcommand", args: []string{"report"}, wantCode: 2, wantInErr: "Run 'presetsim report --help' for usage."},
 		{name: "compare with a bad -o", args: []string{"report", "compare", "dir", "-o", "pdf"}, wantCode: 2, wantInErr: "-o must be markdown or html"},
 		{name: "fuzz with no cases", args: []string{"fuzz", "--cases", "0"}, wantCode: 2, wantInErr: "--cases"},

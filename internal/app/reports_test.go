@@ -149,6 +149,19 @@ func TestShardsMergeToTheWholeRun(t *testing.T) {
 			t.Errorf("scenario %d: merged %s %s, whole %s %s", i, merged.Scenarios[i].Name, merged.Scenarios[i].Outcome, whole.Scenarios[i].Name, whole.Scenarios[i].Outcome)
 		}
 	}
+	// What make test-kind compares: report verdict of each.
+	verdict := func(name string) string {
+		var stdout, stderr bytes.Buffer
+		if err := Run(context.Background(), &stdout, &stderr, []string{"report", "verdict", filepath.Join(dir, name)}); err != nil {
+			t.Fatalf("report verdict %s: %v\n%s", name, err, stderr.String())
+		}
+		return stdout.String()
+	}
+	if w, m := verdict("whole"), verdict("merged"); w != m {
+		t.Errorf("report verdict of the merged shards:\n%s\nof the whole run:\n%s", m, w)
+	} else if !strings.Contains(w, "scenario fail ") || !strings.Contains(w, "passed: false") {
+		t.Errorf("report verdict of a failed run says no failure:\n%s", w)
+	}
 	if said := stderrOf(t, "--shard", "4/3"); !strings.Contains(said, "1 ≤ I ≤ N") {
 		t.Errorf("--shard 4/3 was not refused as a usage error:\n%s", said)
 	}

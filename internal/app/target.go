@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -16,6 +18,7 @@ import (
 	"presetsim.dev/presetsim/internal/app/cli"
 	"presetsim.dev/presetsim/internal/interrupt"
 	"presetsim.dev/presetsim/internal/scenario"
+	"presetsim.dev/presetsim/profiles"
 )
 
 // target are the flags that say what is tested and where, shared by run
@@ -33,7 +36,7 @@ func targetFlags(fs *pflag.FlagSet) *target {
 	t := &target{choice: harness.BindFlags(fs)}
 	t.settle = fs.Duration("settle", 0, "how long a check that something does not happen watches (no events, stays as submitted); the backend's default when 0: 1s with an API server, 200ms offline. A step may end with \"for 5s\" for its own")
 	t.showSecrets = fs.Bool("show-secrets", false, "show values that come from Secrets in messages, instead of "+scenario.Mask)
-	t.profilePath = fs.String("profile", "", "profile (YAML) of the implementation under test; the canonical PodPreset, or the implementation kind's own, when empty")
+	t.profilePath = fs.String("profile", "", "profile (YAML) of the implementation under test: a file, or the name of a shipped one (policy, redhat-cop-podpreset-webhook, kubeflow-poddefault, …); the canonical PodPreset, or the implementation kind's own, when empty")
 	t.reportDir = fs.String("report-dir", "", "write the reports here")
 	return t
 }
@@ -84,7 +87,7 @@ func (t *target) start(ctx context.Context, cmd *cobra.Command, stderr io.Writer
 	}
 	prof := chosen.Profile
 	if *t.profilePath != "" {
-		if prof, err = profile.Load(*t.profilePath); err != nil {
+		if prof, err = loadProfile(*t.profilePath); err != nil {
 			fmt.Fprintf(stderr, "presetsim %s: %v\n", cmd.Name(), err)
 			return nil, cli.ExitError{Code: 2}
 		}
@@ -104,4 +107,27 @@ func (t *target) start(ctx context.Context, cmd *cobra.Command, stderr io.Writer
 	}
 	s.interrupts.OnSignal(s.world.Stop)
 	return s, nil
+}
+
+// loadProfile reads a profile file or, when no file has that name, the
+// shipped profile of that name (policy or policy.yaml): a binary run from
+// an image or another directory has the shipped profiles but not their files.
+func loadProfile(name string) (*profile.Profile, error) {
+	if fi, err := os.Stat(name); (err == nil && !fi.IsDir()) || strings.ContainsRune(name, os.PathSeparator) {
+		return profile.Load(name)
+	}
+	file := strings.TrimSuffix(name, ".yaml") + ".yaml"
+	if _, err := fs.Stat(profiles.FS, file); err != nil {
+		return nil, fmt.Errorf("--profile %s: no such file, and no shipped profile of that name (%s)", name, strings.Join(shippedProfiles(), ", "))
+	}
+	return profiles.Load(file)
+}
+
+// shippedProfiles lists the names of the shipped profiles.
+func shippedProfiles() []string {
+	files, _ := fs.Glob(profiles.FS, "*.yaml")
+	for i, f := range files {
+		files[i] = strings.TrimSuffix(f, ".yaml")
+	}
+	return files
 }

@@ -43,6 +43,10 @@ type ControllerOptions struct {
 	// OnError receives what could not be written; the namespace is tried
 	// again a moment later.
 	OnError func(error)
+	// OnWrite, when set, is told each namespace whose objects were written:
+	// the presets compiled into them (PresetsAnnotation's value), or ""
+	// when the namespace's last preset went and its objects were deleted.
+	OnWrite func(namespace, presets string)
 }
 
 // retry is how long a namespace whose objects could not be written first
@@ -192,8 +196,11 @@ func (c *Controller) sync(ctx context.Context, namespace string) error {
 
 func (c *Controller) setCompiled(namespace, presets string) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	c.compiled[namespace] = presets
+	c.mu.Unlock()
+	if c.opts.OnWrite != nil {
+		c.opts.OnWrite(namespace, presets)
+	}
 }
 
 // CompiledVersion returns the resourceVersion of the named preset in a

@@ -26,7 +26,8 @@ func NewCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 a MutatingAdmissionPolicy and its binding (admissionregistration.k8s.io/v1, Kubernetes 1.36 or
 later) that make the API server apply those presets to the pods created in that namespace, as
 the reference does, with no webhook and nothing of presetsim in the cluster. The presets are
-compiled into the policy: apply its output again after changing them. README's "PodPreset
+compiled into the policy: apply its output again after changing them, or run presetsim policy
+controller in the cluster (deploy/policy), which keeps them compiled. README's "PodPreset
 without a webhook" says what differs from the reference (no events; a preset read from a file
 has no resourceVersion, so its podpreset-<name> annotation is empty).
 
@@ -35,6 +36,7 @@ Exit status: 0, 1 on an error in the input, 2 on a usage error.`,
   kubectl get podpresets -A -o yaml | presetsim policy -f -`,
 		Args: cli.NoArgs,
 	}
+	cmd.AddCommand(newControllerCommand(stderr))
 	fs := cmd.Flags()
 	var files []string
 	fs.StringArrayVarP(&files, "filename", "f", nil, "manifest file (multi-document YAML), folder of them, or - for standard input; repeatable")

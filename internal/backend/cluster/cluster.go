@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/spf13/pflag"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"presetsim.dev/presetsim/harness/backend"
@@ -19,7 +20,9 @@ const Name = "cluster"
 
 // Options configure the backend.
 type Options struct {
-	// Kubeconfig is the path of the cluster's kubeconfig.
+	// Kubeconfig is the path of the cluster's kubeconfig; when empty, the
+	// run is inside a pod of the cluster and uses its service account
+	// (rest.InClusterConfig, as every in-cluster client does).
 	Kubeconfig string
 }
 
@@ -33,7 +36,7 @@ func New(opts Options) *Backend { return &Backend{opts: opts} }
 func Registration() backend.Registration {
 	return backend.Registration{
 		Name:    Name,
-		Summary: "an existing cluster, --kubeconfig",
+		Summary: "an existing cluster, --kubeconfig (or the one the run is in, from a pod)",
 		// What is installed there is tested unless the flags say otherwise.
 		Implementation: installed.Name,
 		Flags: func(fs *pflag.FlagSet) func() (backend.Backend, error) {
@@ -56,16 +59,9 @@ type Cluster struct {
 
 // Start connects to the cluster.
 func (b *Backend) Start(ctx context.Context, run backend.Run) (backend.Cluster, error) {
-	if b.opts.Kubeconfig == "" {
-		return nil, errors.New("the cluster backend needs a kubeconfig")
-	}
-	raw, err := os.ReadFile(b.opts.Kubeconfig)
+	cfg, raw, err := b.config()
 	if err != nil {
-		return nil, fmt.Errorf("unable to read the kubeconfig: %w", err)
-	}
-	cfg, err := clientcmd.RESTConfigFromKubeConfig(raw)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", b.opts.Kubeconfig, err)
+		return nil, err
 	}
 	api, err := apiclient.Connect(cfg, raw, apiclient.Options{Wait: run.Wait, NamespacedOnly: true, Throttle: true})
 	if err != nil {
@@ -73,6 +69,27 @@ func (b *Backend) Start(ctx context.Context, run backend.Run) (backend.Cluster, 
 	}
 	fmt.Fprintf(run.Progress, "cluster %s (Kubernetes %s)\n", cfg.Host, api.API().Version)
 	return &Cluster{Cluster: api, runID: run.ID}, nil
+}
+
+// config reads the kubeconfig, or, with none, the pod's service account.
+// An in-cluster run has no kubeconfig file to give a --webhook-command.
+func (b *Backend) config() (*rest.Config, []byte, error) {
+	if b.opts.Kubeconfig == "" {
+		cfg, err := rest.InClusterConfig()
+		if err != nil {
+			return nil, nil, fmt.Errorf("the cluster backend needs --kubeconfig, or to run in a pod of the cluster: %w", err)
+		}
+		return cfg, nil, nil
+	}
+	raw, err := os.ReadFile(b.opts.Kubeconfig)
+	if err != nil {
+		return nil, nil, fmt.Errorf("unable to read the kubeconfig: %w", err)
+	}
+	cfg, err := clientcmd.RESTConfigFromKubeConfig(raw)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", b.opts.Kubeconfig, err)
+	}
+	return cfg, raw, nil
 }
 
 // Stop deletes what the run created, object by object (cleanUp), then the

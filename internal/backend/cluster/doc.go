@@ -1,5 +1,7 @@
 // Package cluster is the backend of an existing cluster, reached with a
-// kubeconfig, where the implementation under test is already installed.
+// kubeconfig — or, run from a pod of the cluster with no kubeconfig, with
+// the pod's service account (deploy/conformance) — where the implementation
+// under test is already installed.
 // The harness then creates nothing but namespaces it names and labels for
 // the run (backend.RunLabel) and namespaced objects in them; it refuses any
 // cluster-scoped create. At Stop it deletes what it created, object by

@@ -1,0 +1,104 @@
+package policy
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"presetsim.dev/presetsim/internal/app/cli"
+	compiled "presetsim.dev/presetsim/presets/policy"
+)
+
+// newControllerCommand is "presetsim policy controller": the compiling
+// controller of presets/policy as a long-running process, in a cluster's
+// pod (deploy/policy) or beside it.
+func newControllerCommand(stderr io.Writer) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "controller [--kubeconfig FILE] [flags]",
+		Short: "keep every namespace's MutatingAdmissionPolicy compiled from its PodPresets, until stopped",
+		Long: `Watches the PodPresets of every namespace and keeps, for each namespace that has any, the
+MutatingAdmissionPolicy and binding that presetsim policy prints, written in the cluster: compiled
+again whenever one of its presets is created, changed or deleted, and deleted with its last
+preset. The API server then applies the presets itself; no webhook is involved, and nothing is
+to re-apply when presets change.
+
+In a pod it uses the pod's service account (deploy/policy: the CRD, a ServiceAccount, the least
+RBAC and a Deployment); elsewhere --kubeconfig. One replica: two would write the same objects,
+harmlessly but twice. It stops on SIGTERM or Ctrl-C.
+
+Exit status: 0 when stopped, 1 when it cannot reach the cluster, 2 on a usage error.`,
+		Example: `  kubectl apply -k deploy/policy
+  presetsim policy controller --kubeconfig ~/.kube/config`,
+		Args: cli.NoArgs,
+	}
+	fs := cmd.Flags()
+	kubeconfig := fs.String("kubeconfig", "", "the cluster's kubeconfig; the pod's service account when empty")
+	failure := fs.String("failure-policy", string(admissionregistrationv1.Fail), "what the API server does when a policy cannot be evaluated: Fail (refuse the pod) or Ignore (admit it unmutated)")
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		fp := admissionregistrationv1.FailurePolicyType(*failure)
+		if fp != admissionregistrationv1.Fail && fp != admissionregistrationv1.Ignore {
+			return cli.UsageError(cmd, fmt.Sprintf("--failure-policy must be Fail or Ignore, not %q", *failure))
+		}
+		cfg, err := restConfig(*kubeconfig)
+		if err != nil {
+			return err
+		}
+		client, err := kubernetes.NewForConfig(cfg)
+		if err != nil {
+			return err
+		}
+		dyn, err := dynamic.NewForConfig(cfg)
+		if err != nil {
+			return err
+		}
+		version, err := client.Discovery().ServerVersion()
+		if err != nil {
+			return fmt.Errorf("unable to reach the API server at %s: %w", cfg.Host, err)
+		}
+		ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		ctrl := compiled.NewController(client, dyn, compiled.ControllerOptions{
+			Options: compiled.Options{FailurePolicy: fp},
+			OnError: func(err error) { fmt.Fprintf(stderr, "error: %v (trying again)\n", err) },
+			OnWrite: func(namespace, presets string) {
+				if presets == "" {
+					fmt.Fprintf(stderr, "namespace %s: no presets; its policy deleted\n", namespace)
+					return
+				}
+				fmt.Fprintf(stderr, "namespace %s: policy %s written from presets %s\n", namespace, compiled.Name(namespace), presets)
+			},
+		})
+		fmt.Fprintf(stderr, "compiling PodPresets into MutatingAdmissionPolicies on %s (Kubernetes %s) until stopped\n", cfg.Host, version.GitVersion)
+		if err := ctrl.Run(ctx); err != nil {
+			return err
+		}
+		fmt.Fprintln(stderr, "stopped")
+		return nil
+	}
+	return cmd
+}
+
+// restConfig reads the kubeconfig, or, with none, the pod's service account.
+func restConfig(kubeconfig string) (*rest.Config, error) {
+	if kubeconfig == "" {
+		cfg, err := rest.InClusterConfig()
+		if err != nil {
+			return nil, fmt.Errorf("--kubeconfig is needed outside a pod of the cluster: %w", err)
+		}
+		return cfg, nil
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		return nil, fmt.Errorf("unable to read %s: %w", kubeconfig, err)
+	}
+	return cfg, nil
+}

@@ -1,0 +1,53 @@
+package cluster
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestConfig: a kubeconfig when given one, the pod's service account when
+// not, and an error that says which was missing.
+func TestConfig(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "kubeconfig")
+	if err := os.WriteFile(good, []byte(`apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://203.0.113.7:6443"}}]
+users: [{name: u, user: {token: t}}]
+contexts: [{name: x, context: {cluster: c, user: u}}]
+current-context: x
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, kubeconfig, serviceHost string
+		wantHost, wantErr             string
+	}{
+		{name: "a kubeconfig", kubeconfig: good, wantHost: "https://203.0.113.7:6443"},
+		{name: "a kubeconfig that is not there", kubeconfig: filepath.Join(dir, "nope"), wantErr: "unable to read the kubeconfig"},
+		{name: "neither a kubeconfig nor a pod", wantErr: "needs --kubeconfig, or to run in a pod of the cluster"},
+		// The variables of a pod, but no service account token mounted.
+		{name: "a pod without its token", serviceHost: "10.0.0.1", wantErr: "needs --kubeconfig, or to run in a pod of the cluster"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := os.Stat("/var/run/secrets/kubernetes.io/serviceaccount/token"); err == nil && tt.serviceHost != "" {
+				t.Skip("this test runs in a pod, which has its token")
+			}
+			t.Setenv("KUBERNETES_SERVICE_HOST", tt.serviceHost)
+			t.Setenv("KUBERNETES_SERVICE_PORT", "443")
+			cfg, _, err := New(Options{Kubeconfig: tt.kubeconfig}).config()
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("error %v, want one with %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || cfg.Host != tt.wantHost {
+				t.Fatalf("host %v (%v), want %s", cfg, err, tt.wantHost)
+			}
+		})
+	}
+}
