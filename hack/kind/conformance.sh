@@ -7,15 +7,19 @@
 # reads both verdicts from their ConfigMaps, merges the shards' with
 # presetsim report merge, fails unless the merged verdict is the whole
 # run's, and fails when the whole run failed. The cluster is deleted at the
-# end, whatever happens (KEEP=1 leaves it).
+# end, whatever happens (KEEP=1 leaves it). The scenarios' pods run the test
+# image, which hack/kind/mirror serves them for the while (nothing can be
+# pulled here).
 #
 #   hack/kind/conformance.sh NODE-IMAGE      # make test-kind runs it
 #
 # kind's node image has no kube-proxy (so no Service routing): the overlay
 # written here points the pods' in-cluster client at the node's API server
 # (KUBERNETES_SERVICE_HOST = the node's address, port 6443) instead of the
-# kubernetes Service. That, the image tag and the policy profile are all it
-# changes of deploy/.
+# kubernetes Service. That, the image tag, the policy profile and
+# --cluster-printenv (with the pods/log and pods/exec it needs: the mirror
+# below makes every pod run the printenv image) are all it changes of
+# deploy/.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
@@ -31,13 +35,24 @@ bin=$(hack/build-tools.sh)
 kubectl="$bin/kubectl"
 go build -o "$work/bin/kind" sigs.k8s.io/kind
 go build -o "$work/bin/presetsim" ./cmd/presetsim
+go build -o "$work/bin/mirror" ./hack/kind/mirror
 kind="$work/bin/kind"
 presetsim="$work/bin/presetsim"
 image=$(hack/build-image.sh)
 log "image $image"
 
 export KUBECONFIG="$work/kubeconfig"
+mirror_pid=
 cleanup() {
+	local status=$?
+	if [[ -n "$mirror_pid" ]]; then
+		kill "$mirror_pid" 2>/dev/null || true
+		wait "$mirror_pid" 2>/dev/null || true
+	fi
+	if ((status != 0)) && [[ -s "$KUBECONFIG" ]]; then
+		log "failed; the policy controller's log:"
+		"$kubectl" -n presetsim-system logs deploy/presetsim-policy --tail=30 >&2 || true
+	fi
 	if [[ "${KEEP:-}" == 1 ]]; then
 		log "KEEP=1: cluster $name stays (KUBECONFIG=$KUBECONFIG; $kind delete cluster --name $name)"
 		return
@@ -51,6 +66,18 @@ log "kind create cluster --name $name"
 "$kind" create cluster --name "$name" --image "$node_image" --config "$work/cluster.yaml" --wait 3m >&2
 log "kind load docker-image $image"
 "$kind" load docker-image "$image" --name "$name" >&2
+# The scenarios' pods pull ecorp/website and the like: the mirror serves
+# them the test image, as the kind backend does during its own runs.
+"$work/bin/mirror" "$name" 2>"$work/mirror.log" &
+mirror_pid=$!
+until grep -q "serving the test image" "$work/mirror.log"; do
+	if ! kill -0 "$mirror_pid" 2>/dev/null; then
+		cat "$work/mirror.log" >&2
+		log "the image mirror did not start"
+		exit 1
+	fi
+	sleep 1
+done
 
 # overlay DIR BASE [ARGS...]: deploy/BASE with the image just built, the
 # node's API server address, and ARGS appended to the container's args.
@@ -60,9 +87,29 @@ overlay() {
 	mkdir -p "$dir"
 	local rel
 	rel=$(realpath --relative-to="$dir" "$root/deploy/$base")
+	local resources=$rel
+	if [[ $base == conformance* ]]; then
+		# The run compares what containers print and finishes Jobs' pods
+		# (--cluster-printenv): pods/log and pods/exec besides the base role.
+		resources="$rel, printenv-rbac.yaml"
+		cat >"$dir/printenv-rbac.yaml" <<-'RBAC'
+			apiVersion: rbac.authorization.k8s.io/v1
+			kind: ClusterRole
+			metadata: {name: presetsim-conformance-printenv}
+			rules:
+			- {apiGroups: [""], resources: [pods/log], verbs: [get]}
+			- {apiGroups: [""], resources: [pods/exec], verbs: [create]}
+			---
+			apiVersion: rbac.authorization.k8s.io/v1
+			kind: ClusterRoleBinding
+			metadata: {name: presetsim-conformance-printenv}
+			roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: presetsim-conformance-printenv}
+			subjects: [{kind: ServiceAccount, name: presetsim-conformance, namespace: presetsim-conformance}]
+		RBAC
+	fi
 	{
-		echo "resources: [$rel]"
-		echo "images: [{name: presetsim, newName: ${image%%:*}, newTag: ${image#*:}}]"
+		echo "resources: [$resources]"
+		echo "images: [{name: presetsim, newName: '${image%%:*}', newTag: '${image#*:}'}]"
 		echo "patches:"
 		echo "- target: {kind: 'Job|Deployment'}"
 		echo "  patch: |-"
@@ -103,17 +150,23 @@ summary() {
 
 log "kubectl apply -k deploy/conformance (the whole suite, the policy profile)"
 began=$SECONDS
-"$kubectl" apply -k "$(overlay whole conformance --profile policy)" >&2
+"$kubectl" apply -k "$(overlay whole conformance --profile policy --cluster-printenv)" >&2
 whole=$(finished presetsim-conformance)
-log "job presetsim-conformance: $whole in $((SECONDS - began)) s; its log:"
-"$kubectl" -n "$ns" logs job/presetsim-conformance | tail -n 12 >&2
+"$kubectl" -n "$ns" logs job/presetsim-conformance >"$work/whole.log" 2>&1 || true
+log "job presetsim-conformance: $whole in $((SECONDS - began)) s; the end of its log ($work/whole.log):"
+tail -n 6 "$work/whole.log" >&2
 summary presetsim-verdict "$work/reports/whole"
 
 log "kubectl apply -k deploy/conformance/sharded (3 shards, the policy profile)"
 began=$SECONDS
-"$kubectl" apply -k "$(overlay sharded conformance/sharded --profile policy)" >&2
+"$kubectl" apply -k "$(overlay sharded conformance/sharded --profile policy --cluster-printenv)" >&2
 sharded=$(finished presetsim-conformance-sharded)
 log "job presetsim-conformance-sharded: $sharded in $((SECONDS - began)) s"
+for i in 0 1 2; do
+	pod=$("$kubectl" -n "$ns" get pods -l batch.kubernetes.io/job-name=presetsim-conformance-sharded,batch.kubernetes.io/job-completion-index=$i -o name | head -1)
+	"$kubectl" -n "$ns" logs "$pod" >"$work/shard-$i.log" 2>&1 || true
+	log "shard $((i + 1))/3: $(grep '^outcomes:' "$work/shard-$i.log" || tail -n 1 "$work/shard-$i.log") ($work/shard-$i.log)"
+done
 for i in 0 1 2; do
 	summary "presetsim-verdict-$i" "$work/reports/shard-$i"
 done

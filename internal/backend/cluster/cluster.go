@@ -24,6 +24,12 @@ type Options struct {
 	// run is inside a pod of the cluster and uses its service account
 	// (rest.InClusterConfig, as every in-cluster client does).
 	Kubeconfig string
+	// Printenv says that the cluster's pods run presetsim's printenv test
+	// image whatever image they name (a registry mirror serves it, as
+	// hack/kind/mirror does): the harness then compares the environment
+	// containers print with what it computes, and finishes the pods of
+	// Jobs, as on the kind backend. It needs pods/log and pods/exec.
+	Printenv bool
 }
 
 // Backend connects to an existing cluster.
@@ -42,6 +48,7 @@ func Registration() backend.Registration {
 		Flags: func(fs *pflag.FlagSet) func() (backend.Backend, error) {
 			var opts Options
 			fs.StringVar(&opts.Kubeconfig, "kubeconfig", "", "the existing cluster's kubeconfig, where the implementation is installed (implies --backend cluster)")
+			fs.BoolVar(&opts.Printenv, "cluster-printenv", false, "cluster backend: the cluster's pods run presetsim's printenv test image, whatever image they name (a registry mirror serves it): compare what containers print, and finish Jobs' pods, as on kind")
 			return func() (backend.Backend, error) { return New(opts), nil }
 		},
 	}
@@ -68,7 +75,25 @@ func (b *Backend) Start(ctx context.Context, run backend.Run) (backend.Cluster, 
 		return nil, err
 	}
 	fmt.Fprintf(run.Progress, "cluster %s (Kubernetes %s)\n", cfg.Host, api.API().Version)
-	return &Cluster{Cluster: api, runID: run.ID}, nil
+	c := &Cluster{Cluster: api, runID: run.ID}
+	if b.opts.Printenv {
+		return &printenvCluster{c}, nil
+	}
+	return c, nil
+}
+
+// printenvCluster is a cluster whose pods run the printenv test image: a
+// backend.Kubelet.
+type printenvCluster struct{ *Cluster }
+
+// Logs returns what a container printed.
+func (c *printenvCluster) Logs(ctx context.Context, namespace, pod, container string) ([]byte, error) {
+	return c.PodLogs(ctx, namespace, pod, container)
+}
+
+// Exec runs command in a container (pods/exec).
+func (c *printenvCluster) Exec(ctx context.Context, namespace, pod, container string, command []string) error {
+	return c.PodExec(ctx, namespace, pod, container, command)
 }
 
 // config reads the kubeconfig, or, with none, the pod's service account.

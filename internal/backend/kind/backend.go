@@ -1,17 +1,13 @@
 package kind
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"time"
 
 	"github.com/spf13/pflag"
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/clientcmd"
-	"k8s.io/client-go/tools/remotecommand"
 
 	"presetsim.dev/presetsim/harness/backend"
 	"presetsim.dev/presetsim/internal/backend/apiclient"
@@ -103,24 +99,12 @@ func (c *Cluster) WebhookHost() string { return c.kind.HostAddress }
 
 // Logs returns what a container printed.
 func (c *Cluster) Logs(ctx context.Context, namespace, pod, container string) ([]byte, error) {
-	return c.API().Client.CoreV1().Pods(namespace).GetLogs(pod, &corev1.PodLogOptions{Container: container}).DoRaw(ctx)
+	return c.PodLogs(ctx, namespace, pod, container)
 }
 
 // Exec runs command in a container through the API server (pods/exec).
 func (c *Cluster) Exec(ctx context.Context, namespace, pod, container string, command []string) error {
-	req := c.API().Client.CoreV1().RESTClient().Post().Resource("pods").Namespace(namespace).Name(pod).
-		SubResource("exec").VersionedParams(&corev1.PodExecOptions{
-		Container: container, Command: command, Stdout: true, Stderr: true,
-	}, scheme.ParameterCodec)
-	executor, err := remotecommand.NewSPDYExecutor(c.API().Config, "POST", req.URL())
-	if err != nil {
-		return err
-	}
-	var stdout, stderr bytes.Buffer
-	if err := executor.StreamWithContext(ctx, remotecommand.StreamOptions{Stdout: &stdout, Stderr: &stderr}); err != nil {
-		return fmt.Errorf("%w: %s", err, bytes.TrimSpace(append(stdout.Bytes(), stderr.Bytes()...)))
-	}
-	return nil
+	return c.PodExec(ctx, namespace, pod, container, command)
 }
 
 // Stop deletes what the run created on a cluster that stays (reused or

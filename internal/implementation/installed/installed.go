@@ -2,22 +2,33 @@
 // installed on the cluster (its CRD and webhook, by its own manifests): the
 // harness installs nothing, checks that the cluster serves the profile's
 // preset kind, and knows a preset is in effect by probing
-// (implementation.ProbePreset).
+// (implementation.ProbePresetExpected), as long as the model says the probe
+// must show it.
 package installed
 
 import (
 	"context"
 	"fmt"
+	"slices"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
 
 	"presetsim.dev/presetsim/harness/backend"
 	"presetsim.dev/presetsim/harness/implementation"
 	"presetsim.dev/presetsim/harness/profile"
+	"presetsim.dev/presetsim/internal/audit"
+	"presetsim.dev/presetsim/presets/defaults"
+	"presetsim.dev/presetsim/presets/merge"
+	"presetsim.dev/presetsim/presets/model"
 )
 
 // Installed is an implementation installed on the cluster.
 type Installed struct {
 	cluster backend.Objects
+	clients audit.Clients
 	profile *profile.Profile
+	wait    time.Duration
 	host    string
 }
 
@@ -41,7 +52,8 @@ func (i *Installed) Install(_ context.Context, t implementation.Target) error {
 	if api == nil {
 		return fmt.Errorf("the %s backend has no API server an implementation could be installed on", t.Backend)
 	}
-	i.cluster, i.profile, i.host = t.Cluster, t.Profile, api.Config.Host
+	i.cluster, i.profile, i.wait, i.host = t.Cluster, t.Profile, t.Wait, api.Config.Host
+	i.clients = audit.Clients{Typed: api.Client, Dynamic: api.Dynamic}
 	gvk := t.Profile.PresetGVK()
 	fmt.Fprintf(t.Progress, "checking that %s is served ...\n", gvk.Kind)
 	gv := gvk.GroupVersion().String()
@@ -57,9 +69,30 @@ func (i *Installed) Install(_ context.Context, t implementation.Target) error {
 	return fmt.Errorf("the cluster serves %s but not its kind %s: install the implementation first", gv, gvk.Kind)
 }
 
-// WaitForPreset probes the installed webhook with dry-run pods.
-func (i *Installed) WaitForPreset(ctx context.Context, namespace, name, _ string) error {
-	return implementation.ProbePreset(ctx, i.cluster, i.profile, namespace, name, "", 0)
+// WaitForPreset probes the installed implementation with dry-run pods
+// until one that the preset selects comes back with it — at
+// resourceVersion or later, unless the profile declares that the applied
+// annotation holds something else (R3.7). How long that takes is the
+// implementation's business (a policy compiled by a controller in the
+// cluster takes seconds on a loaded one), so the probe waits as long as any
+// wait of the run, when the model, with the profile's options, says the
+// probe pod gets the preset; when it says not (a conflict with another
+// preset for that pod), there is nothing to wait for.
+func (i *Installed) WaitForPreset(ctx context.Context, namespace, name, resourceVersion string) error {
+	for _, d := range i.profile.Differences() {
+		if slices.Contains(d.Rules, "R3.7") {
+			resourceVersion = ""
+		}
+	}
+	shows := func(probe *corev1.Pod) bool {
+		presets, err := audit.Presets(ctx, i.clients, i.profile, namespace)
+		if err != nil {
+			return false
+		}
+		outcomes := model.Admit(model.Admission{Presets: presets, Pod: defaults.Pod(probe)}, i.profile.Options())
+		return len(outcomes) == 1 && outcomes[0].Pod != nil && outcomes[0].Pod.Annotations[merge.AnnotationKey(name)] != ""
+	}
+	return implementation.ProbePresetExpected(ctx, i.cluster, i.profile, namespace, name, resourceVersion, i.wait, shows)
 }
 
 // Stop does nothing: the implementation stays installed.
