@@ -189,6 +189,10 @@ usage error, 4 for mistakes in the feature files, 130 or 143 when interrupted.`,
 		if *watchFlag {
 			return watch.Loop(st.interrupts.Context(), w, watch.Options{Paths: args, Tags: *tags, Concurrency: *concurrency, Out: stdout, Keys: stdin})
 		}
+		api, hasAPI := w.API()
+		if *verdictMap != "" && !hasAPI {
+			return cli.UsageError(cmd, fmt.Sprintf("--summary-configmap needs a backend with an API server, not %s", w.Backend))
+		}
 		if *verdictMap != "" && *reportDir == "" {
 			dir, err := os.MkdirTemp("", "presetsim-report-")
 			if err != nil {
@@ -213,10 +217,6 @@ usage error, 4 for mistakes in the feature files, 130 or 143 when interrupted.`,
 			fmt.Fprintf(stderr, "reports in %s: %s\n", *reportDir, strings.Join(reportFiles(*reportDir), ", "))
 		}
 		if *verdictMap != "" {
-			api, ok := w.API()
-			if !ok {
-				return cli.UsageError(cmd, fmt.Sprintf("--summary-configmap needs a backend with an API server, not %s", w.Backend))
-			}
 			if err := publishVerdict(cmd.Context(), api.Client, *verdictMap, *reportDir); err != nil {
 				return err
 			}

@@ -48,6 +48,7 @@ func TestUsageErrors(t *testing.T) {
 		{name: "unknown flag", args: []string{"run", "--no-such-flag"}, wantCode: 2, wantInErr: "unknown flag: --no-such-flag"},
 		{name: "apply without a file", args: []string{"apply"}, wantCode: 2, wantInErr: "presetsim apply"},
 		{name: "apply with an argument", args: []string{"apply", "-f", "x.yaml", "extra"}, wantCode: 2, wantInErr: "presetsim apply"},
+		{name: "a verdict ConfigMap with no API server", args: []string{"run", "--backend", "offline", "--summary-configmap", "ns/v"}, wantCode: 2, wantInErr: "--summary-configmap needs a backend with an API server, not offline"},
 		{name: "shard from a job's index, outside a job", args: []string{"run", "--shard", "job/3"}, wantCode: 2, wantInErr: "JOB_COMPLETION_INDEX"},
 		{name: "report without a subcommand", args: []string{"report"}, wantCode: 2, wantInErr: "Run 'presetsim report --help' for usage."},
 		{name: "compare with a bad -o", args: []string{"report", "compare", "dir", "-o", "pdf"}, wantCode: 2, wantInErr: "-o must be markdown or html"},
