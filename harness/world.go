@@ -150,6 +150,9 @@ type World struct {
 	probeNote string
 	// acceptUnmutated is Options.AcceptUnmutatedProbe.
 	acceptUnmutated bool
+	// pool holds namespaces made ahead (namespaces.go); nil when there is
+	// no API server to wait for them.
+	pool *namespacePool
 }
 
 // Start starts the backend, installs the implementation under test on it
@@ -244,6 +247,9 @@ func Start(ctx context.Context, opts Options) (_ *World, err error) {
 	if w.probeNote != "" {
 		fmt.Fprintf(progress, "warning: %s\n", w.probeNote)
 	}
+	if backend.APIOf(w.cluster) != nil && !opts.AllNamespaces {
+		w.startNamespacePool()
+	}
 	w.Started = time.Since(began)
 	fmt.Fprintf(progress, "ready in %s (run %s, %s backend, %s)\n", w.Started.Round(10*time.Millisecond), w.RunID, w.Backend, w.impl.Name())
 	return w, nil
@@ -334,6 +340,7 @@ func (w *World) Stop() error {
 }
 
 func (w *World) stopAll() error {
+	w.pool.stop()
 	var errs []error
 	if w.impl != nil {
 		errs = append(errs, w.impl.Stop())

@@ -160,16 +160,18 @@ func (s *Scenario) Namespace(ctx context.Context, logical string) (string, error
 }
 
 // NewNamespace creates the physical namespace logical-id, labelled as a
-// scenario's namespaces are: with the run (for clean-up), the label the
-// implementation's registration selects, and the logical name.
+// scenario's namespaces are (World.NamespaceLabels), or takes one made
+// ahead (World.PooledNamespace).
 func NewNamespace(ctx context.Context, w *harness.World, logical, id string) (string, error) {
 	base := logical
 	if len(base) > 50 {
 		base = base[:50]
 	}
+	if p, ok := w.PooledNamespace(base); ok {
+		return p, nil
+	}
 	p := base + "-" + id
-	labels := map[string]string{backend.RunLabel: w.RunID, backend.AdmissionLabel: w.RunID, backend.LogicalLabel: base}
-	if err := w.Objects().CreateNamespace(ctx, p, labels); err != nil {
+	if err := w.Objects().CreateNamespace(ctx, p, w.NamespaceLabels(base)); err != nil {
 		return "", err
 	}
 	return p, nil
