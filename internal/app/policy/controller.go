@@ -9,10 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"presetsim.dev/presetsim/internal/app/cli"
 	compiled "presetsim.dev/presetsim/presets/policy"
@@ -48,25 +44,18 @@ Exit status: 0 when stopped, 1 when it cannot reach the cluster, 2 on a usage er
 		if fp != admissionregistrationv1.Fail && fp != admissionregistrationv1.Ignore {
 			return cli.UsageError(cmd, fmt.Sprintf("--failure-policy must be Fail or Ignore, not %q", *failure))
 		}
-		cfg, err := restConfig(*kubeconfig)
+		clients, err := cli.Connect(*kubeconfig)
 		if err != nil {
 			return err
 		}
-		client, err := kubernetes.NewForConfig(cfg)
-		if err != nil {
-			return err
-		}
-		dyn, err := dynamic.NewForConfig(cfg)
-		if err != nil {
-			return err
-		}
-		version, err := client.Discovery().ServerVersion()
+		cfg := clients.Config
+		version, err := clients.Typed.Discovery().ServerVersion()
 		if err != nil {
 			return fmt.Errorf("unable to reach the API server at %s: %w", cfg.Host, err)
 		}
 		ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
-		ctrl := compiled.NewController(client, dyn, compiled.ControllerOptions{
+		ctrl := compiled.NewController(clients.Typed, clients.Dynamic, compiled.ControllerOptions{
 			Options: compiled.Options{FailurePolicy: fp},
 			OnError: func(err error) { fmt.Fprintf(stderr, "error: %v (trying again)\n", err) },
 			OnWrite: func(namespace, presets string) {
@@ -85,20 +74,4 @@ Exit status: 0 when stopped, 1 when it cannot reach the cluster, 2 on a usage er
 		return nil
 	}
 	return cmd
-}
-
-// restConfig reads the kubeconfig, or, with none, the pod's service account.
-func restConfig(kubeconfig string) (*rest.Config, error) {
-	if kubeconfig == "" {
-		cfg, err := rest.InClusterConfig()
-		if err != nil {
-			return nil, fmt.Errorf("--kubeconfig is needed outside a pod of the cluster: %w", err)
-		}
-		return cfg, nil
-	}
-	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
-	if err != nil {
-		return nil, fmt.Errorf("unable to read %s: %w", kubeconfig, err)
-	}
-	return cfg, nil
 }

@@ -15,10 +15,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
-
 	"presetsim.dev/presetsim/internal/app/cli"
 	"presetsim.dev/presetsim/internal/implementation/module"
 	"presetsim.dev/presetsim/internal/manifest"
@@ -57,21 +53,13 @@ serves until Ctrl-C, and ends with an error if its listener fails.`,
 		if err != nil {
 			return err
 		}
-		cfg, err := clientcmd.BuildConfigFromFlags("", *kubeconfig)
-		if err != nil {
-			return fmt.Errorf("unable to read %s: %w", *kubeconfig, err)
-		}
-		client, err := kubernetes.NewForConfig(cfg)
-		if err != nil {
-			return err
-		}
-		dyn, err := dynamic.NewForConfig(cfg)
+		clients, err := cli.Connect(*kubeconfig)
 		if err != nil {
 			return err
 		}
 		ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 		defer stop()
-		mod, err := mutants.Registry().Start(ctx, *name, module.Deps{Client: client, Dynamic: dyn})
+		mod, err := mutants.Registry().Start(ctx, *name, module.Deps{Client: clients.Typed, Dynamic: clients.Dynamic})
 		if err != nil {
 			return fmt.Errorf("unable to start module %q: %w", *name, err)
 		}
