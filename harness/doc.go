@@ -22,8 +22,12 @@
 //     does not (a webhook that refuses connections, a process that exited,
 //     answers the API server cannot use).
 //
-// A World holds one backend cluster and one implementation; Stop stops the
-// implementation, then the backend, and records the processes a run starts
+// On a backend with an API server, a World then keeps a few namespaces
+// made ahead and warmed up (namespaces.go: PooledNamespace), as the first
+// pod of a brand-new namespace costs an API server up to 100 ms more.
+//
+// A World holds one backend cluster and one implementation; Stop stops
+// making namespaces ahead, then the implementation, then the backend, and records the processes a run starts
 // (internal/procs) so that the next run stops what a killed one left.
 //
 // Scenarios (internal/scenario) reach the backend only through
