@@ -312,9 +312,12 @@ func (s *Scenario) OnePodPerNode(ctx context.Context, kind, name string) error {
 
 // JobCompletes waits until the Job has the condition Complete.
 // On a real kubelet the Job's pods run the printenv test image, which
-// sleeps until told to finish: the harness finishes each pod once it runs.
+// sleeps until told to finish: the harness finishes each pod once it runs
+// (finishPods), and names the last container it could not finish if the
+// Job does not complete.
 func (s *Scenario) JobCompletes(ctx context.Context, name string) error {
 	var last *unstructured.Unstructured
+	var unfinished error // the last container that could not be told to finish
 	finished := map[string]bool{}
 	_, jobs, ns, err := s.object(ctx, "Job", name)
 	if err != nil {
@@ -332,7 +335,7 @@ func (s *Scenario) JobCompletes(ctx context.Context, name string) error {
 				return false, err
 			}
 			if err := s.finishPods(ctx, pods, finished); err != nil {
-				return false, err
+				unfinished = err
 			}
 		}
 		conds, _, _ := unstructured.NestedSlice(obj.Object, "status", "conditions")
@@ -353,6 +356,9 @@ func (s *Scenario) JobCompletes(ctx context.Context, name string) error {
 		}
 		if !wait.Interrupted(err) {
 			return fmt.Errorf("waiting for Job %q to complete: %w", name, err)
+		}
+		if unfinished != nil {
+			return fmt.Errorf("Job %q did not complete within %s: %s; last, %w", name, s.World().Timeouts.Wait, status, unfinished)
 		}
 		return fmt.Errorf("Job %q did not complete within %s: %s", name, s.World().Timeouts.Wait, status)
 	}
