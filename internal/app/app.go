@@ -193,14 +193,6 @@ usage error, 4 for mistakes in the feature files, 130 or 143 when interrupted.`,
 		if *verdictMap != "" && !hasAPI {
 			return cli.UsageError(cmd, fmt.Sprintf("--summary-configmap needs a backend with an API server, not %s", w.Backend))
 		}
-		if *verdictMap != "" && *reportDir == "" {
-			dir, err := os.MkdirTemp("", "presetsim-report-")
-			if err != nil {
-				return err
-			}
-			defer os.RemoveAll(dir)
-			reportDir = &dir
-		}
 		formats := *format
 		if *reportDir != "" {
 			formats += ",cucumber:" + filepath.Join(*reportDir, "cucumber.json")
@@ -210,14 +202,15 @@ usage error, 4 for mistakes in the feature files, 130 or 143 when interrupted.`,
 			Paths: paths, FS: fsys, Format: formats, Tags: *tags, Concurrency: *concurrency, Output: stdout,
 		})
 		suiteTime := time.Since(suiteStart)
+		summary := runSummary(st.implementationName(), w, timings.List())
 		if *reportDir != "" {
-			if err := writeReports(*reportDir, st.implementationName(), w, timings.List()); err != nil {
+			if err := summary.WriteFiles(*reportDir); err != nil {
 				return err
 			}
 			fmt.Fprintf(stderr, "reports in %s: %s\n", *reportDir, strings.Join(reportFiles(*reportDir), ", "))
 		}
 		if *verdictMap != "" {
-			if err := publishVerdict(cmd.Context(), api.Client, *verdictMap, *reportDir); err != nil {
+			if err := publishVerdict(cmd.Context(), api.Client, *verdictMap, summary); err != nil {
 				return err
 			}
 			fmt.Fprintf(stderr, "verdict in ConfigMap %s\n", *verdictMap)

@@ -28,12 +28,12 @@ func ScenarioResults(timings []result.Scenario) []report.ScenarioResult {
 	return results
 }
 
-// writeReports writes the run's summary (JSON, YAML), JUnit XML and HTML
-// page into dir.
-func writeReports(dir, implementation string, w *harness.World, timings []result.Scenario) error {
+// runSummary is the run's summary, as the report files and the verdict
+// ConfigMap hold it.
+func runSummary(implementation string, w *harness.World, timings []result.Scenario) *report.Summary {
 	version := "presetsim, in memory"
 	if w.ServerVersion != "" {
 		version = "presetsim, Kubernetes " + w.ServerVersion
 	}
-	return report.Build(implementation, version, string(w.Backend), ScenarioResults(timings)).WriteFiles(dir)
+	return report.Build(implementation, version, string(w.Backend), ScenarioResults(timings))
 }

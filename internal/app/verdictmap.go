@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -13,7 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"presetsim.dev/presetsim/internal/report/compare"
+	"presetsim.dev/presetsim/internal/report"
 )
 
 // serviceAccountNamespace is where a pod finds its own namespace.
@@ -22,12 +21,12 @@ const serviceAccountNamespace = "/var/run/secrets/kubernetes.io/serviceaccount/n
 // maxConfigMap is what a ConfigMap may hold, less room for its metadata.
 const maxConfigMap = 1000 * 1024
 
-// publishVerdict writes a run's report (the folder dir) into the ConfigMap
-// ref names, [NAMESPACE/]NAME — the pod's own namespace when it names none
-// — for kubectl to read where the run's pod cannot be reached: summary.json
-// (what report merge and report compare read) and verdict (report
-// verdict's text). The ConfigMap is replaced if it exists.
-func publishVerdict(ctx context.Context, client kubernetes.Interface, ref, dir string) error {
+// publishVerdict writes a run's summary into the ConfigMap ref names,
+// [NAMESPACE/]NAME — the pod's own namespace when it names none — for
+// kubectl to read where the run's pod cannot be reached: summary.json (as
+// --report-dir holds it, what report merge and report compare read) and
+// verdict (report verdict's text). The ConfigMap is replaced if it exists.
+func publishVerdict(ctx context.Context, client kubernetes.Interface, ref string, s *report.Summary) error {
 	ns, name, ok := strings.Cut(ref, "/")
 	if !ok {
 		name = ns
@@ -37,28 +36,23 @@ func publishVerdict(ctx context.Context, client kubernetes.Interface, ref, dir s
 		}
 		ns = strings.TrimSpace(string(raw))
 	}
-	summary, err := os.ReadFile(filepath.Join(dir, "summary.json"))
-	if err != nil {
+	var summary, verdict bytes.Buffer
+	if err := s.WriteJSON(&summary); err != nil {
 		return err
 	}
-	runs, err := compare.Read([]string{dir})
-	if err != nil {
+	if err := s.WriteVerdict(&verdict); err != nil {
 		return err
 	}
-	var verdict bytes.Buffer
-	if err := runs[0].Summary.WriteVerdict(&verdict); err != nil {
-		return err
-	}
-	if n := len(summary) + verdict.Len(); n > maxConfigMap {
+	if n := summary.Len() + verdict.Len(); n > maxConfigMap {
 		return fmt.Errorf("the report is %d bytes, more than a ConfigMap holds: keep --report-dir on a volume instead", n)
 	}
 	cm := &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: map[string]string{
 			"app.kubernetes.io/name": "presetsim", "app.kubernetes.io/component": "verdict"}},
-		Data: map[string]string{"summary.json": string(summary), "verdict": verdict.String()},
+		Data: map[string]string{"summary.json": summary.String(), "verdict": verdict.String()},
 	}
 	cms := client.CoreV1().ConfigMaps(ns)
-	_, err = cms.Create(ctx, cm, metav1.CreateOptions{})
+	_, err := cms.Create(ctx, cm, metav1.CreateOptions{})
 	if apierrors.IsAlreadyExists(err) {
 		_, err = cms.Update(ctx, cm, metav1.UpdateOptions{})
 	}

@@ -15,11 +15,11 @@ import (
 )
 
 // TestPublishVerdict: the ConfigMap an in-cluster run leaves holds the
-// report's summary.json as written and its verdict, and a second run
+// summary.json that --report-dir would hold and the verdict, and a second run
 // replaces it. (make test-kind writes and reads it on a real cluster.)
 func TestPublishVerdict(t *testing.T) {
 	dir := t.TempDir()
-	write := func(passed bool) []byte {
+	write := func(passed bool) (*report.Summary, []byte) {
 		s := report.Build("impl", "v", "cluster", []report.ScenarioResult{{Name: "a.feature: one", Failed: !passed, Tags: []string{"@R2.1"}}})
 		if err := s.WriteFiles(dir); err != nil {
 			t.Fatal(err)
@@ -28,13 +28,13 @@ func TestPublishVerdict(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return raw
+		return s, raw
 	}
 	client := fake.NewClientset()
 	ctx := context.Background()
 	for _, passed := range []bool{true, false} {
-		want := write(passed)
-		if err := publishVerdict(ctx, client, "ci/verdict", dir); err != nil {
+		summary, want := write(passed)
+		if err := publishVerdict(ctx, client, "ci/verdict", summary); err != nil {
 			t.Fatal(err)
 		}
 		cm, err := client.CoreV1().ConfigMaps("ci").Get(ctx, "verdict", metav1.GetOptions{})
@@ -55,7 +55,7 @@ func TestPublishVerdict(t *testing.T) {
 	if _, err := os.Stat(serviceAccountNamespace); err == nil {
 		t.Skip("this test runs in a pod: a name without namespace is the pod's")
 	}
-	if err := publishVerdict(ctx, client, "verdict", dir); err == nil || !strings.Contains(err.Error(), "NAMESPACE/NAME") {
+	if err := publishVerdict(ctx, client, "verdict", report.Build("impl", "v", "cluster", nil)); err == nil || !strings.Contains(err.Error(), "NAMESPACE/NAME") {
 		t.Errorf("a ConfigMap without namespace outside a pod: %v", err)
 	}
 }
