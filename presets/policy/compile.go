@@ -38,6 +38,13 @@ type Options struct {
 	// evaluated (a CEL cost limit, a misconfiguration): Fail (the pod is
 	// refused) when empty, as for the reference webhook (R5.2).
 	FailurePolicy admissionregistrationv1.FailurePolicyType
+	// Reinvocation is the policy's reinvocationPolicy: IfNeeded when
+	// empty, as for the reference webhook (R5.1), so that presets reach
+	// the containers a later webhook adds (a sidecar injector's). It
+	// costs a second evaluation on every pod the policy changes: the API
+	// server reinvokes an IfNeeded policy after its own change, even when
+	// nothing ran after it (docs/policy.md). Never spares that.
+	Reinvocation admissionregistrationv1.ReinvocationPolicyType
 }
 
 // Name is the name of the policy and of the binding for a namespace's
@@ -84,6 +91,10 @@ func Compile(namespace string, presets []*v1alpha1.PodPreset, o Options) (Object
 	if failure == "" {
 		failure = admissionregistrationv1.Fail
 	}
+	reinvocation := o.Reinvocation
+	if reinvocation == "" {
+		reinvocation = admissionregistrationv1.IfNeededReinvocationPolicy
+	}
 	name := Name(namespace)
 	var compiled []string
 	for _, p := range sorted {
@@ -120,7 +131,7 @@ func Compile(namespace string, presets []*v1alpha1.PodPreset, o Options) (Object
 			FailurePolicy: &failure,
 			// R3.8: admitting the result again changes nothing, so the
 			// policy may run again after a webhook changed the pod.
-			ReinvocationPolicy: admissionregistrationv1.IfNeededReinvocationPolicy,
+			ReinvocationPolicy: reinvocation,
 		},
 	}
 	binding := &admissionregistrationv1.MutatingAdmissionPolicyBinding{

@@ -167,7 +167,7 @@ pod-create latency through the API server with and without webhooks, and the mer
 		fmt.Fprintf(stdout, "\nrun --watch, a saved 1-scenario feature to its report (10 saves): median %s, max %s; a fresh run of it (start, run, stop; 3 runs): median %s\n",
 			pct(watched, 50), pct(watched, 100), pct(fresh, 50))
 
-		fmt.Fprintf(stdout, "\n%-38s %10s %12s %10s %12s\n", fmt.Sprintf("pod create (%d pods each, interleaved)", *pods), "p50", "p50 added", "p99", "p99 added")
+		fmt.Fprintf(stdout, "\n%-58s %10s %12s %10s %12s\n", fmt.Sprintf("pod create (%d pods each, interleaved)", *pods), "p50", "p50 added", "p99", "p99 added")
 		stopFloor, err := serveFloorWebhooks(interrupts.Context(), w)
 		if err != nil {
 			return err
@@ -188,11 +188,13 @@ pod-create latency through the API server with and without webhooks, and the mer
 				}
 				configs = append(configs,
 					latencyConfig{name: "  webhook, " + what, webhook: true, presets: n, matching: matching},
-					latencyConfig{name: "  policy, " + what, policy: true, presets: n, matching: matching})
+					latencyConfig{name: "  policy, " + what, policy: true, presets: n, matching: matching},
+					latencyConfig{name: "  policy (Never reinvoked), " + what, policy: true, presets: n, matching: matching,
+						reinvocation: admissionregistrationv1.NeverReinvocationPolicy})
 			}
 		}
 		defer deletePolicies(w)
-		lat, err := podLatencies(interrupts.Context(), w, configs, *pods)
+		lat, err := podLatencies(interrupts.Context(), w, configs, *pods, 0)
 		if err != nil {
 			return err
 		}
@@ -202,8 +204,18 @@ pod-create latency through the API server with and without webhooks, and the mer
 				added50 = (percentile(lat[i], 50) - percentile(lat[0], 50)).Round(10 * time.Microsecond).String()
 				added99 = (percentile(lat[i], 99) - percentile(lat[0], 99)).Round(10 * time.Microsecond).String()
 			}
-			fmt.Fprintf(stdout, "%-38s %10s %12s %10s %12s\n", c.name, pct(lat[i], 50), added50, pct(lat[i], 99), added99)
+			fmt.Fprintf(stdout, "%-58s %10s %12s %10s %12s\n", c.name, pct(lat[i], 50), added50, pct(lat[i], 99), added99)
 		}
+
+		// The policy's CEL budget on the API server (docs/policy.md): a
+		// namespace of 1,000 one-item presets that all match.
+		budget := latencyConfig{policy: true, presets: 1000, matching: 1000, oneItem: true}
+		lat, err = podLatencies(interrupts.Context(), w, []latencyConfig{budget}, 50, len(configs))
+		if err != nil {
+			return fmt.Errorf("the policy of 1,000 one-item presets: %w", err)
+		}
+		fmt.Fprintf(stdout, "\npolicy of %d one-item presets, all matching: pod create p50 %s, p99 %s (%d pods)\n",
+			budget.presets, pct(lat[0], 50), pct(lat[0], 99), len(lat[0]))
 
 		fmt.Fprintf(stdout, "\n%-34s %10s\n", "merge engine", "pods/s")
 		for _, n := range []int{1, 10, 100} {
@@ -223,6 +235,9 @@ type latencyConfig struct {
 	policy            bool   // the presets compiled into a MutatingAdmissionPolicy
 	floor             string // the floor webhook's path ("allow" or "annotate"), if any
 	presets, matching int
+	oneItem           bool // each preset adds one env var only
+	// reinvocation is the policy's reinvocationPolicy (IfNeeded when empty).
+	reinvocation admissionregistrationv1.ReinvocationPolicyType
 }
 
 // floorLabel selects the namespaces of a floor webhook: its value is the
@@ -287,18 +302,19 @@ func serveFloorWebhooks(ctx context.Context, w *harness.World) (stop func(), err
 	}, nil
 }
 
-// podLatencies creates n pods one by one in a fresh namespace per config,
-// taking the configs in turn (pod i of every config before pod i+1 of any),
-// so that the API server's and etcd's own jitter falls on every series
-// alike, and returns each series' create latencies.
-func podLatencies(ctx context.Context, w *harness.World, configs []latencyConfig, n int) ([][]time.Duration, error) {
+// podLatencies creates n pods one by one in a fresh namespace per config
+// (bench-<run>-<first + index>), taking the configs in turn (pod i of every
+// config before pod i+1 of any), so that the API server's and etcd's own
+// jitter falls on every series alike, and returns each series' create
+// latencies.
+func podLatencies(ctx context.Context, w *harness.World, configs []latencyConfig, n, first int) ([][]time.Duration, error) {
 	api, ok := w.API()
 	if !ok {
 		return nil, errNoAPI
 	}
 	namespaces := make([]string, len(configs))
 	for i, c := range configs {
-		ns, err := latencyNamespace(ctx, w, i, c)
+		ns, err := latencyNamespace(ctx, w, first+i, c)
 		if err != nil {
 			return nil, err
 		}
@@ -349,6 +365,9 @@ func latencyNamespace(ctx context.Context, w *harness.World, i int, c latencyCon
 	for p := 0; p < c.presets; p++ {
 		pp := benchPreset(ns, p)
 		pp.ResourceVersion = ""
+		if c.oneItem {
+			pp.Spec.Volumes, pp.Spec.VolumeMounts = nil, nil
+		}
 		if p >= c.matching {
 			pp.Spec.Selector.MatchLabels = map[string]string{"role": "other"}
 		}
@@ -370,7 +389,7 @@ func latencyNamespace(ctx context.Context, w *harness.World, i int, c latencyCon
 		}
 	}
 	if c.policy {
-		if err := installPolicy(ctx, w, ns, compiled, c.matching); err != nil {
+		if err := installPolicy(ctx, w, ns, compiled, c); err != nil {
 			return "", err
 		}
 	}
@@ -380,12 +399,12 @@ func latencyNamespace(ctx context.Context, w *harness.World, i int, c latencyCon
 // installPolicy compiles the presets of ns into its policy and binding,
 // creates them, and waits until the API server applies them to a dry-run
 // pod.
-func installPolicy(ctx context.Context, w *harness.World, ns string, presets []*v1alpha1.PodPreset, matching int) error {
+func installPolicy(ctx context.Context, w *harness.World, ns string, presets []*v1alpha1.PodPreset, c latencyConfig) error {
 	api, ok := w.API()
 	if !ok {
 		return errNoAPI
 	}
-	objs, err := policy.Compile(ns, presets, policy.Options{})
+	objs, err := policy.Compile(ns, presets, policy.Options{Reinvocation: c.reinvocation})
 	if err != nil {
 		return err
 	}
@@ -410,10 +429,10 @@ func installPolicy(ctx context.Context, w *harness.World, ns string, presets []*
 			return false, nil
 		}
 		last = fmt.Sprintf("%d preset annotations", len(got.Annotations))
-		return len(got.Annotations) == matching, nil
+		return len(got.Annotations) == c.matching, nil
 	})
 	if err != nil {
-		return fmt.Errorf("the policy of namespace %s does not apply its %d matching presets (last: %s): %w", ns, matching, last, err)
+		return fmt.Errorf("the policy of namespace %s does not apply its %d matching presets (last: %s): %w", ns, c.matching, last, err)
 	}
 	return nil
 }

@@ -8,7 +8,6 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 
 	"presetsim.dev/presetsim/internal/app/cli"
 	compiled "presetsim.dev/presetsim/presets/policy"
@@ -38,11 +37,11 @@ Exit status: 0 when stopped, 1 when it cannot reach the cluster, 2 on a usage er
 	}
 	fs := cmd.Flags()
 	kubeconfig := fs.String("kubeconfig", "", "the cluster's kubeconfig; the pod's service account when empty")
-	failure := fs.String("failure-policy", string(admissionregistrationv1.Fail), "what the API server does when a policy cannot be evaluated: Fail (refuse the pod) or Ignore (admit it unmutated)")
+	options := optionFlags(fs)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		fp := admissionregistrationv1.FailurePolicyType(*failure)
-		if fp != admissionregistrationv1.Fail && fp != admissionregistrationv1.Ignore {
-			return cli.UsageError(cmd, fmt.Sprintf("--failure-policy must be Fail or Ignore, not %q", *failure))
+		opts, err := options(cmd)
+		if err != nil {
+			return err
 		}
 		clients, err := cli.Connect(*kubeconfig)
 		if err != nil {
@@ -56,7 +55,7 @@ Exit status: 0 when stopped, 1 when it cannot reach the cluster, 2 on a usage er
 		ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
 		ctrl := compiled.NewController(clients.Typed, clients.Dynamic, compiled.ControllerOptions{
-			Options: compiled.Options{FailurePolicy: fp},
+			Options: opts,
 			OnError: func(err error) { fmt.Fprintf(stderr, "error: %v (trying again)\n", err) },
 			OnWrite: func(namespace, presets string) {
 				if presets == "" {

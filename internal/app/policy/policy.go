@@ -7,7 +7,6 @@ import (
 	"slices"
 
 	"github.com/spf13/cobra"
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"sigs.k8s.io/yaml"
 
 	"presetsim.dev/presetsim/internal/app/cli"
@@ -40,14 +39,14 @@ Exit status: 0, 1 on an error in the input, 2 on a usage error.`,
 	fs := cmd.Flags()
 	var files []string
 	fs.StringArrayVarP(&files, "filename", "f", nil, "manifest file (multi-document YAML), folder of them, or - for standard input; repeatable")
-	failure := fs.String("failure-policy", string(admissionregistrationv1.Fail), "what the API server does when the policy cannot be evaluated: Fail (refuse the pod) or Ignore (admit it unmutated)")
+	options := optionFlags(fs)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		if len(files) == 0 {
 			return cli.UsageError(cmd, "at least one -f FILE is needed")
 		}
-		fp := admissionregistrationv1.FailurePolicyType(*failure)
-		if fp != admissionregistrationv1.Fail && fp != admissionregistrationv1.Ignore {
-			return cli.UsageError(cmd, fmt.Sprintf("--failure-policy must be Fail or Ignore, not %q", *failure))
+		opts, err := options(cmd)
+		if err != nil {
+			return err
 		}
 		byNamespace := map[string][]*v1alpha1.PodPreset{}
 		objs, err := cli.ReadManifests(files, stdin)
@@ -67,7 +66,7 @@ Exit status: 0, 1 on an error in the input, 2 on a usage error.`,
 			return nil
 		}
 		for _, ns := range slices.Sorted(maps.Keys(byNamespace)) {
-			objs, err := compiled.Compile(ns, byNamespace[ns], compiled.Options{FailurePolicy: fp})
+			objs, err := compiled.Compile(ns, byNamespace[ns], opts)
 			if err != nil {
 				return err
 			}

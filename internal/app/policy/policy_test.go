@@ -40,9 +40,11 @@ items:
 	}{
 		{name: "a List from stdin, one policy and binding per namespace", args: []string{"-f", "-"}, stdin: list,
 			want: []string{"name: podpresets-default", "name: podpresets-shop", "presetsim.dev/presets: db=7", "presetsim.dev/presets: cache=", "failurePolicy: Fail",
-				"kind: MutatingAdmissionPolicyBinding", "kubernetes.io/metadata.name: shop"}},
+				"reinvocationPolicy: IfNeeded", "kind: MutatingAdmissionPolicyBinding", "kubernetes.io/metadata.name: shop"}},
 		{name: "Ignore", args: []string{"-f", "-", "--failure-policy", "Ignore"}, stdin: list, want: []string{"failurePolicy: Ignore"}},
 		{name: "bad failure policy", args: []string{"-f", "-", "--failure-policy", "ignore"}, stdin: list, wantCode: 2},
+		{name: "Never reinvoked", args: []string{"-f", "-", "--reinvocation-policy", "Never"}, stdin: list, want: []string{"reinvocationPolicy: Never"}},
+		{name: "bad reinvocation policy", args: []string{"-f", "-", "--reinvocation-policy", "Always"}, stdin: list, wantCode: 2},
 		{name: "no file", wantCode: 2},
 		{name: "an invalid preset is refused with its line and rule", args: []string{"-f", "../testdata/invalid-presets.yaml"},
 			wantErr: "../testdata/invalid-presets.yaml:9: spec.selector.matchExpressions[0].operator: Invalid value: \"Inn\": not a valid selector operator (R1.3)"},
