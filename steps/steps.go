@@ -40,6 +40,10 @@ type state struct {
 	notApplicable string
 	// unlock releases the scenario's hold on the serial lock.
 	unlock func()
+	// slots are the run's work slots; holding says whether the scenario
+	// holds one (it gives it back while it waits out a settle window).
+	slots   slots
+	holding bool
 	// tags are the scenario's tags with its feature's ("@R2.4").
 	tags []string
 	// step is the text of the step running now.
@@ -143,6 +147,12 @@ func (s *state) source() manifest.Source {
 // holds the feature files (the operating system's when nil), for the
 // steps' locations.
 func Initializer(w *harness.World, fsys fs.FS) func(*godog.ScenarioContext) {
+	return initializer(w, fsys, nil)
+}
+
+// initializer is Initializer with work slots (slots.go): nil, or one per
+// scenario that may work at once.
+func initializer(w *harness.World, fsys fs.FS, work slots) func(*godog.ScenarioContext) {
 	loc := featureloc.New(fsys)
 	var serial sync.RWMutex // held shared by every scenario, exclusively by @serial ones
 	return func(sc *godog.ScenarioContext) {
@@ -176,6 +186,13 @@ func Initializer(w *harness.World, fsys fs.FS) func(*godog.ScenarioContext) {
 				serial.RLock()
 				s.unlock = serial.RUnlock
 			}
+			// The slot after the serial lock: a scenario waiting for the
+			// lock holds no slot that one holding it needs to finish.
+			s.slots = work
+			if err := work.acquire(ctx); err != nil {
+				return ctx, err
+			}
+			s.holding = true
 			return ctx, nil
 		})
 		sc.StepContext().Before(func(ctx context.Context, st *godog.Step) (context.Context, error) {
@@ -201,6 +218,10 @@ func Initializer(w *harness.World, fsys fs.FS) func(*godog.ScenarioContext) {
 				if s.unlock != nil {
 					defer s.unlock()
 					s.unlock = nil
+				}
+				if s.holding {
+					defer s.slots.release()
+					s.holding = false
 				}
 				if err == nil && ctx.Err() == nil {
 					if verr := s.finalVerdict(ctx); verr != nil {
@@ -313,7 +334,7 @@ func register(sc registrar) {
 		if err != nil {
 			return err
 		}
-		return s.scenario.HasNoEvents(ctx, kind, name, reason, win)
+		return s.idle(ctx, func() error { return s.scenario.HasNoEvents(ctx, kind, name, reason, win) })
 	})
 }
 
@@ -371,7 +392,7 @@ func registerWorkloads(sc registrar) {
 		if err != nil {
 			return err
 		}
-		return s.scenario.StaysAsSubmitted(ctx, kind, name, win)
+		return s.idle(ctx, func() error { return s.scenario.StaysAsSubmitted(ctx, kind, name, win) })
 	})
 	sc.Step(`^the Job "([^"]*)" should complete$`, check(shows.admitted, "R2.6"), func(ctx context.Context, name string) error {
 		return from(ctx).scenario.JobCompletes(ctx, name)

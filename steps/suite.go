@@ -36,7 +36,8 @@ type SuiteOptions struct {
 	// Tags filters scenarios by tag expression, e.g. "@R4.2 && ~@slow".
 	Tags string
 	// Concurrency runs that many scenarios at once; DefaultConcurrency when
-	// zero. Scenarios tagged @serial run alone.
+	// zero. Scenarios tagged @serial run alone. A scenario waiting out a
+	// settle window does not count (slots.go).
 	Concurrency int
 	// Output receives the formatter's output; os.Stdout when nil.
 	Output io.Writer
@@ -82,6 +83,7 @@ func Run(w *harness.World, opts SuiteOptions) (int, *Timings) {
 	if len(opts.Paths) == 0 {
 		opts.Paths = []string{"features"}
 	}
+	opts.Paths = slowFirst(opts.FS, opts.Paths)
 	if opts.Format == "" {
 		opts.Format = "progress"
 	}
@@ -99,7 +101,14 @@ func Run(w *harness.World, opts SuiteOptions) (int, *Timings) {
 		out = newLocations(opts.Output)
 	}
 	timings := &Timings{start: map[string]time.Time{}}
-	init := Initializer(w, opts.FS)
+	// More scenarios run than work (slots.go): those beyond
+	// opts.Concurrency wait out settle windows. One at a time stays one.
+	var work slots
+	running := opts.Concurrency
+	if running > 1 {
+		work, running = make(slots, opts.Concurrency), opts.Concurrency*waitingPerSlot
+	}
+	init := initializer(w, opts.FS, work)
 	suite := godog.TestSuite{
 		Name: "presetsim",
 		ScenarioInitializer: func(sc *godog.ScenarioContext) {
@@ -155,7 +164,7 @@ func Run(w *harness.World, opts SuiteOptions) (int, *Timings) {
 			Paths:       opts.Paths,
 			FS:          opts.FS,
 			Tags:        opts.Tags,
-			Concurrency: opts.Concurrency,
+			Concurrency: running,
 			Output:      out,
 			TestingT:    opts.TestingT,
 			Strict:      true,

@@ -1,0 +1,197 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"presetsim.dev/presetsim/internal/app/cli"
+)
+
+// scenariosPerFile is how many generated scenarios one feature file holds.
+const scenariosPerFile = 100
+
+// generatedScenario is scenario i of the scaling runs: a preset of its own,
+// a pod it selects, and the preset's annotation checked.
+func generatedScenario(i int) string {
+	return fmt.Sprintf(`
+  Scenario: generated %[1]d
+    Given the PodPreset:
+      """
+      apiVersion: settings.k8s.io/v1alpha1
+      kind: PodPreset
+      metadata:
+        name: preset-%[1]d
+      spec:
+        selector:
+          matchLabels:
+            role: r%[2]d
+        env:
+          - name: VAR_%[1]d
+            value: "%[1]d"
+      """
+    When I create the pod:
+      """
+      apiVersion: v1
+      kind: Pod
+      metadata:
+        name: p
+        labels:
+          role: r%[2]d
+      spec:
+        containers:
+          - name: c
+            image: i
+      """
+    Then the pod "p" should have the annotations:
+      | key                                                    | value            |
+      | podpreset.admission.kubernetes.io/podpreset-preset-%[1]d | ${rv:preset-%[1]d} |
+`, i, i%7)
+}
+
+// writeGenerated writes n generated scenarios into dir, scenariosPerFile
+// to a feature file.
+func writeGenerated(dir string, n int) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for f := 0; f*scenariosPerFile < n; f++ {
+		var b strings.Builder
+		fmt.Fprintf(&b, "Feature: generated %d\n", f)
+		for i := f * scenariosPerFile; i < min(n, (f+1)*scenariosPerFile); i++ {
+			b.WriteString(generatedScenario(i))
+		}
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("generated-%04d.feature", f)), []byte(b.String()), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// usage is what one run of this binary as a child process took.
+type usage struct {
+	wall    time.Duration
+	peakRSS int64 // bytes; 0 when /proc cannot tell
+}
+
+// runSelf runs this binary with args, its output discarded, and returns
+// its wall time and peak resident set size: the child's VmHWM, read from
+// /proc every 20 ms while it runs (getrusage's ru_maxrss would not do: it
+// keeps the high-water mark of the process before exec, this one's).
+func runSelf(ctx context.Context, args ...string) (usage, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return usage{}, err
+	}
+	cmd := exec.CommandContext(ctx, exe, args...)
+	cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return usage{}, err
+	}
+	var peak atomic.Int64
+	stop := make(chan struct{})
+	polled := make(chan struct{})
+	go func() {
+		defer close(polled)
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			if hwm := highWaterMark(cmd.Process.Pid); hwm > peak.Load() {
+				peak.Store(hwm)
+			}
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	err = cmd.Wait()
+	close(stop)
+	<-polled
+	if err != nil {
+		return usage{}, fmt.Errorf("presetsim %s: %w", strings.Join(args, " "), err)
+	}
+	return usage{wall: time.Since(start), peakRSS: peak.Load()}, nil
+}
+
+// highWaterMark is a process's peak resident set size (VmHWM) in bytes; 0
+// when it cannot be read (the process is gone, or no /proc).
+func highWaterMark(pid int) int64 {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for line := range strings.SplitSeq(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			if err != nil {
+				return 0
+			}
+			return kb * 1024
+		}
+	}
+	return 0
+}
+
+// newScalingCommand is "presetsim bench scaling": the scaling runs alone.
+func newScalingCommand(stdout io.Writer) *cobra.Command {
+	return &cobra.Command{
+		Use:   "scaling",
+		Short: "measure scenarios/s offline and fuzz cases/s, with each run's peak memory",
+		Long: `Runs 100, 1,000 and 10,000 generated scenarios offline, and presetsim fuzz offline and on envtest,
+each as a child process of this binary, and prints the rate, the wall time and the peak resident
+memory of each: the part of presetsim bench that shows how time and memory grow with the work.`,
+		Args: cli.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			dir, err := os.MkdirTemp("", "presetsim-bench-")
+			if err != nil {
+				return err
+			}
+			defer os.RemoveAll(dir)
+			return scaling(cmd.Context(), stdout, dir)
+		},
+	}
+}
+
+// scaling prints scenarios/s and peak memory for 100, 1,000 and 10,000
+// generated scenarios offline, and fuzz cases/s and peak memory offline and
+// on envtest, each a child process of this binary: time should grow
+// linearly with the work, memory not at all.
+func scaling(ctx context.Context, stdout io.Writer, dir string) error {
+	fmt.Fprintf(stdout, "\n%-52s %12s %10s %12s\n", "scaling (a child process each; wall from its start)", "per second", "wall", "peak RSS")
+	for _, n := range []int{100, 1000, 10000} {
+		d := filepath.Join(dir, fmt.Sprintf("generated-%d", n))
+		if err := writeGenerated(d, n); err != nil {
+			return err
+		}
+		u, err := runSelf(ctx, "run", "--backend", "offline", d)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "%-52s %12.0f %10s %9.0f MiB\n", fmt.Sprintf("  run offline, %d generated scenarios", n),
+			float64(n)/u.wall.Seconds(), u.wall.Round(time.Millisecond), float64(u.peakRSS)/(1<<20))
+	}
+	for _, f := range []struct {
+		backend string
+		cases   int
+	}{{"offline", 1000}, {"offline", 10000}, {"envtest", 200}, {"envtest", 1000}} {
+		u, err := runSelf(ctx, "fuzz", "--backend", f.backend, "--cases", fmt.Sprint(f.cases), "--seed", "1")
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "%-52s %12.0f %10s %9.0f MiB\n", fmt.Sprintf("  fuzz %s, %d cases", f.backend, f.cases),
+			float64(f.cases)/u.wall.Seconds(), u.wall.Round(time.Millisecond), float64(u.peakRSS)/(1<<20))
+	}
+	return nil
+}
