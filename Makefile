@@ -35,7 +35,7 @@ conformance-fuzz: ## presetsim fuzz: $(CASES) generated cases (seed 1), offline 
 	PRESETSIM_BIN_DIR=$(BIN_DIR) $(GO) run ./cmd/presetsim fuzz --cases $(CASES) --seed 1 --report-dir .cache/fuzz/envtest
 
 .PHONY: bench
-bench: ## start-up, per-scenario overhead, parallel speed-up, pod-create latency, merge pods/s, offline scenarios/s, fuzz cases/s
+bench: ## start-up, per-scenario overhead, parallel speed-up, pod-create latency (webhook, policy), merge pods/s, scaling: offline scenarios/s and fuzz cases/s with peak memory
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./presets/merge/ ./steps/
 	PRESETSIM_BIN_DIR=$(BIN_DIR) $(GO) run ./cmd/presetsim bench
 	$(MAKE) --no-print-directory conformance-fuzz CASES=2000

@@ -74,13 +74,12 @@ func (c *compiler) variables() ([]admissionregistrationv1.Variable, error) {
 		}
 		j, seen := first[sel]
 		if !seen {
-			j, first[sel] = i, i
+			j = i
+			first[sel] = i
 			c.add(fmt.Sprintf("p%d", i), sel)
+			matched = append(matched, fmt.Sprintf("variables.p%d", i))
 		}
 		c.selects[i] = j
-		if !seen {
-			matched = append(matched, c.matches(i))
-		}
 	}
 	c.joined("static", c.static(), anyOf)
 	entries := make([][]entry, len(lists))

@@ -63,12 +63,15 @@ var seedFeatures = []string{"features/simple.feature", "features/configmap.featu
 func NewCommand(stdout, stderr io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "bench [flags]",
-		Short: "measure start-up, per-scenario overhead, pod-create latency and merge rate",
+		Short: "measure start-up, per-scenario overhead, pod-create latency, merge rate and scaling",
 		Long: `Starts the envtest control plane and measures the figures of docs/performance.md in one run:
 start-up, the seed suite, the per-scenario overhead, the suite one at a time and in parallel,
-pod-create latency through the API server with and without webhooks, and the merge rate.`,
+pod-create latency through the API server with and without webhooks and with the presets
+compiled into a MutatingAdmissionPolicy, the merge rate, and the scaling runs (presetsim bench
+scaling alone).`,
 		Example: `  presetsim bench
-  presetsim bench --pods 200 --scenarios 10`,
+  presetsim bench --pods 200 --scenarios 10 --no-scaling
+  presetsim bench scaling`,
 		Args: cli.NoArgs,
 	}
 	cmd.AddCommand(newScalingCommand(stdout))
