@@ -144,11 +144,13 @@ func Run(w *harness.World, opts SuiteOptions) (int, *Timings) {
 					}
 					t.Pods = pods
 				}
+				// After the pods were read: nothing else will.
 				if s != nil && backend.IsEphemeral(w.Objects()) {
-					// After the pods were read: nothing else will.
 					if derr := s.scenario.DeleteNamespaces(ctx); derr != nil && !t.Failed {
 						t.Failed, t.Err = true, fmt.Errorf("unable to delete the scenario's namespaces: %w", derr)
 					}
+				} else if r, ok := w.Objects().(backend.Releaser); ok && s != nil {
+					r.Release(s.scenario.OwnNamespaces())
 				}
 				timings.mu.Lock()
 				t.Duration = time.Since(timings.start[p.Id])

@@ -181,6 +181,17 @@ type Ephemeral interface {
 	Ephemeral() bool
 }
 
+// Releaser is the ability of a cluster that keeps its objects after the
+// run (an existing cluster) to delete a scenario's namespaces and what the
+// run created in them as soon as the scenario has ended, in the
+// background: its Stop then waits for what is still going, and the
+// clean-up overlaps the run instead of following it.
+type Releaser interface {
+	// Release starts deleting the namespaces (physical names) and returns
+	// at once; errors are Stop's.
+	Release(namespaces []string)
+}
+
 // PodDefaulter is the ability of a cluster that defaults a pod in
 // process, as its Create would (the offline backend, which is its own API
 // server): the harness then defaults an expected pod without a dry-run

@@ -50,11 +50,15 @@ type started struct {
 	began      time.Time
 }
 
-// stop stops the World and releases the signals.
+// stop stops the World (on an existing cluster: deletes what the run
+// created and waits until it is gone), says how long that took, and
+// releases the signals.
 func (s *started) stop(stderr io.Writer) {
+	began := time.Now()
 	if err := s.world.Stop(); err != nil {
 		fmt.Fprintf(stderr, "error while stopping the control plane: %v\n", err)
 	}
+	fmt.Fprintf(stderr, "clean-up and stop:   %s\n", time.Since(began).Round(time.Millisecond))
 	s.interrupts.Release()
 }
 

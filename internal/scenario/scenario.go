@@ -423,16 +423,26 @@ func isPreset(gvk schema.GroupVersionKind) bool {
 	return gvk.GroupKind() == v1alpha1.SchemeGroupVersion.WithKind("PodPreset").GroupKind()
 }
 
+// OwnNamespaces are the physical namespaces the scenario created (not the
+// adopted ones), sorted.
+func (s *Scenario) OwnNamespaces() []string {
+	var out []string
+	for _, p := range s.physical {
+		if !s.adopted[p] {
+			out = append(out, p)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // DeleteNamespaces deletes the namespaces the scenario created (and so
 // everything in them; not the adopted ones) without waiting for them to be
 // gone, for a caller that runs many short scenarios on one cluster
 // (presetsim fuzz).
 func (s *Scenario) DeleteNamespaces(ctx context.Context) error {
 	var errs []error
-	for _, p := range s.physical {
-		if s.adopted[p] {
-			continue
-		}
+	for _, p := range s.OwnNamespaces() {
 		if err := s.cluster.Delete(ctx, backend.Namespaces, "", p); err != nil && !apierrors.IsNotFound(err) {
 			errs = append(errs, err)
 		}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -241,7 +242,9 @@ func (c *Cluster) DeleteNamespaces(names []string) error {
 	defer cancel()
 	var errs []error
 	for _, name := range names {
-		if err := c.api.Client.CoreV1().Namespaces().Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
+		err := c.api.Client.CoreV1().Namespaces().Delete(ctx, name, metav1.DeleteOptions{})
+		// Gone, or already being deleted (a released scenario's).
+		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
 			errs = append(errs, err)
 		}
 	}

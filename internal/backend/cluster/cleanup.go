@@ -14,7 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
 
 	"presetsim.dev/presetsim/harness/backend"
@@ -29,16 +29,36 @@ type created struct {
 
 func (o created) String() string { return fmt.Sprintf("%s %s/%s", o.kind, o.ns, o.name) }
 
-// ledger records what the run created, in order.
+// ledger records what the run created, in order, and which of it a
+// Release already deleted.
 type ledger struct {
-	mu      sync.Mutex
-	objects []created
+	mu       sync.Mutex
+	objects  []created
+	released map[types.UID]bool
 }
 
 func (l *ledger) add(gvr schema.GroupVersionResource, u *unstructured.Unstructured) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.objects = append(l.objects, created{gvr: gvr, kind: u.GetKind(), ns: u.GetNamespace(), name: u.GetName(), uid: u.GetUID()})
+}
+
+// take returns what the run created in the namespaces (all, when nil)
+// that no Release took before, and marks it taken.
+func (l *ledger) take(namespaces []string) []created {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.released == nil {
+		l.released = map[types.UID]bool{}
+	}
+	var out []created
+	for _, o := range l.objects {
+		if !l.released[o.uid] && (namespaces == nil || slices.Contains(namespaces, o.ns)) {
+			l.released[o.uid] = true
+			out = append(out, o)
+		}
+	}
+	return out
 }
 
 func (l *ledger) list() []created {
@@ -60,20 +80,63 @@ func (c *Cluster) Create(ctx context.Context, gvr schema.GroupVersionResource, u
 // cleanupBound bounds Stop's deletion of what the run created.
 const cleanupBound = 60 * time.Second
 
-// cleanUp deletes, newest first, every object the run created, in the
-// foreground (an owner goes after its dependents: a ReplicaSet after its
-// pods), pods at once (grace period 0), and any pod left in the run's
-// namespaces (pods a controller made for an owner a scenario deleted),
-// then waits until all are gone, up to cleanupBound. The run's namespaces are deleted after this, so a cluster
-// whose namespaces are never emptied (no namespace controller) keeps
-// nothing of the run but the empty namespaces. What it could not delete is
-// the error, object by object.
+// releases are the deletions Release started, for Stop to wait for.
+type releases struct {
+	wg   sync.WaitGroup
+	mu   sync.Mutex
+	errs []error
+}
+
+// Release deletes, in the background, what the run created in a
+// scenario's namespaces and then the namespaces (backend.Releaser): the
+// clean-up of an ended scenario overlaps the ones still running, and Stop
+// only waits for it.
+func (c *Cluster) Release(namespaces []string) {
+	if len(namespaces) == 0 {
+		return
+	}
+	objects := c.created.take(namespaces)
+	c.releases.wg.Add(1)
+	go func() {
+		defer c.releases.wg.Done()
+		ctx, cancel := context.WithTimeout(context.Background(), cleanupBound)
+		defer cancel()
+		err := errors.Join(c.deleteAll(ctx, objects, namespaces), c.DeleteNamespaces(namespaces))
+		if err != nil {
+			c.releases.mu.Lock()
+			c.releases.errs = append(c.releases.errs, err)
+			c.releases.mu.Unlock()
+		}
+	}()
+}
+
+// cleanUp waits for the releases, deletes, newest first, everything else
+// the run created, in the foreground (an owner goes after its dependents:
+// a ReplicaSet after its pods), pods at once (grace period 0), and any pod
+// left in the run's namespaces (pods a controller made for an owner a
+// scenario deleted), then watches until everything the run created is
+// gone, up to cleanupBound. The run's namespaces are deleted after this,
+// so a cluster whose namespaces are never emptied (no namespace
+// controller) keeps nothing of the run but the empty namespaces. What it
+// could not delete is the error, object by object.
 func (c *Cluster) cleanUp(namespaces []string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), cleanupBound)
 	defer cancel()
+	c.releases.wg.Wait()
+	errs := slices.Clone(c.releases.errs)
+	errs = append(errs, c.deleteAll(ctx, c.created.take(nil), namespaces))
+	if err := c.waitGone(ctx, c.created.list(), namespaces); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// deleteAll deletes the objects, newest first, and the pods of the
+// namespaces that are not among them, without waiting for them to go.
+func (c *Cluster) deleteAll(ctx context.Context, objects []created, namespaces []string) error {
 	dyn := c.API().Dynamic
 	foreground := metav1.DeletePropagationForeground
-	objects := c.created.list()
+	objects = slices.Clone(objects)
 	slices.Reverse(objects)
 	listed := map[types.UID]bool{}
 	for _, o := range objects {
@@ -106,37 +169,96 @@ func (c *Cluster) cleanUp(namespaces []string) error {
 			errs = append(errs, fmt.Errorf("%s: %w", o, err))
 		}
 	}
-	// Wait with one list per resource, not one get per object: a suite
-	// leaves hundreds of objects, and the client's rate limit is shared.
+	return errors.Join(errs...)
+}
+
+// waitGone waits until none of the objects is left: per resource, a list
+// of what is still there, then a watch from that list for their deletion
+// (listed again if the watch ends first); an identity that may not list a
+// resource cluster-wide lists it per namespace, every 250 ms.
+func (c *Cluster) waitGone(ctx context.Context, objects []created, namespaces []string) error {
 	byResource := map[schema.GroupVersionResource][]created{}
 	for _, o := range objects {
 		byResource[o.gvr] = append(byResource[o.gvr], o)
 	}
 	var left []string
-	err := wait.PollUntilContextCancel(ctx, 250*time.Millisecond, true, func(ctx context.Context) (bool, error) {
-		left = left[:0]
-		for gvr, objs := range byResource {
-			there, err := remaining(ctx, dyn, gvr, namespaces)
-			if err != nil {
-				left = append(left, fmt.Sprintf("%s (%v)", gvr.Resource, err))
-				continue
-			}
-			for _, o := range objs {
-				if got, ok := there[o.uid]; ok {
-					left = append(left, describe(o, got))
-				}
-			}
-		}
-		return len(left) == 0, nil
-	})
-	if err != nil {
-		slices.Sort(left)
-		if len(left) > 20 {
-			left = append(left[:20], fmt.Sprintf("and %d more", len(left)-20))
-		}
-		errs = append(errs, fmt.Errorf("not deleted within %s: %s", cleanupBound, strings.Join(left, "; ")))
+	for gvr, objs := range byResource {
+		left = append(left, c.waitResourceGone(ctx, gvr, objs, namespaces)...)
 	}
-	return errors.Join(errs...)
+	if len(left) == 0 {
+		return nil
+	}
+	slices.Sort(left)
+	if len(left) > 20 {
+		left = append(left[:20], fmt.Sprintf("and %d more", len(left)-20))
+	}
+	return fmt.Errorf("not deleted within %s: %s", cleanupBound, strings.Join(left, "; "))
+}
+
+// waitResourceGone waits for the objects of one resource, and says which
+// are left when ctx ends.
+func (c *Cluster) waitResourceGone(ctx context.Context, gvr schema.GroupVersionResource, objs []created, namespaces []string) []string {
+	dyn := c.API().Dynamic
+	var left []string
+	for {
+		left = left[:0]
+		pending := map[types.UID]bool{}
+		list, err := dyn.Resource(gvr).List(ctx, metav1.ListOptions{})
+		var there map[types.UID]*unstructured.Unstructured
+		if err == nil {
+			there = map[types.UID]*unstructured.Unstructured{}
+			for i := range list.Items {
+				there[list.Items[i].GetUID()] = &list.Items[i]
+			}
+		} else if there, err = remaining(ctx, dyn, gvr, namespaces); err != nil {
+			if ctx.Err() != nil {
+				return []string{fmt.Sprintf("%s (%v)", gvr.Resource, err)}
+			}
+			time.Sleep(250 * time.Millisecond)
+			continue
+		}
+		for _, o := range objs {
+			if got, ok := there[o.uid]; ok {
+				pending[o.uid] = true
+				left = append(left, describe(o, got))
+			}
+		}
+		if len(pending) == 0 {
+			return nil
+		}
+		if list == nil { // no cluster-wide list: poll
+			select {
+			case <-ctx.Done():
+				return left
+			case <-time.After(250 * time.Millisecond):
+			}
+			continue
+		}
+		w, err := dyn.Resource(gvr).Watch(ctx, metav1.ListOptions{ResourceVersion: list.GetResourceVersion()})
+		if err != nil { // an identity that may list but not watch: poll
+			select {
+			case <-ctx.Done():
+				return left
+			case <-time.After(250 * time.Millisecond):
+			}
+			continue
+		}
+		for ev := range w.ResultChan() {
+			if u, ok := ev.Object.(*unstructured.Unstructured); ok && ev.Type == watch.Deleted {
+				delete(pending, u.GetUID())
+			}
+			if len(pending) == 0 {
+				break
+			}
+		}
+		w.Stop()
+		if len(pending) == 0 {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return left
+		}
+	}
 }
 
 // remaining lists the objects of a resource that are still there, by UID:

@@ -60,8 +60,9 @@ func (b *Backend) Name() string { return Name }
 // Cluster is the existing cluster, seen through the run's namespaces.
 type Cluster struct {
 	*apiclient.Cluster
-	runID   string
-	created ledger
+	runID    string
+	created  ledger
+	releases releases
 }
 
 // Start connects to the cluster.

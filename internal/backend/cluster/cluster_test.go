@@ -5,6 +5,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+
+	"presetsim.dev/presetsim/harness/backend"
 )
 
 // TestConfig: a kubeconfig when given one, the pod's service account when
@@ -49,5 +54,45 @@ current-context: x
 				t.Fatalf("host %v (%v), want %s", cfg, err, tt.wantHost)
 			}
 		})
+	}
+}
+
+// TestLedgerTake: a release takes what the run created in its namespaces,
+// once; Stop takes the rest; the list keeps everything, for the wait.
+func TestLedgerTake(t *testing.T) {
+	var l ledger
+	for _, o := range []struct{ ns, name string }{{"a", "p1"}, {"b", "p2"}, {"a", "p3"}, {"c", "p4"}} {
+		u := &unstructured.Unstructured{}
+		u.SetKind("Pod")
+		u.SetNamespace(o.ns)
+		u.SetName(o.name)
+		u.SetUID(types.UID(o.name))
+		l.add(backend.Pods, u)
+	}
+	names := func(objs []created) string {
+		var out []string
+		for _, o := range objs {
+			out = append(out, o.name)
+		}
+		return strings.Join(out, ",")
+	}
+	steps := []struct {
+		name       string
+		namespaces []string
+		want       string
+	}{
+		{"a scenario's namespaces", []string{"a"}, "p1,p3"},
+		{"taken once", []string{"a"}, ""},
+		{"two namespaces", []string{"b", "x"}, "p2"},
+		{"the rest, at Stop", nil, "p4"},
+		{"nothing left", nil, ""},
+	}
+	for _, s := range steps {
+		if got := names(l.take(s.namespaces)); got != s.want {
+			t.Errorf("%s: take(%v) = %q, want %q", s.name, s.namespaces, got, s.want)
+		}
+	}
+	if got := names(l.list()); got != "p1,p2,p3,p4" {
+		t.Errorf("list() = %q after the takes, want every object", got)
 	}
 }
