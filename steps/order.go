@@ -2,11 +2,10 @@ package steps
 
 import (
 	"io/fs"
-	"os"
-	"path"
-	"path/filepath"
 	"slices"
 	"strings"
+
+	"presetsim.dev/presetsim/internal/featureloc"
 )
 
 // slowSteps are the phrases of steps that wait about a second or more
@@ -59,24 +58,12 @@ func slowFirst(fsys fs.FS, paths []string) []string {
 // featureFiles lists the .feature files under dir, and whether dir is a
 // folder.
 func featureFiles(fsys fs.FS, dir string) ([]string, bool) {
-	var files []string
-	if fsys == nil {
-		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-			return nil, false
-		}
-		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".feature") {
-				files = append(files, p)
-			}
-			return err
-		})
-		return files, err == nil && len(files) > 0
-	}
-	if st, err := fs.Stat(fsys, dir); err != nil || !st.IsDir() {
+	if st, err := featureloc.Stat(fsys, dir); err != nil || !st.IsDir() {
 		return nil, false
 	}
-	err := fs.WalkDir(fsys, dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && path.Ext(p) == ".feature" {
+	var files []string
+	err := featureloc.WalkDir(fsys, dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".feature") {
 			files = append(files, p)
 		}
 		return err
@@ -87,13 +74,7 @@ func featureFiles(fsys fs.FS, dir string) ([]string, bool) {
 // slowness is the weight of a feature file's slow steps; 0 when it cannot
 // be read (godog then says why).
 func slowness(fsys fs.FS, file string) int {
-	var data []byte
-	var err error
-	if fsys == nil {
-		data, err = os.ReadFile(file)
-	} else {
-		data, err = fs.ReadFile(fsys, file)
-	}
+	data, err := featureloc.ReadFile(fsys, file)
 	if err != nil {
 		return 0
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -202,4 +203,20 @@ func ReadFile(fsys fs.FS, name string) ([]byte, error) {
 		return os.ReadFile(name)
 	}
 	return fs.ReadFile(fsys, name)
+}
+
+// Stat and WalkDir are os.Stat and filepath.WalkDir on fsys, or on the
+// operating system's files when it is nil, as ReadFile.
+func Stat(fsys fs.FS, name string) (fs.FileInfo, error) {
+	if fsys == nil {
+		return os.Stat(name)
+	}
+	return fs.Stat(fsys, name)
+}
+
+func WalkDir(fsys fs.FS, root string, fn fs.WalkDirFunc) error {
+	if fsys == nil {
+		return filepath.WalkDir(root, fn)
+	}
+	return fs.WalkDir(fsys, root, fn)
 }

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -164,14 +162,14 @@ func count(fsys fs.FS, paths []string, tags string, steps, manifests []*regexp.R
 	var errs, undefined []error
 	for _, p := range paths {
 		file, line := splitLine(p)
-		info, err := stat(fsys, file)
+		info, err := featureloc.Stat(fsys, file)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("feature path %s: %w", p, err))
 			continue
 		}
 		var files []string
 		if info.IsDir() {
-			err = walkDir(fsys, file, func(path string, d fs.DirEntry, err error) error {
+			err = featureloc.WalkDir(fsys, file, func(path string, d fs.DirEntry, err error) error {
 				if err == nil && !d.IsDir() && strings.HasSuffix(path, ".feature") {
 					files = append(files, path)
 				}
@@ -198,22 +196,6 @@ func count(fsys fs.FS, paths []string, tags string, steps, manifests []*regexp.R
 		}
 	}
 	return selected, undefined, errors.Join(errs...)
-}
-
-// stat and walkDir are os.Stat and filepath.WalkDir on fsys, or on the
-// operating system's files when it is nil.
-func stat(fsys fs.FS, name string) (fs.FileInfo, error) {
-	if fsys == nil {
-		return os.Stat(name)
-	}
-	return fs.Stat(fsys, name)
-}
-
-func walkDir(fsys fs.FS, root string, fn fs.WalkDirFunc) error {
-	if fsys == nil {
-		return filepath.WalkDir(root, fn)
-	}
-	return fs.WalkDir(fsys, root, fn)
 }
 
 // splitLine splits FILE:LINE; line is 0 when there is none.

@@ -48,7 +48,8 @@ type compiler struct {
 	// conds are the conditions under which items are added, each once, in
 	// the order first seen: variables.conds[i] is whether conds[i] holds.
 	conds []string
-	// keyed are the map variables of each keyMaps name.
+	// keyed are the map variables of each keyMaps name: none when no
+	// preset has an item of its kind.
 	keyed map[string][]string
 }
 
@@ -222,7 +223,7 @@ func (c *compiler) conflict() string {
 	for _, l := range lists {
 		var clash []string
 		for _, k := range l.keys {
-			for _, m := range c.mapsOf(l.field + "By" + k.name) {
+			for _, m := range c.keyed[l.field+"By"+k.name] {
 				clash = append(clash, fmt.Sprintf("(%[1]s in %[2]s && %[2]s[%[1]s].exists(e, variables.conds[e[0]] && e[1] != a))", k.expr("a"), m))
 			}
 		}
@@ -295,7 +296,7 @@ func own(list, field string) string {
 func (c *compiler) appendTo(l itemList, list, path string) string {
 	key := l.keys[0]
 	var known []string
-	for _, m := range c.mapsOf(l.field + "By" + key.name) {
+	for _, m := range c.keyed[l.field+"By"+key.name] {
 		known = append(known, fmt.Sprintf("%s in %s", key.expr("a"), m))
 	}
 	if len(known) == 0 {

@@ -180,7 +180,3 @@ func (c *compiler) keyMaps(name string, key itemKey, es []entry) {
 		c.keyed[name] = append(c.keyed[name], "variables."+n)
 	}
 }
-
-// mapsOf are the variables keyMaps added for name: none when no preset
-// has an item of its kind.
-func (c *compiler) mapsOf(name string) []string { return c.keyed[name] }

@@ -29,12 +29,13 @@ type created struct {
 
 func (o created) String() string { return fmt.Sprintf("%s %s/%s", o.kind, o.ns, o.name) }
 
-// ledger records what the run created, in order, and which of it a
-// Release already deleted.
+// ledger records what the run created, in order, and which of it, and
+// which namespaces, a Release already deleted.
 type ledger struct {
-	mu       sync.Mutex
-	objects  []created
-	released map[types.UID]bool
+	mu         sync.Mutex
+	objects    []created
+	released   map[types.UID]bool
+	namespaces map[string]bool // released
 }
 
 func (l *ledger) add(gvr schema.GroupVersionResource, u *unstructured.Unstructured) {
@@ -49,13 +50,29 @@ func (l *ledger) take(namespaces []string) []created {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.released == nil {
-		l.released = map[types.UID]bool{}
+		l.released, l.namespaces = map[types.UID]bool{}, map[string]bool{}
+	}
+	for _, ns := range namespaces {
+		l.namespaces[ns] = true
 	}
 	var out []created
 	for _, o := range l.objects {
 		if !l.released[o.uid] && (namespaces == nil || slices.Contains(namespaces, o.ns)) {
 			l.released[o.uid] = true
 			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// unreleased are those of the namespaces no Release took.
+func (l *ledger) unreleased(namespaces []string) []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []string
+	for _, ns := range namespaces {
+		if !l.namespaces[ns] {
+			out = append(out, ns)
 		}
 	}
 	return out
@@ -124,7 +141,8 @@ func (c *Cluster) cleanUp(namespaces []string) error {
 	defer cancel()
 	c.releases.wg.Wait()
 	errs := slices.Clone(c.releases.errs)
-	errs = append(errs, c.deleteAll(ctx, c.created.take(nil), namespaces))
+	// The released namespaces' pods went with their release.
+	errs = append(errs, c.deleteAll(ctx, c.created.take(nil), c.created.unreleased(namespaces)))
 	if err := c.waitGone(ctx, c.created.list(), namespaces); err != nil {
 		errs = append(errs, err)
 	}
@@ -201,22 +219,15 @@ func (c *Cluster) waitResourceGone(ctx context.Context, gvr schema.GroupVersionR
 	dyn := c.API().Dynamic
 	var left []string
 	for {
-		left = left[:0]
-		pending := map[types.UID]bool{}
-		list, err := dyn.Resource(gvr).List(ctx, metav1.ListOptions{})
-		var there map[types.UID]*unstructured.Unstructured
-		if err == nil {
-			there = map[types.UID]*unstructured.Unstructured{}
-			for i := range list.Items {
-				there[list.Items[i].GetUID()] = &list.Items[i]
-			}
-		} else if there, err = remaining(ctx, dyn, gvr, namespaces); err != nil {
-			if ctx.Err() != nil {
+		there, rv, err := remaining(ctx, dyn, gvr, namespaces)
+		if err != nil {
+			if !pause(ctx) {
 				return []string{fmt.Sprintf("%s (%v)", gvr.Resource, err)}
 			}
-			time.Sleep(250 * time.Millisecond)
 			continue
 		}
+		left = left[:0]
+		pending := map[types.UID]bool{}
 		for _, o := range objs {
 			if got, ok := there[o.uid]; ok {
 				pending[o.uid] = true
@@ -226,20 +237,16 @@ func (c *Cluster) waitResourceGone(ctx context.Context, gvr schema.GroupVersionR
 		if len(pending) == 0 {
 			return nil
 		}
-		if list == nil { // no cluster-wide list: poll
-			select {
-			case <-ctx.Done():
+		if rv == "" { // listed per namespace: poll
+			if !pause(ctx) {
 				return left
-			case <-time.After(250 * time.Millisecond):
 			}
 			continue
 		}
-		w, err := dyn.Resource(gvr).Watch(ctx, metav1.ListOptions{ResourceVersion: list.GetResourceVersion()})
+		w, err := dyn.Resource(gvr).Watch(ctx, metav1.ListOptions{ResourceVersion: rv})
 		if err != nil { // an identity that may list but not watch: poll
-			select {
-			case <-ctx.Done():
+			if !pause(ctx) {
 				return left
-			case <-time.After(250 * time.Millisecond):
 			}
 			continue
 		}
@@ -261,10 +268,21 @@ func (c *Cluster) waitResourceGone(ctx context.Context, gvr schema.GroupVersionR
 	}
 }
 
-// remaining lists the objects of a resource that are still there, by UID:
-// with one list of every namespace, or, for an identity that may not list
-// them cluster-wide, one list per run namespace.
-func remaining(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionResource, namespaces []string) (map[types.UID]*unstructured.Unstructured, error) {
+// pause waits 250 ms, and reports false instead when ctx ends first.
+func pause(ctx context.Context) bool {
+	select {
+	case <-ctx.Done():
+		return false
+	case <-time.After(250 * time.Millisecond):
+		return true
+	}
+}
+
+// remaining lists the objects of a resource that are still there, by UID,
+// and the list's resourceVersion to watch from: with one list of every
+// namespace, or, for an identity that may not list them cluster-wide, one
+// list per run namespace (and no resourceVersion: such an identity polls).
+func remaining(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionResource, namespaces []string) (map[types.UID]*unstructured.Unstructured, string, error) {
 	there := map[types.UID]*unstructured.Unstructured{}
 	add := func(l *unstructured.UnstructuredList) {
 		for i := range l.Items {
@@ -274,19 +292,19 @@ func remaining(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersi
 	list, err := dyn.Resource(gvr).List(ctx, metav1.ListOptions{})
 	if err == nil {
 		add(list)
-		return there, nil
+		return there, list.GetResourceVersion(), nil
 	}
 	if !apierrors.IsForbidden(err) {
-		return nil, err
+		return nil, "", err
 	}
 	for _, ns := range namespaces {
 		list, err := dyn.Resource(gvr).Namespace(ns).List(ctx, metav1.ListOptions{})
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		add(list)
 	}
-	return there, nil
+	return there, "", nil
 }
 
 // describe says what holds an object that is still there.

@@ -130,5 +130,6 @@ func (c *Cluster) Stop() error {
 	if err := c.cleanUp(namespaces); err != nil {
 		errs = append(errs, fmt.Errorf("the run's objects: %w", err))
 	}
-	return errors.Join(append(errs, c.DeleteNamespaces(namespaces))...)
+	// The released ones are being deleted already.
+	return errors.Join(append(errs, c.DeleteNamespaces(c.created.unreleased(namespaces)))...)
 }

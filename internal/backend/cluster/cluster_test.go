@@ -58,7 +58,8 @@ current-context: x
 }
 
 // TestLedgerTake: a release takes what the run created in its namespaces,
-// once; Stop takes the rest; the list keeps everything, for the wait.
+// once; Stop takes the rest, and skips the released namespaces; the list
+// keeps everything, for the wait.
 func TestLedgerTake(t *testing.T) {
 	var l ledger
 	for _, o := range []struct{ ns, name string }{{"a", "p1"}, {"b", "p2"}, {"a", "p3"}, {"c", "p4"}} {
@@ -94,5 +95,8 @@ func TestLedgerTake(t *testing.T) {
 	}
 	if got := names(l.list()); got != "p1,p2,p3,p4" {
 		t.Errorf("list() = %q after the takes, want every object", got)
+	}
+	if got := l.unreleased([]string{"a", "b", "c", "x"}); strings.Join(got, ",") != "c" {
+		t.Errorf("unreleased = %v, want [c]: a, b and x were released", got)
 	}
 }
