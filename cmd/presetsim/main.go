@@ -7,8 +7,13 @@
 package main
 
 import (
+	"io"
 	"os"
 	"runtime/debug"
+	"time"
+
+	"k8s.io/apiserver/pkg/admission/plugin/policy/generic"
+	"k8s.io/klog/v2"
 
 	"presetsim.dev/presetsim/internal/app"
 )
@@ -23,5 +28,15 @@ func main() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(200)
 	}
+	// The API server's admission-policy plug-ins, which the offline
+	// backend runs in-process (package policyplugin), log their progress
+	// through klog at info level; only klog's errors reach stderr.
+	klog.LogToStderr(false)
+	klog.SetOutput(io.Discard)
+	// They compile what changed among the policies once a second, as in
+	// an API server; in-process, where a preset's policy is written in
+	// microseconds, that second would be most of a scenario. The interval
+	// is when a written policy takes effect, not what it does.
+	generic.SetPolicyRefreshIntervalForTests(10 * time.Millisecond)
 	app.Main()
 }

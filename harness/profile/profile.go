@@ -73,7 +73,20 @@ type Spec struct {
 	Behaviour Behaviour `yaml:"behaviour"`
 	// Claims lists the capabilities claimed; nil claims them all.
 	Claims []string `yaml:"claims"`
+	// Warning is the form of the implementation's conflict warning (R4.3):
+	// MessagePlaceholder stands for the specification's message, and
+	// NamespacePlaceholder for the pod's namespace; MessagePlaceholder
+	// alone when empty. A MutatingAdmissionPolicy's warnings come from a
+	// ValidatingAdmissionPolicy, which the API server prefixes with the
+	// policy's name.
+	Warning string `yaml:"warning"`
 }
+
+// Placeholders of Spec.Warning.
+const (
+	MessagePlaceholder   = "{message}"
+	NamespacePlaceholder = "{namespace}"
+)
 
 // Preset is the implementation's preset kind and field mapping.
 type Preset struct {
@@ -162,6 +175,12 @@ func (p *Profile) check() []problem {
 	if a := p.Spec.Annotations.Applied; a != "" && strings.Count(a, NamePlaceholder) != 1 {
 		out = append(out, problem{"spec.annotations.applied", "must hold " + NamePlaceholder + " once, e.g. example.com/applied-{name}"})
 	}
+	if w := p.Spec.Warning; w != "" {
+		rest := strings.ReplaceAll(strings.Replace(w, MessagePlaceholder, "", 1), NamespacePlaceholder, "")
+		if strings.Count(w, MessagePlaceholder) != 1 || strings.Contains(rest, "{") {
+			out = append(out, problem{"spec.warning", fmt.Sprintf("must hold %s once and no placeholder but %s, e.g. \"conflict: %s\"", MessagePlaceholder, NamespacePlaceholder, MessagePlaceholder)})
+		}
+	}
 	for i, c := range p.Spec.Claims {
 		if !slices.Contains(Capabilities, c) {
 			out = append(out, problem{fmt.Sprintf("spec.claims[%d]", i), fmt.Sprintf("unknown capability %q (known: %s)", c, strings.Join(Capabilities, ", "))})
@@ -212,6 +231,15 @@ func (p *Profile) setDefaults() {
 	if p.Spec.Claims == nil {
 		p.Spec.Claims = append([]string(nil), Capabilities...)
 	}
+	if p.Spec.Warning == "" {
+		p.Spec.Warning = MessagePlaceholder
+	}
+}
+
+// Warning is the warning the implementation returns for the
+// specification's message, for a pod of namespace (physical).
+func (p *Profile) Warning(namespace, message string) string {
+	return strings.ReplaceAll(strings.Replace(p.Spec.Warning, MessagePlaceholder, message, 1), NamespacePlaceholder, namespace)
 }
 
 // CRDPath is the CRD file, relative paths taken from the profile's folder;

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -22,7 +23,9 @@ func newApplyCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		Use:   "apply -f FILE [-f FILE ...] [flags]",
 		Short: "preview offline what presets do to pods and workloads",
 		Long: `Reads manifests (multi-document YAML) holding PodPresets, pods and workloads, and shows the
-pods as the reference admission plug-in admits them, without an API server: each pod, and the
+pods as the reference admission plug-in admits them (or, with --implementation policy, the
+presets compiled into MutatingAdmissionPolicies, evaluated by the API server's own
+mutating-policy plug-in), without an API server: each pod, and the
 pod each workload's template would produce, in its namespace, with the presets of that
 namespace. Mistakes in the input are reported with their file, line and field, every one of
 them: YAML and schema errors, and presets the specification refuses (an invalid selector,
@@ -33,6 +36,7 @@ a pod has a conflict.`,
 		Example: `  presetsim apply -f presets.yaml -f deployment.yaml
   presetsim apply -f manifests.yaml -o diff
   presetsim apply -f presets.yaml -f pod.yaml --explain
+  presetsim apply -f manifests.yaml --implementation policy -o diff
   kubectl get podpresets,deployments -o yaml | presetsim apply -f - --fail-on-conflict`,
 		Args: cli.NoArgs,
 	}
@@ -43,6 +47,7 @@ a pod has a conflict.`,
 	color := fs.String("color", "auto", "colour the diff: auto (when writing to a terminal), always, never")
 	explainFlag := fs.Bool("explain", false, "instead of the pods, say for every pod and preset whether it applies and why (-o json for a machine-readable form)")
 	failOnConflict := fs.Bool("fail-on-conflict", false, fmt.Sprintf("exit with status %d when a pod has a conflict", ConflictExitCode))
+	impl := fs.String("implementation", string(preview.Reference), "what admits the pods: reference (the reference admission plug-in) or policy (the presets compiled into MutatingAdmissionPolicies, evaluated by the API server's own plug-in)")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		ctx := cmd.Context()
 		if len(files) == 0 || len(args) > 0 {
@@ -53,7 +58,11 @@ a pod has a conflict.`,
 		if err != nil {
 			return err
 		}
-		results, err := preview.Run(ctx, objs)
+		if !slices.Contains(preview.Implementations, preview.Implementation(*impl)) {
+			fmt.Fprintf(stderr, "unknown --implementation %q (want reference or policy)\n", *impl)
+			return cli.ExitError{Code: 2}
+		}
+		results, err := preview.Run(ctx, objs, preview.Implementation(*impl))
 		if err != nil {
 			return err
 		}

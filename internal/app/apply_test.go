@@ -29,6 +29,13 @@ func TestApply(t *testing.T) {
 		{name: "conflict example as a diff", args: []string{"-o", "diff", "--color", "never", "-f", "testdata/valid-conflict-example.yaml"}, golden: "conflict-example.diff.golden"},
 		{name: "conflict fails when asked", args: []string{"--fail-on-conflict", "-f", "testdata/valid-conflict-example.yaml"}, wantCode: ConflictExitCode},
 		{name: "workload from stdin as a diff", args: []string{"-o", "diff", "--color", "never", "-f", "-"}, stdin: workload, golden: "workload.diff.golden"},
+		// The same pods through the presets compiled into a policy and the
+		// API server's own mutating-policy plug-in: the same output.
+		{name: "policy: configmap example as YAML", args: []string{"--implementation", "policy", "-f", "testdata/valid-configmap-example.yaml"}, golden: "configmap-example.yaml.golden"},
+		// The warning as the API server returns a ValidatingAdmissionPolicy's.
+		{name: "policy: conflict example as a diff", args: []string{"--implementation", "policy", "-o", "diff", "--color", "never", "-f", "testdata/valid-conflict-example.yaml"}, golden: "conflict-example-policy.diff.golden"},
+		{name: "policy: workload from stdin as a diff", args: []string{"--implementation", "policy", "-o", "diff", "--color", "never", "-f", "-"}, stdin: workload, golden: "workload.diff.golden"},
+		{name: "an unknown implementation", args: []string{"--implementation", "kyverno", "-f", "testdata/valid-configmap-example.yaml"}, wantCode: 2},
 		{name: "bad input names file, line and field", args: []string{"-f", "testdata/invalid-seed-simple.yaml"},
 			wantErr: []string{"testdata/invalid-seed-simple.yaml:2: apiVersion", "testdata/invalid-seed-simple.yaml:12: spec.env[0].value"}},
 		{name: "every invalid preset field, with its line and rule", args: []string{"-f", "testdata/invalid-presets.yaml"},

@@ -125,12 +125,16 @@ func compareOutcome(ctx context.Context, w *harness.World, pods *defaulter, obs 
 		}
 		return &Disagreement{Rules: podRules(w, obs, want, got, dryRun, m), Summary: fmt.Sprintf("%s made another pod than the model: %s", name, firstLine(m.Error())), Detail: m.Error()}, nil
 	}
-	if w.Profile.Claims("warnings") && !slices.Equal(sortedCopy(want.Warnings), sortedCopy(got.Warnings)) {
+	wantWarnings := make([]string, len(want.Warnings))
+	for i, m := range want.Warnings {
+		wantWarnings[i] = w.Profile.Warning(got.Pod.Namespace, m)
+	}
+	if w.Profile.Claims("warnings") && !slices.Equal(sortedCopy(wantWarnings), sortedCopy(got.Warnings)) {
 		rules := []string{"R4.3"}
 		if foreign(obs, got.Warnings) {
 			rules = []string{"R2.2"}
 		}
-		return &Disagreement{Rules: rules, Summary: fmt.Sprintf("%s returned the warnings %q; the model returns %q", name, got.Warnings, want.Warnings)}, nil
+		return &Disagreement{Rules: rules, Summary: fmt.Sprintf("%s returned the warnings %q; the model returns %q", name, got.Warnings, wantWarnings)}, nil
 	}
 	return nil, nil
 }

@@ -50,14 +50,27 @@ type Result struct {
 // matching presets.
 func (r Result) Conflicted() bool { return len(r.Conflicts) > 0 }
 
+// Implementation is what admits the pods.
+type Implementation string
+
+const (
+	// Reference is the reference admission plug-in (package
+	// presets/admission).
+	Reference Implementation = "reference"
+	// Policy is the presets compiled into MutatingAdmissionPolicies
+	// (package presets/policy), evaluated by the API server's own
+	// mutating-policy plug-in run in-process (package policyplugin).
+	Policy Implementation = "policy"
+)
+
+// Implementations are the implementations Run knows.
+var Implementations = []Implementation{Reference, Policy}
+
 // Run admits every pod and workload template of objs with the presets of
-// objs. Other kinds (ConfigMaps, Secrets, ...) are accepted and ignored.
-func Run(ctx context.Context, objs []manifest.Object) ([]Result, error) {
+// objs, through impl (Reference when empty). Other kinds (ConfigMaps,
+// Secrets, ...) are accepted and ignored.
+func Run(ctx context.Context, objs []manifest.Object, impl Implementation) ([]Result, error) {
 	lister := presetLister{}
-	type pending struct {
-		source string
-		pod    *corev1.Pod
-	}
 	var pods []pending
 	for _, o := range objs {
 		switch obj := o.Object.(type) {
@@ -76,11 +89,11 @@ func Run(ctx context.Context, objs []manifest.Object) ([]Result, error) {
 			}
 		}
 	}
-	plugin := podpreset.New()
-	plugin.SetPodPresetLister(lister)
-	if err := plugin.ValidateInitialization(); err != nil {
+	plugin, stop, err := start(ctx, impl, lister, pods)
+	if err != nil {
 		return nil, err
 	}
+	defer stop()
 	var all []*v1alpha1.PodPreset
 	for _, ns := range slices.Sorted(maps.Keys(lister)) {
 		byName := slices.Clone(lister[ns])
@@ -97,6 +110,27 @@ func Run(ctx context.Context, objs []manifest.Object) ([]Result, error) {
 		results = append(results, r)
 	}
 	return results, nil
+}
+
+// start starts the implementation's plug-in; stop stops it.
+func start(ctx context.Context, impl Implementation, lister presetLister, pods []pending) (plugin admission.MutationInterface, stop func(), err error) {
+	switch impl {
+	case Reference, "":
+		p := podpreset.New()
+		p.SetPodPresetLister(lister)
+		return p, func() {}, p.ValidateInitialization()
+	case Policy:
+		var namespaces []string
+		for _, p := range pods {
+			namespaces = append(namespaces, namespaceOr(p.pod.Namespace))
+		}
+		chain, err := startPolicy(ctx, lister, namespaces)
+		if err != nil {
+			return nil, nil, err
+		}
+		return chain, chain.Stop, nil
+	}
+	return nil, nil, fmt.Errorf("unknown implementation %q (want %s or %s)", impl, Reference, Policy)
 }
 
 // admitPod admits the pod through the plug-in; its conflicts, as data, are the
@@ -149,6 +183,12 @@ func namespaceOr(ns string) string {
 		return metav1.NamespaceDefault
 	}
 	return ns
+}
+
+// pending is a pod to admit and where it came from.
+type pending struct {
+	source string
+	pod    *corev1.Pod
 }
 
 // presetLister serves the presets read from the input, by namespace.

@@ -45,7 +45,13 @@ stringData: {k: v}
 	if err != nil {
 		t.Fatal(err)
 	}
-	results, err := Run(context.Background(), objs)
+	for _, impl := range Implementations {
+		t.Run(string(impl), func(t *testing.T) { checkRun(t, objs, impl) })
+	}
+}
+
+func checkRun(t *testing.T, objs []manifest.Object, impl Implementation) {
+	results, err := Run(context.Background(), objs, impl)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -43,6 +44,11 @@ func (s *Scenario) TryCreate(ctx context.Context, src manifest.Source, content s
 	opts := &backend.CreateOptions{Warnings: warnings, DryRun: dryRun}
 	for _, o := range objs {
 		created, err := s.create(ctx, o, opts, false)
+		var notTakenUp *NotTakenUpError
+		if errors.As(err, &notTakenUp) {
+			s.last.Object, s.last.NotTakenUp = created, notTakenUp.Err
+			break
+		}
 		if err != nil {
 			s.last.Err = err
 			break

@@ -20,6 +20,9 @@ func (s *Scenario) Succeeded() error {
 	if a.Err != nil {
 		return fmt.Errorf("the request was rejected: %v", a.Err)
 	}
+	if a.NotTakenUp != nil {
+		return fmt.Errorf("the request succeeded, but the implementation never took the preset up: %w", a.NotTakenUp)
+	}
 	return nil
 }
 
@@ -34,7 +37,11 @@ func (s *Scenario) Rejected(text string) error {
 	}
 	if a.Err == nil {
 		if a.Unvalidated {
-			return &backend.UnsupportedError{Backend: a.Backend, Reason: "the request succeeded, but this backend does not run the API server's validation (CRD schemas, pod validation), so it cannot tell whether an API server would reject it"}
+			reason := "the request succeeded, but this backend does not run the API server's validation (CRD schemas, pod validation), so it cannot tell whether an API server would reject it"
+			if a.NotTakenUp != nil {
+				reason += fmt.Sprintf(" (the implementation did not take it up: %v)", a.NotTakenUp)
+			}
+			return &backend.UnsupportedError{Backend: a.Backend, Reason: reason}
 		}
 		return ErrAccepted
 	}

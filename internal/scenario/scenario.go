@@ -76,6 +76,10 @@ type Attempt struct {
 	// Unvalidated is set when the backend did not run the API server's
 	// validation: a request that succeeded might have been rejected.
 	Unvalidated bool
+	// NotTakenUp is set when the request succeeded but the implementation
+	// never took the preset up (a policy that cannot compile a preset the
+	// offline store took without validating it).
+	NotTakenUp error
 	// Backend is the backend the request went to.
 	Backend string
 }
@@ -306,11 +310,19 @@ func (s *Scenario) create(ctx context.Context, o manifest.Object, opts *backend.
 			return nil, err
 		}
 		if err := s.w.WaitForPreset(ctx, created.GetNamespace(), created.GetName(), created.GetResourceVersion()); err != nil {
-			return nil, err
+			return created, &NotTakenUpError{Err: err}
 		}
 	}
 	return created, nil
 }
+
+// NotTakenUpError is create's error when the preset was stored but the
+// implementation never took it up (WaitForPreset failed): the request
+// itself succeeded.
+type NotTakenUpError struct{ Err error }
+
+func (e *NotTakenUpError) Error() string { return e.Err.Error() }
+func (e *NotTakenUpError) Unwrap() error { return e.Err }
 
 func namespaceOr(ns string) string {
 	if ns == "" {

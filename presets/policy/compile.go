@@ -8,6 +8,7 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
 	"presetsim.dev/presetsim/presets/defaults"
@@ -30,6 +31,19 @@ const PresetsAnnotation = "presetsim.dev/presets"
 type Objects struct {
 	Policy  *admissionregistrationv1.MutatingAdmissionPolicy
 	Binding *admissionregistrationv1.MutatingAdmissionPolicyBinding
+	// Warning returns the conflict warnings (R4.3), with its binding
+	// (validationActions [Warn]); see warn.go.
+	Warning        *admissionregistrationv1.ValidatingAdmissionPolicy
+	WarningBinding *admissionregistrationv1.ValidatingAdmissionPolicyBinding
+}
+
+// All are the objects, the policies before their bindings (a binding to a
+// policy not yet there is ignored).
+func (o Objects) All() []runtime.Object {
+	if o.Policy == nil {
+		return nil
+	}
+	return []runtime.Object{o.Policy, o.Binding, o.Warning, o.WarningBinding}
 }
 
 // Options are the choices Compile leaves to its caller.
@@ -146,5 +160,34 @@ func Compile(namespace string, presets []*v1alpha1.PodPreset, o Options) (Object
 			},
 		},
 	}
-	return Objects{Policy: pol, Binding: binding}, nil
+	warnVars, err := c.warnVariables()
+	if err != nil {
+		return Objects{}, err
+	}
+	ignore := admissionregistrationv1.Ignore
+	warnName := WarningName(namespace)
+	warning := &admissionregistrationv1.ValidatingAdmissionPolicy{
+		TypeMeta: metav1.TypeMeta{APIVersion: admissionregistrationv1.SchemeGroupVersion.String(), Kind: "ValidatingAdmissionPolicy"},
+		ObjectMeta: metav1.ObjectMeta{Name: warnName, Labels: map[string]string{ManagedByLabel: ManagedBy},
+			Annotations: map[string]string{PresetsAnnotation: pol.Annotations[PresetsAnnotation]}},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
+			MatchConstraints: pol.Spec.MatchConstraints.DeepCopy(),
+			MatchConditions:  slices.Clone(pol.Spec.MatchConditions),
+			Variables:        append(slices.Clone(vars), warnVars...),
+			Validations:      c.validations(pol.Annotations[PresetsAnnotation]),
+			// A warning never refuses a pod: what cannot be evaluated
+			// (a cost limit) is skipped.
+			FailurePolicy: &ignore,
+		},
+	}
+	warningBinding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
+		TypeMeta:   metav1.TypeMeta{APIVersion: admissionregistrationv1.SchemeGroupVersion.String(), Kind: "ValidatingAdmissionPolicyBinding"},
+		ObjectMeta: metav1.ObjectMeta{Name: warnName, Labels: map[string]string{ManagedByLabel: ManagedBy}},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{
+			PolicyName:        warnName,
+			MatchResources:    binding.Spec.MatchResources.DeepCopy(),
+			ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Warn},
+		},
+	}
+	return Objects{Policy: pol, Binding: binding, Warning: warning, WarningBinding: warningBinding}, nil
 }

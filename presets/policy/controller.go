@@ -2,11 +2,14 @@ package policy
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/dynamic"
@@ -123,6 +126,10 @@ func (c *Controller) Run(ctx context.Context) error {
 	}
 }
 
+// HasSynced reports whether the controller's cache holds every preset
+// there was when it started.
+func (c *Controller) HasSynced() bool { return c.presets.Informer().HasSynced() }
+
 // Presets are the namespace's presets as the controller's cache holds them.
 func (c *Controller) Presets(namespace string) ([]*v1alpha1.PodPreset, error) {
 	return c.presets.List(namespace)
@@ -144,17 +151,19 @@ func (c *Controller) sync(ctx context.Context, namespace string) error {
 	}
 	objs, err := Compile(namespace, presets, c.opts.Options)
 	if err != nil {
-		return fmt.Errorf("unable to compile the presets of namespace %s: %w", namespace, err)
+		return &CompileError{Namespace: namespace, Presets: versions(presets), Err: err}
 	}
 	api := c.client.AdmissionregistrationV1()
 	if objs.Policy == nil {
-		name := Name(namespace)
+		name, warn := Name(namespace), WarningName(namespace)
 		for _, err := range []error{
 			api.MutatingAdmissionPolicyBindings().Delete(ctx, name, metav1.DeleteOptions{}),
 			api.MutatingAdmissionPolicies().Delete(ctx, name, metav1.DeleteOptions{}),
+			api.ValidatingAdmissionPolicyBindings().Delete(ctx, warn, metav1.DeleteOptions{}),
+			api.ValidatingAdmissionPolicies().Delete(ctx, warn, metav1.DeleteOptions{}),
 		} {
 			if err != nil && !apierrors.IsNotFound(err) {
-				return fmt.Errorf("unable to delete the policy of namespace %s: %w", namespace, err)
+				return fmt.Errorf("unable to delete the policies of namespace %s: %w", namespace, err)
 			}
 		}
 		c.setCompiled(namespace, "")
@@ -163,35 +172,50 @@ func (c *Controller) sync(ctx context.Context, namespace string) error {
 	if c.opts.Decorate != nil {
 		c.opts.Decorate(objs)
 	}
-	// The policy first: a binding to a policy not yet there is ignored.
-	policies := api.MutatingAdmissionPolicies()
-	if _, err := policies.Create(ctx, objs.Policy, metav1.CreateOptions{}); apierrors.IsAlreadyExists(err) {
-		var got = objs.Policy
-		if got, err = policies.Get(ctx, objs.Policy.Name, metav1.GetOptions{}); err == nil {
-			got.Labels, got.Annotations, got.Spec = objs.Policy.Labels, objs.Policy.Annotations, objs.Policy.Spec
-			_, err = policies.Update(ctx, got, metav1.UpdateOptions{})
-		}
-		if err != nil {
-			return fmt.Errorf("unable to update the policy of namespace %s: %w", namespace, err)
-		}
-	} else if err != nil {
-		return fmt.Errorf("unable to create the policy of namespace %s: %w", namespace, err)
-	}
-	bindings := api.MutatingAdmissionPolicyBindings()
-	if _, err := bindings.Create(ctx, objs.Binding, metav1.CreateOptions{}); apierrors.IsAlreadyExists(err) {
-		var got = objs.Binding
-		if got, err = bindings.Get(ctx, objs.Binding.Name, metav1.GetOptions{}); err == nil {
-			got.Labels, got.Spec = objs.Binding.Labels, objs.Binding.Spec
-			_, err = bindings.Update(ctx, got, metav1.UpdateOptions{})
-		}
-		if err != nil {
-			return fmt.Errorf("unable to update the binding of namespace %s: %w", namespace, err)
-		}
-	} else if err != nil {
-		return fmt.Errorf("unable to create the binding of namespace %s: %w", namespace, err)
+	// The policies first: a binding to a policy not yet there is ignored.
+	err = errors.Join(
+		upsert(ctx, api.MutatingAdmissionPolicies(), objs.Policy, func(got, want *admissionregistrationv1.MutatingAdmissionPolicy) {
+			got.Labels, got.Annotations, got.Spec = want.Labels, want.Annotations, want.Spec
+		}),
+		upsert(ctx, api.ValidatingAdmissionPolicies(), objs.Warning, func(got, want *admissionregistrationv1.ValidatingAdmissionPolicy) {
+			got.Labels, got.Annotations, got.Spec = want.Labels, want.Annotations, want.Spec
+		}),
+		upsert(ctx, api.MutatingAdmissionPolicyBindings(), objs.Binding, func(got, want *admissionregistrationv1.MutatingAdmissionPolicyBinding) {
+			got.Labels, got.Spec = want.Labels, want.Spec
+		}),
+		upsert(ctx, api.ValidatingAdmissionPolicyBindings(), objs.WarningBinding, func(got, want *admissionregistrationv1.ValidatingAdmissionPolicyBinding) {
+			got.Labels, got.Spec = want.Labels, want.Spec
+		}),
+	)
+	if err != nil {
+		return fmt.Errorf("unable to write the policies of namespace %s: %w", namespace, err)
 	}
 	c.setCompiled(namespace, objs.Policy.Annotations[PresetsAnnotation])
 	return nil
+}
+
+// objectClient is the part of a typed client of one cluster-scoped kind
+// that upsert uses.
+type objectClient[T metav1.Object] interface {
+	Create(ctx context.Context, obj T, opts metav1.CreateOptions) (T, error)
+	Get(ctx context.Context, name string, opts metav1.GetOptions) (T, error)
+	Update(ctx context.Context, obj T, opts metav1.UpdateOptions) (T, error)
+}
+
+// upsert creates want, or, when it exists, updates it with what set copies
+// from want.
+func upsert[T metav1.Object](ctx context.Context, client objectClient[T], want T, set func(got, want T)) error {
+	_, err := client.Create(ctx, want, metav1.CreateOptions{})
+	if !apierrors.IsAlreadyExists(err) {
+		return err
+	}
+	got, err := client.Get(ctx, want.GetName(), metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	set(got, want)
+	_, err = client.Update(ctx, got, metav1.UpdateOptions{})
+	return err
 }
 
 func (c *Controller) setCompiled(namespace, presets string) {
@@ -201,6 +225,33 @@ func (c *Controller) setCompiled(namespace, presets string) {
 	if c.opts.OnWrite != nil {
 		c.opts.OnWrite(namespace, presets)
 	}
+}
+
+// CompileError is a controller's failure to compile a namespace's presets
+// (a preset no API server would have stored): it stays until the presets
+// change.
+type CompileError struct {
+	Namespace string
+	// Presets are the presets that were tried, as PresetsAnnotation
+	// gives them.
+	Presets string
+	Err     error
+}
+
+func (e *CompileError) Error() string {
+	return fmt.Sprintf("unable to compile the presets of namespace %s: %v", e.Namespace, e.Err)
+}
+
+func (e *CompileError) Unwrap() error { return e.Err }
+
+// versions are the presets as PresetsAnnotation gives them.
+func versions(presets []*v1alpha1.PodPreset) string {
+	pairs := make([]string, 0, len(presets))
+	for _, p := range presets {
+		pairs = append(pairs, p.Name+"="+p.ResourceVersion)
+	}
+	slices.Sort(pairs)
+	return strings.Join(pairs, ",")
 }
 
 // CompiledVersion returns the resourceVersion of the named preset in a

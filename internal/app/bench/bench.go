@@ -421,10 +421,19 @@ func installPolicy(ctx context.Context, w *harness.World, ns string, presets []*
 	reg := api.Client.AdmissionregistrationV1()
 	objs.Policy.Labels[harness.RunLabel] = w.RunID
 	objs.Binding.Labels[harness.RunLabel] = w.RunID
+	objs.Warning.Labels[harness.RunLabel] = w.RunID
+	objs.WarningBinding.Labels[harness.RunLabel] = w.RunID
+	// The warning policy too: it is part of what the policy costs a pod.
 	if _, err := reg.MutatingAdmissionPolicies().Create(ctx, objs.Policy, metav1.CreateOptions{}); err != nil {
 		return err
 	}
+	if _, err := reg.ValidatingAdmissionPolicies().Create(ctx, objs.Warning, metav1.CreateOptions{}); err != nil {
+		return err
+	}
 	if _, err := reg.MutatingAdmissionPolicyBindings().Create(ctx, objs.Binding, metav1.CreateOptions{}); err != nil {
+		return err
+	}
+	if _, err := reg.ValidatingAdmissionPolicyBindings().Create(ctx, objs.WarningBinding, metav1.CreateOptions{}); err != nil {
 		return err
 	}
 	probe := &corev1.Pod{
@@ -459,6 +468,8 @@ func deletePolicies(w *harness.World) {
 	run := metav1.ListOptions{LabelSelector: harness.RunLabel + "=" + w.RunID}
 	_ = reg.MutatingAdmissionPolicyBindings().DeleteCollection(ctx, metav1.DeleteOptions{}, run)
 	_ = reg.MutatingAdmissionPolicies().DeleteCollection(ctx, metav1.DeleteOptions{}, run)
+	_ = reg.ValidatingAdmissionPolicyBindings().DeleteCollection(ctx, metav1.DeleteOptions{}, run)
+	_ = reg.ValidatingAdmissionPolicies().DeleteCollection(ctx, metav1.DeleteOptions{}, run)
 }
 
 func benchPreset(ns string, i int) *v1alpha1.PodPreset {

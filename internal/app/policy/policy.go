@@ -70,7 +70,7 @@ Exit status: 0, 1 on an error in the input, 2 on a usage error.`,
 			if err != nil {
 				return err
 			}
-			for _, o := range []any{objs.Policy, objs.Binding} {
+			for _, o := range objs.All() {
 				out, err := yaml.Marshal(o)
 				if err != nil {
 					return err

@@ -66,6 +66,34 @@ func TestOfflineBackend(t *testing.T) {
 			t.Errorf("system fields not set: uid %q rv %q created %v", pod.UID, pod.ResourceVersion, pod.CreationTimestamp)
 		}
 	})
+	t.Run("presets list through the dynamic client, as an informer relists them", func(t *testing.T) {
+		list, err := c.Clients().Dynamic.Resource(v1alpha1.GroupVersionResource()).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := map[string]bool{}
+		for _, u := range list.Items {
+			found[u.GetNamespace()+"/"+u.GetName()] = true
+		}
+		if !found["admitted/db"] || !found["other/db"] {
+			t.Errorf("listed %v, want admitted/db and other/db among them", found)
+		}
+	})
+	t.Run("a namespace is labelled with its name, as by the API server", func(t *testing.T) {
+		ns, err := c.Clients().Typed.CoreV1().Namespaces().Get(ctx, "other", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ns.Labels[corev1.LabelMetadataName]; got != "other" {
+			t.Errorf("label %s = %q, want other", corev1.LabelMetadataName, got)
+		}
+		if err := c.LabelNamespace(ctx, "other", corev1.LabelMetadataName, "changed"); err != nil {
+			t.Fatal(err)
+		}
+		if ns, err = c.Clients().Typed.CoreV1().Namespaces().Get(ctx, "other", metav1.GetOptions{}); err != nil || ns.Labels[corev1.LabelMetadataName] != "other" {
+			t.Errorf("after an update the label is %q (%v), want other", ns.Labels[corev1.LabelMetadataName], err)
+		}
+	})
 	t.Run("a pod elsewhere is not", func(t *testing.T) {
 		got, err := c.Create(ctx, backend.Pods, offlinetest.Unstructured(t, offlinetest.Pod("other", "a", "")), backend.CreateOptions{})
 		if err != nil {

@@ -107,7 +107,10 @@ func newCluster(scheme *runtime.Scheme) *Cluster {
 		presets:    map[string]map[string]bool{},
 		scheme:     scheme,
 		typed:      fake.NewSimpleClientset(), // not NewClientset: its field-managed tracker builds a REST mapper on every create (45 % of a fuzz case offline)
-		dynamic:    dynamicfake.NewSimpleDynamicClientWithCustomListKinds(scheme, map[schema.GroupVersionResource]string{presetGVR: "PodPresetList"}),
+		// Presets are stored unstructured: a scheme of their own lists them
+		// into an unstructured list (with the run's scheme, the tracker makes
+		// a typed PodPresetList it cannot fill, and a relisting informer fails).
+		dynamic: dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{presetGVR: "PodPresetList"}),
 	}
 }
 
@@ -271,7 +274,21 @@ func (c *Cluster) admit(ctx context.Context, gvr schema.GroupVersionResource, in
 	if pod, ok := obj.(*corev1.Pod); ok && gvr == backend.Pods {
 		return c.admitPod(ctx, pod, opts)
 	}
+	if ns, ok := obj.(*corev1.Namespace); ok {
+		ns.Labels = nameLabel(ns.Labels, ns.Name)
+	}
 	return obj, nil
+}
+
+// nameLabel is a namespace's labels with kubernetes.io/metadata.name set
+// to its name, as the API server sets it on every create and update (a
+// policy binding selects namespaces by it).
+func nameLabel(labels map[string]string, name string) map[string]string {
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	labels[corev1.LabelMetadataName] = name
+	return labels
 }
 
 // commitLocked gives an admitted object its system fields and stores it,
@@ -513,6 +530,9 @@ func (c *Cluster) replaceLocked(gvr schema.GroupVersionResource, current, next *
 		next.SetGeneration(current.GetGeneration() + 1)
 	}
 	next.SetResourceVersion(c.nextRV())
+	if gvr == backend.Namespaces {
+		next.SetLabels(nameLabel(next.GetLabels(), next.GetName()))
+	}
 	if err := c.store(gvr, next, true); err != nil {
 		return nil, err
 	}

@@ -10,16 +10,24 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
 
 	"presetsim.dev/presetsim/harness/backend"
 	"presetsim.dev/presetsim/harness/implementation"
+	"presetsim.dev/presetsim/internal/manifest"
+	"presetsim.dev/presetsim/internal/policyplugin"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
 	"presetsim.dev/presetsim/presets/defaults"
 	"presetsim.dev/presetsim/presets/merge"
@@ -40,7 +48,8 @@ type Options struct {
 type Policy struct {
 	opts Options
 
-	api     *backend.API
+	api     *backend.API        // the API server evaluating the policies, or nil
+	chain   *policyplugin.Chain // or the plug-ins evaluating them in-process
 	cluster backend.Objects
 	target  implementation.Target
 	ctrl    *presetpolicy.Controller
@@ -49,10 +58,15 @@ type Policy struct {
 
 	mu      sync.Mutex
 	lastErr error // the controller's last failure to write, for messages
+	// uncompilable are the namespaces whose presets, as they are now, do
+	// not compile (presets an API server would not have stored).
+	uncompilable map[string]*presetpolicy.CompileError
 }
 
 // New returns the policy implementation; Install starts it.
-func New(o Options) *Policy { return &Policy{opts: o} }
+func New(o Options) *Policy {
+	return &Policy{opts: o, uncompilable: map[string]*presetpolicy.CompileError{}}
+}
 
 // Name says what runs.
 func (p *Policy) Name() string { return "MutatingAdmissionPolicy compiled from the presets" }
@@ -64,28 +78,29 @@ func (p *Policy) CRD() implementation.CRDSource { return implementation.Referenc
 // installs the reference CRD and starts the controller that compiles each
 // namespace's presets into its policy and binding.
 func (p *Policy) Install(ctx context.Context, t implementation.Target) error {
-	api := backend.APIOf(t.Cluster)
-	if api == nil {
-		return fmt.Errorf("the %s backend has no API server to evaluate a MutatingAdmissionPolicy", t.Backend)
-	}
 	if gvk := t.Profile.PresetGVK(); gvk != v1alpha1.SchemeGroupVersion.WithKind("PodPreset") {
 		return fmt.Errorf("the policy implementation compiles the reference PodPreset (%s), not the profile's %s", v1alpha1.SchemeGroupVersion.WithKind("PodPreset"), gvk)
 	}
-	p.api, p.cluster, p.target = api, t.Cluster, t
-	if err := served(api); err != nil {
+	p.cluster, p.target = t.Cluster, t
+	policies, presets, err := p.install(ctx, t)
+	if err != nil {
 		return err
 	}
-	fmt.Fprintf(t.Progress, "installing the %s CRD ...\n", t.Profile.PresetGVK().Kind)
-	if err := implementation.InstallCRD(ctx, api, t.Profile); err != nil {
-		return err
-	}
-	fmt.Fprintln(t.Progress, "compiling presets into MutatingAdmissionPolicies (no webhook) ...")
-	p.ctrl = presetpolicy.NewController(api.Client, api.Dynamic, presetpolicy.ControllerOptions{
+	p.ctrl = presetpolicy.NewController(policies, presets, presetpolicy.ControllerOptions{
 		Options:  presetpolicy.Options{FailurePolicy: p.opts.FailurePolicy},
 		Decorate: p.decorate,
 		OnError: func(err error) {
 			p.mu.Lock()
 			p.lastErr = err
+			var compile *presetpolicy.CompileError
+			if errors.As(err, &compile) {
+				p.uncompilable[compile.Namespace] = compile
+			}
+			p.mu.Unlock()
+		},
+		OnWrite: func(namespace, _ string) {
+			p.mu.Lock()
+			delete(p.uncompilable, namespace)
 			p.mu.Unlock()
 		},
 	})
@@ -93,7 +108,63 @@ func (p *Policy) Install(ctx context.Context, t implementation.Target) error {
 	runCtx, p.cancel = context.WithCancel(context.Background())
 	p.done = make(chan error, 1)
 	go func() { p.done <- p.ctrl.Run(runCtx) }()
+	// Presets written before the controller has listed them would reach
+	// it only through a relist.
+	synced := t.Wait
+	if synced == 0 {
+		synced = implementation.DefaultSyncTimeout
+	}
+	err = wait.PollUntilContextTimeout(ctx, time.Millisecond, synced, true, func(context.Context) (bool, error) {
+		return p.ctrl.HasSynced(), nil
+	})
+	if err != nil {
+		return fmt.Errorf("the policy controller has not listed the presets: %w", err)
+	}
 	return nil
+}
+
+// install readies what evaluates the policies: the API server, or where
+// there is none, its admission-policy plug-ins run in-process by the
+// cluster (package policyplugin). It returns where the policies are
+// written and where the presets are read.
+func (p *Policy) install(ctx context.Context, t implementation.Target) (kubernetes.Interface, dynamic.Interface, error) {
+	if p.api = backend.APIOf(t.Cluster); p.api != nil {
+		if err := served(p.api); err != nil {
+			return nil, nil, err
+		}
+		fmt.Fprintf(t.Progress, "installing the %s CRD ...\n", t.Profile.PresetGVK().Kind)
+		if err := implementation.InstallCRD(ctx, p.api, t.Profile); err != nil {
+			return nil, nil, err
+		}
+		fmt.Fprintln(t.Progress, "compiling presets into MutatingAdmissionPolicies (no webhook) ...")
+		return p.api.Client, p.api.Dynamic, nil
+	}
+	inProcess, ok := t.Cluster.(backend.InProcessAdmission)
+	if !ok {
+		return nil, nil, fmt.Errorf("the %s backend has neither an API server nor in-process admission to evaluate a MutatingAdmissionPolicy", t.Backend)
+	}
+	clients := t.Cluster.Clients()
+	chain, err := policyplugin.Start(ctx, policyplugin.Deps{
+		Namespaces: clients.Typed, Dynamic: clients.Dynamic, Mapper: t.Cluster.Mapper(), Scheme: manifest.Scheme(),
+		Default: defaultPod,
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	p.chain = chain
+	fmt.Fprintln(t.Progress, "compiling presets into MutatingAdmissionPolicies, evaluated in-process by the API server's plug-in ...")
+	if err := inProcess.Admit(chain, t.Namespaces); err != nil {
+		return nil, nil, err
+	}
+	return chain.Client(), clients.Dynamic, nil
+}
+
+// defaultPod defaults a patched pod in place, as the API server does after
+// each patch.
+func defaultPod(obj runtime.Object) {
+	if pod, ok := obj.(*corev1.Pod); ok {
+		*pod = *defaults.Pod(pod)
+	}
 }
 
 // served says whether the API server serves MutatingAdmissionPolicy, in
@@ -115,15 +186,22 @@ func served(api *backend.API) error {
 // outlives the run can remove them, and narrows the binding to the run's
 // namespaces.
 func (p *Policy) decorate(o presetpolicy.Objects) {
-	for _, m := range []*metav1.ObjectMeta{&o.Policy.ObjectMeta, &o.Binding.ObjectMeta} {
-		m.Labels[backend.RunLabel] = p.target.RunID
+	for _, obj := range o.All() {
+		m, err := meta.Accessor(obj)
+		if err != nil {
+			continue // all four are objects
+		}
+		labels := m.GetLabels()
+		labels[backend.RunLabel] = p.target.RunID
+		m.SetLabels(labels)
 	}
 	if sel := p.target.Namespaces; sel != nil {
-		ns := o.Binding.Spec.MatchResources.NamespaceSelector
-		for k, v := range sel.MatchLabels {
-			ns.MatchLabels[k] = v
+		for _, ns := range []*metav1.LabelSelector{o.Binding.Spec.MatchResources.NamespaceSelector, o.WarningBinding.Spec.MatchResources.NamespaceSelector} {
+			for k, v := range sel.MatchLabels {
+				ns.MatchLabels[k] = v
+			}
+			ns.MatchExpressions = append(ns.MatchExpressions, sel.MatchExpressions...)
 		}
-		ns.MatchExpressions = append(ns.MatchExpressions, sel.MatchExpressions...)
 	}
 }
 
@@ -133,13 +211,26 @@ func (p *Policy) decorate(o presetpolicy.Objects) {
 func (p *Policy) WaitForPreset(ctx context.Context, namespace, name, resourceVersion string) error {
 	err := wait.PollUntilContextTimeout(ctx, 5*time.Millisecond, p.target.Wait, true, func(context.Context) (bool, error) {
 		rv, ok := presetpolicy.CompiledVersion(p.ctrl.Compiled(namespace), name)
-		return ok && implementation.NotOlder(rv, resourceVersion), nil
+		if ok && implementation.NotOlder(rv, resourceVersion) {
+			return true, nil
+		}
+		// A preset that does not compile at this version never will.
+		p.mu.Lock()
+		broken := p.uncompilable[namespace]
+		p.mu.Unlock()
+		if broken != nil {
+			if rv, ok := presetpolicy.CompiledVersion(broken.Presets, name); ok && implementation.NotOlder(rv, resourceVersion) {
+				return false, broken
+			}
+		}
+		return false, nil
 	})
 	if err != nil {
 		p.mu.Lock()
 		last := p.lastErr
 		p.mu.Unlock()
-		if last != nil {
+		var compile *presetpolicy.CompileError
+		if last != nil && !errors.As(err, &compile) {
 			return fmt.Errorf("PodPreset %s/%s at resourceVersion %s is not compiled into a policy: %w", namespace, name, resourceVersion, last)
 		}
 		return fmt.Errorf("PodPreset %s/%s at resourceVersion %s is not compiled into a policy: %w", namespace, name, resourceVersion, err)
@@ -156,7 +247,50 @@ func (p *Policy) WaitForPreset(ctx context.Context, namespace, name, resourceVer
 		outcomes := model.Admit(model.Admission{Presets: presets, Pod: defaults.Pod(probe)}, model.Options{})
 		return len(outcomes) == 1 && outcomes[0].Pod != nil && outcomes[0].Pod.Annotations[merge.AnnotationKey(name)] != ""
 	}
-	return implementation.ProbePresetExpected(ctx, p.cluster, p.target.Profile, namespace, name, resourceVersion, p.target.Wait, shows)
+	if err := implementation.ProbePresetExpected(ctx, p.cluster, p.target.Profile, namespace, name, resourceVersion, p.target.Wait, shows); err != nil {
+		return err
+	}
+	return p.waitWarnings(ctx, namespace, name, resourceVersion)
+}
+
+// waitWarnings waits until the API server evaluates the namespace's
+// warning policy with the preset at resourceVersion or later: it compiles
+// that policy in its own time, apart from the mutating one. A dry-run pod
+// with presetpolicy.ProbeAnnotation gets a warning naming the presets the
+// policy was compiled from.
+func (p *Policy) waitWarnings(ctx context.Context, namespace, name, resourceVersion string) error {
+	probe := &corev1.Pod{
+		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+		ObjectMeta: metav1.ObjectMeta{GenerateName: "presetsim-probe-", Namespace: namespace,
+			Annotations: map[string]string{presetpolicy.ProbeAnnotation: "true"}},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "presetsim-probe", Image: "probe"}}},
+	}
+	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(probe)
+	if err != nil {
+		return err
+	}
+	var seen []string
+	err = wait.PollUntilContextTimeout(ctx, 5*time.Millisecond, p.target.Wait, true, func(ctx context.Context) (bool, error) {
+		warnings := &backend.Warnings{}
+		if _, err := p.cluster.Create(ctx, backend.Pods, &unstructured.Unstructured{Object: obj}, backend.CreateOptions{DryRun: true, Warnings: warnings}); err != nil {
+			return false, nil // kept by the deadline's error below
+		}
+		seen = warnings.List()
+		for _, w := range seen {
+			_, compiled, ok := strings.Cut(w, presetpolicy.ProbeMessage)
+			if !ok {
+				continue
+			}
+			if rv, ok := presetpolicy.CompiledVersion(compiled, name); ok && implementation.NotOlder(rv, resourceVersion) {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	if err != nil {
+		return fmt.Errorf("the warning policy of namespace %s does not have PodPreset %s at resourceVersion %s (a probe pod's warnings: %q): %w", namespace, name, resourceVersion, seen, err)
+	}
+	return nil
 }
 
 // WaitForgotten waits until the controller has compiled the namespace's
@@ -180,6 +314,11 @@ func (p *Policy) Stop() error {
 	}
 	p.cancel()
 	errs := []error{<-p.done}
+	if p.chain != nil {
+		// In-process: the policies go with the chain.
+		p.chain.Stop()
+		return errors.Join(errs...)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	api := p.api.Client.AdmissionregistrationV1()
@@ -187,6 +326,8 @@ func (p *Policy) Stop() error {
 	errs = append(errs,
 		api.MutatingAdmissionPolicyBindings().DeleteCollection(ctx, metav1.DeleteOptions{}, runObjects),
 		api.MutatingAdmissionPolicies().DeleteCollection(ctx, metav1.DeleteOptions{}, runObjects),
+		api.ValidatingAdmissionPolicyBindings().DeleteCollection(ctx, metav1.DeleteOptions{}, runObjects),
+		api.ValidatingAdmissionPolicies().DeleteCollection(ctx, metav1.DeleteOptions{}, runObjects),
 	)
 	return errors.Join(errs...)
 }

@@ -1,0 +1,180 @@
+package policy
+
+import (
+	"fmt"
+	"slices"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+
+	"presetsim.dev/presetsim/presets/merge"
+)
+
+// A mutating policy returns no warning; the conflict warnings (R4.3) come
+// from a ValidatingAdmissionPolicy with validationActions [Warn], which the
+// API server evaluates after mutation. On a conflict the pod is unchanged
+// (R4.2), so the warning policy sees it as submitted; without one the pod
+// holds the presets' items, which then conflict with nothing.
+//
+// It has the mutating policy's variables (the same conflict), one more per
+// preset, w<i>: the conflicts of preset i, as merge.Conflict.String gives
+// them; and one validation per preset, failing when the pod has a conflict
+// and preset i is among those that conflict, with the message of
+// merge.Messages ("Conflict on pod preset <name>: <conflict>; …"). The API
+// server returns each failed validation as one warning, prefixed with
+// "Validation failed for ValidatingAdmissionPolicy '<policy>' with binding
+// '<binding>': ".
+//
+// The conflicts of a preset are found in the order of the reference merge
+// (its volumes, then in each init container and container its env, envFrom
+// and volume mounts, an item's keys in order), each once: an item
+// conflicts on a key when no item it is identical to is already there and
+// a different item with that key is. "Already there" is the pod's own
+// items, the items of the earlier matching presets and the preset's own
+// earlier items. The reference counts an earlier item only once added, so
+// where an earlier preset's item itself conflicted the lists may differ;
+// whether there is a conflict never does (variables.conflict decides it).
+
+// warnVariables are the w<i> variables, one per preset.
+func (c *compiler) warnVariables() ([]admissionregistrationv1.Variable, error) {
+	vars := make([]admissionregistrationv1.Variable, 0, len(c.presets))
+	for i := range c.presets {
+		expr, err := c.presetConflicts(i)
+		if err != nil {
+			return nil, err
+		}
+		vars = append(vars, admissionregistrationv1.Variable{Name: fmt.Sprintf("w%d", i), Expression: expr})
+	}
+	return vars, nil
+}
+
+// ProbeAnnotation, on a pod, makes the warning policy warn with
+// ProbeMessage and the presets it was compiled from (PresetsAnnotation's
+// value): the API server compiles a written policy in its own time, and a
+// dry-run pod with it shows which presets the warnings are computed from.
+// No other pod carries it.
+const (
+	ProbeAnnotation = "presetsim.dev/probe-compiled"
+	ProbeMessage    = "presetsim: compiled from "
+)
+
+// validations are the probe's, then one per preset, in name order.
+func (c *compiler) validations(compiled string) []admissionregistrationv1.Validation {
+	out := make([]admissionregistrationv1.Validation, 0, len(c.presets)+1)
+	out = append(out, admissionregistrationv1.Validation{
+		Expression: fmt.Sprintf("!has(object.metadata.annotations) || !(%s in object.metadata.annotations)", quote(ProbeAnnotation)),
+		Message:    ProbeMessage + compiled,
+	})
+	for i, p := range c.presets {
+		out = append(out, admissionregistrationv1.Validation{
+			Expression:        fmt.Sprintf("!variables.conflict || !%s || size(variables.w%d) == 0", c.matches(i), i),
+			MessageExpression: fmt.Sprintf(`%s + variables.w%d.join("; ")`, quote("Conflict on pod preset "+p.Name+": "), i),
+		})
+	}
+	return out
+}
+
+// presetConflicts is the CEL list of preset i's conflicts with the pod,
+// each once, in the reference's order.
+func (c *compiler) presetConflicts(i int) (string, error) {
+	var parts []string
+	for _, l := range lists {
+		if l.field != "volumes" {
+			continue
+		}
+		terms, err := c.itemConflicts(i, l, "object.spec.volumes", "")
+		if err != nil {
+			return "", err
+		}
+		parts = append(parts, terms...)
+	}
+	for _, containers := range []string{"initContainers", "containers"} {
+		var terms []string
+		for _, l := range lists {
+			if l.field == "volumes" {
+				continue
+			}
+			t, err := c.itemConflicts(i, l, "c."+l.field, ` + " in container " + c.name`)
+			if err != nil {
+				return "", err
+			}
+			terms = append(terms, t...)
+		}
+		if len(terms) > 0 {
+			parts = append(parts, fmt.Sprintf("(has(object.spec.%[1]s) ? object.spec.%[1]s.map(c, %[2]s).flatten() : [])", containers, concat(terms, " ")))
+		}
+	}
+	return fmt.Sprintf("[%s].map(s, s.transformList(j, x, !(x in s.slice(0, j)), x))[0]", concat(parts, "\n")), nil
+}
+
+// itemConflicts are the terms, one per item of preset i in l and key, of
+// the conflict's description when the item conflicts on that key with
+// list (a CEL expression); in is appended to the description (the
+// container's name).
+func (c *compiler) itemConflicts(i int, l itemList, list, in string) ([]string, error) {
+	p := c.presets[i]
+	own := l.items(p)
+	var terms []string
+	for j, item := range own {
+		lit, err := literal(item)
+		if err != nil {
+			return nil, fmt.Errorf("pod preset %s/%s: %w", p.Namespace, p.Name, err)
+		}
+		v := "dyn(" + lit + ")"
+		identical := func(other any) bool { return equality.Semantic.DeepEqual(other, item) }
+		skip := []string{fmt.Sprintf("(has(%[1]s) && %[1]s.exists(a, a == %[2]s))", list, v)}
+		if slices.ContainsFunc(own[:j], identical) {
+			continue // identical to an earlier item of its own
+		}
+		skip = append(skip, c.earlier(i, l, identical)...)
+		for _, k := range l.keys {
+			key := k.value(item)
+			sameKey := func(other any) bool { return k.value(other) == key && !identical(other) }
+			clash := []string{fmt.Sprintf("(has(%[1]s) && %[1]s.exists(a, %[2]s == %[3]s && a != %[4]s))", list, k.expr("a"), quote(key), v)}
+			if slices.ContainsFunc(own[:j], sameKey) {
+				clash = []string{"true"}
+			} else {
+				clash = append(clash, c.earlier(i, l, sameKey)...)
+			}
+			terms = append(terms, fmt.Sprintf("(!%s && %s ? [%s%s] : [])",
+				anyOf(skip, " "), anyOf(clash, " "), quote(conflictLabel(l.field, k, item)), in))
+		}
+	}
+	return terms, nil
+}
+
+// earlier are the conditions "an earlier preset that has an item of l for
+// which match holds selects the pod", one per such selector.
+func (c *compiler) earlier(i int, l itemList, match func(any) bool) []string {
+	var conds []string
+	for k := range i {
+		if cond := c.matches(k); slices.ContainsFunc(l.items(c.presets[k]), match) && !slices.Contains(conds, cond) {
+			conds = append(conds, cond)
+		}
+	}
+	return conds
+}
+
+// conflictLabel is merge.Conflict.String of a conflict on key k of item,
+// without the container.
+func conflictLabel(field string, k itemKey, item any) string {
+	label := ""
+	switch it := item.(type) {
+	case corev1.EnvFromSource:
+		label = merge.EnvFromLabel(&it)
+	case corev1.VolumeMount:
+		if k.name == byMountPath.name {
+			label = "mountPath " + it.MountPath
+		} else {
+			label = "name " + it.Name
+		}
+	default:
+		label = k.value(item)
+	}
+	return merge.Conflict{Field: field, Key: label}.String()
+}
+
+// WarningName is the name of the warning policy and of its binding for a
+// namespace's presets.
+func WarningName(namespace string) string { return Name(namespace) + "-conflicts" }
