@@ -3,6 +3,7 @@ package implementation
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -14,6 +15,7 @@ import (
 
 	"presetsim.dev/presetsim/harness/backend"
 	"presetsim.dev/presetsim/harness/profile"
+	"presetsim.dev/presetsim/presets/policy"
 )
 
 // DefaultSyncTimeout bounds ProbePreset when the implementation sets none.
@@ -92,6 +94,67 @@ func probe(ctx context.Context, c backend.Objects, p *profile.Profile, namespace
 	})
 	if err != nil && shows != nil {
 		return fmt.Errorf("a pod the preset %s/%s selects does not get it at resourceVersion %s within %s (last: %s): %w", namespace, name, resourceVersion, timeout, last, err)
+	}
+	return nil
+}
+
+// ProbeCompiled waits, for at most timeout, until an implementation that
+// reports what it was compiled from (presets/policy: a mutating policy and
+// a warning policy that the API server compiles apart, each in its own
+// time) applies the preset at resourceVersion or later in both: a dry-run
+// pod with policy.ProbeAnnotation comes back with that annotation set to
+// the presets of the mutating policy, and with a warning naming those of
+// the warning policy (only when warnings is set). Unlike ProbePreset, it
+// waits as well for a preset that conflicts with another.
+func ProbeCompiled(ctx context.Context, c backend.Objects, namespace, name, resourceVersion string, timeout time.Duration, warnings bool) error {
+	if timeout == 0 {
+		timeout = DefaultSyncTimeout
+	}
+	probe := &corev1.Pod{
+		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+		ObjectMeta: metav1.ObjectMeta{GenerateName: "presetsim-probe-", Namespace: namespace,
+			Annotations: map[string]string{policy.ProbeAnnotation: "true"}},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "presetsim-probe", Image: "probe"}}},
+	}
+	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(probe)
+	if err != nil {
+		return err
+	}
+	has := func(compiled string) bool {
+		rv, ok := policy.CompiledVersion(compiled, name)
+		return ok && (resourceVersion == "" || NotOlder(rv, resourceVersion))
+	}
+	var (
+		mutating string
+		seen     []string
+		last     error
+	)
+	err = wait.PollUntilContextTimeout(ctx, 5*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+		w := &backend.Warnings{}
+		got, err := c.Create(ctx, backend.Pods, &unstructured.Unstructured{Object: obj}, backend.CreateOptions{DryRun: true, Warnings: w})
+		if last = err; err != nil {
+			return false, nil
+		}
+		mutating, seen = got.GetAnnotations()[policy.ProbeAnnotation], w.List()
+		if !has(mutating) {
+			return false, nil
+		}
+		if !warnings {
+			return true, nil
+		}
+		for _, text := range seen {
+			if _, compiled, ok := strings.Cut(text, policy.ProbeMessage); ok && has(compiled) {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	if err != nil {
+		if last != nil {
+			err = fmt.Errorf("%w; the probe pod was refused: %v", err, last)
+		}
+		return fmt.Errorf("the API server does not apply PodPreset %s/%s at resourceVersion %s yet: a probe pod shows the mutating policy compiled from %q and the warnings %q: %w",
+			namespace, name, resourceVersion, mutating, seen, err)
 	}
 	return nil
 }

@@ -19,6 +19,8 @@
 //	    applied: presets.example.com/applied-{name}
 //	    exclude: presets.example.com/skip
 //	  claims: [events, warnings, initContainers]
+//	  warning: "example: {message}" # the form of a conflict warning; {namespace} too
+//	  probe: compiled               # presetsim's policies say what they were compiled from
 //
 // Every field but metadata.name is optional; an empty profile is the
 // canonical implementation claiming every capability. The harness

@@ -80,7 +80,16 @@ type Spec struct {
 	// ValidatingAdmissionPolicy, which the API server prefixes with the
 	// policy's name.
 	Warning string `yaml:"warning"`
+	// Probe is how the harness learns that an installed implementation
+	// applies a preset: "" (a dry-run pod comes back with the preset's
+	// applied annotation), or ProbeCompiled (presetsim's policies: a pod
+	// with the annotation presetsim.dev/probe-compiled is told what the
+	// mutating and the warning policy were compiled from).
+	Probe string `yaml:"probe"`
 }
+
+// ProbeCompiled is Spec.Probe of presetsim's policies.
+const ProbeCompiled = "compiled"
 
 // Placeholders of Spec.Warning.
 const (
@@ -180,6 +189,9 @@ func (p *Profile) check() []problem {
 		if strings.Count(w, MessagePlaceholder) != 1 || strings.Contains(rest, "{") {
 			out = append(out, problem{"spec.warning", fmt.Sprintf("must hold %s once and no placeholder but %s, e.g. \"conflict: %s\"", MessagePlaceholder, NamespacePlaceholder, MessagePlaceholder)})
 		}
+	}
+	if p.Spec.Probe != "" && p.Spec.Probe != ProbeCompiled {
+		out = append(out, problem{"spec.probe", fmt.Sprintf("must be empty or %q, got %q", ProbeCompiled, p.Spec.Probe)})
 	}
 	for i, c := range p.Spec.Claims {
 		if !slices.Contains(Capabilities, c) {

@@ -41,6 +41,9 @@ func TestParseErrors(t *testing.T) {
 		{"a CRD without the preset's version", header + "spec:\n  crd: ../../profiles/crds/kubeflow.org_poddefaults.yaml\n  preset:\n    apiVersion: kubeflow.org/v1\n    kind: PodDefault\n",
 			[]string{"bad.yaml:6: spec.crd:", `serves no version "v1" of PodDefault`}},
 		{"not a CRD", header + "spec:\n  crd: ../../profiles/reference.yaml\n", []string{"bad.yaml:6: spec.crd:", "reference.yaml"}},
+		{"a warning without the message", header + "spec:\n  warning: \"conflict\"\n", []string{"bad.yaml:6: spec.warning: must hold {message} once"}},
+		{"a warning with an unknown placeholder", header + "spec:\n  warning: \"{policy}: {message}\"\n", []string{"bad.yaml:6: spec.warning: must hold {message} once and no placeholder but {namespace}"}},
+		{"an unknown probe", header + "spec:\n  probe: magic\n", []string{"bad.yaml:6: spec.probe: must be empty or \"compiled\""}},
 		{"not YAML", "apiVersion: [\n", []string{"bad.yaml"}},
 	}
 	for _, tc := range cases {
@@ -55,6 +58,19 @@ func TestParseErrors(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestWarning(t *testing.T) {
+	p, err := Parse("p.yaml", []byte("apiVersion: presetsim.dev/v1alpha1\nkind: Profile\nmetadata:\n  name: x\nspec:\n  warning: \"policy '{namespace}-x': {message}\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := p.Warning("team", "Conflict on pod preset a: duplicate env A"), "policy 'team-x': Conflict on pod preset a: duplicate env A"; got != want {
+		t.Errorf("Warning = %q, want %q", got, want)
+	}
+	if got := Canonical().Warning("team", "m"); got != "m" {
+		t.Errorf("the canonical warning = %q, want the message alone", got)
 	}
 }
 

@@ -26,12 +26,18 @@ func newDifferentialCommand(stdout, stderr io.Writer) *cobra.Command {
 prints every scenario whose outcome or pods differ. With no path, the suite built into this
 binary runs. Exit status 1 when any differs or fails.`,
 		Example: `  presetsim differential
-  presetsim differential --tags @R3.4 features/keys.feature`,
+  presetsim differential --tags @R3.4 features/keys.feature
+  presetsim differential --implementation policy`,
 	}
 	fs := cmd.Flags()
 	name := fs.String("module", module.Reference, "in-process admission module to test")
 	tags := fs.String("tags", "", "run only scenarios matching this tag expression")
+	impl := fs.String("implementation", "module", "module (the in-process module --module names) or policy (the presets compiled into policies: the API server's plug-ins in-process offline, the API server on envtest)")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if *impl != "module" && *impl != "policy" {
+			fmt.Fprintf(stderr, "unknown --implementation %q (want module or policy)\n", *impl)
+			return cli.ExitError{Code: 2}
+		}
 		paths, fsys := suiteSource(args)
 		if err := suitecheck.Check(suitecheck.Options{Paths: paths, FS: fsys, Format: "pretty", Tags: *tags, Concurrency: 1, Steps: steps.Expressions(), Manifests: steps.ManifestExpressions()}); err != nil {
 			return cli.SuiteError(cmd, err)
@@ -42,7 +48,7 @@ binary runs. Exit status 1 when any differs or fails.`,
 		}
 		defer interrupts.Release()
 		report, err := differential.Run(interrupts.Context(), differential.Options{
-			Paths: paths, FS: fsys, Tags: *tags, Module: *name, Modules: mutants.Registry(), BinDir: bin, Progress: stderr,
+			Paths: paths, FS: fsys, Tags: *tags, Module: *name, Modules: mutants.Registry(), Policy: *impl == "policy", BinDir: bin, Progress: stderr,
 			Started: func(w *harness.World) { interrupts.OnSignal(w.Stop) },
 		})
 		if err != nil {

@@ -15,12 +15,16 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/harness/implementation"
+	"presetsim.dev/presetsim/harness/profile"
 	envtestbackend "presetsim.dev/presetsim/internal/backend/envtest"
 	offlinebackend "presetsim.dev/presetsim/internal/backend/offline"
 	"presetsim.dev/presetsim/internal/implementation/module"
+	"presetsim.dev/presetsim/internal/implementation/policy"
 	"presetsim.dev/presetsim/internal/scenario"
 	"presetsim.dev/presetsim/outcome"
 	"presetsim.dev/presetsim/presets/merge"
+	"presetsim.dev/presetsim/profiles"
 	"presetsim.dev/presetsim/steps"
 	"presetsim.dev/presetsim/steps/result"
 )
@@ -38,6 +42,11 @@ type Options struct {
 	// Modules is the registry Module is looked up in; module.NewRegistry()
 	// when nil.
 	Modules *module.Registry
+	// Policy, when set, tests the presets compiled into policies (package
+	// internal/implementation/policy, profile profiles/policy.yaml)
+	// instead of Module: evaluated offline by the API server's plug-ins run
+	// in-process, on envtest by the API server.
+	Policy bool
 	// BinDir holds the control-plane binaries; found as for a run when empty.
 	BinDir string
 	// Progress receives start-up progress and the suites' output; io.Discard when nil.
@@ -114,11 +123,11 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if opts.Modules == nil {
 		opts.Modules = module.NewRegistry()
 	}
-	impl, err := module.Implementation(opts.Modules, opts.Module)
+	impl, prof, err := opts.implementation()
 	if err != nil {
 		return nil, err
 	}
-	offline, err := harness.Start(ctx, harness.Options{Backend: offlinebackend.New(), Implementation: impl, Progress: opts.Progress})
+	offline, err := harness.Start(ctx, harness.Options{Backend: offlinebackend.New(), Implementation: impl, Profile: prof, Progress: opts.Progress})
 	if err != nil {
 		return nil, err
 	}
@@ -130,10 +139,10 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		return nil, fmt.Errorf("unable to stop the offline backend: %w", err)
 	}
 
-	if impl, err = module.Implementation(opts.Modules, opts.Module); err != nil {
+	if impl, prof, err = opts.implementation(); err != nil {
 		return nil, err
 	}
-	envtest, err := harness.Start(ctx, harness.Options{Backend: envtestbackend.New(envtestbackend.Options{BinDir: opts.BinDir}), Implementation: impl, Progress: opts.Progress})
+	envtest, err := harness.Start(ctx, harness.Options{Backend: envtestbackend.New(envtestbackend.Options{BinDir: opts.BinDir}), Implementation: impl, Profile: prof, Progress: opts.Progress})
 	if err != nil {
 		return nil, err
 	}
@@ -143,6 +152,17 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	}
 	_, envtestRun := steps.Run(envtest, suite)
 	return Compare(ctx, envtest, offlineRun.List(), envtestRun.List())
+}
+
+// implementation is a new instance of what is tested, and its profile (nil:
+// the canonical one).
+func (opts Options) implementation() (implementation.Implementation, *profile.Profile, error) {
+	if opts.Policy {
+		prof, err := profiles.Load("policy.yaml")
+		return policy.New(policy.Options{}), prof, err
+	}
+	impl, err := module.Implementation(opts.Modules, opts.Module)
+	return impl, nil, err
 }
 
 // Compare pairs the scenarios of an offline and an envtest run by name and

@@ -48,7 +48,7 @@ func TestCompileGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			var got bytes.Buffer
-			for _, o := range []any{objs.Policy, objs.Binding} {
+			for _, o := range objs.All() {
 				out, err := yaml.Marshal(o)
 				if err != nil {
 					t.Fatal(err)

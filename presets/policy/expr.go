@@ -251,7 +251,7 @@ func (c *compiler) conflict() string {
 // has none: an item with the key of one the list has is identical to it,
 // as there is no conflict (R3.4). Items are appended one patch each: the
 // pod's own items are typed values that a patch's value cannot hold.
-func (c *compiler) patch() string {
+func (c *compiler) patch(compiled string) string {
 	parts := []string{
 		// One patch for them all when the pod has no annotations; else
 		// one per annotation it lacks or holds with another value.
@@ -268,7 +268,10 @@ func (c *compiler) patch() string {
 				containers, c.appendTo(l, "c."+l.field, fmt.Sprintf(`"/spec/%s/" + string(i) + "/%s"`, containers, l.field))))
 		}
 	}
-	return "variables.conflict || !variables.matched ? [] : " + concat(parts, "\n")
+	// A probe pod is told what the policy was compiled from (ProbeAnnotation).
+	probe := fmt.Sprintf(`(has(object.metadata.annotations) && %s in object.metadata.annotations ? [JSONPatch{op: "replace", path: %s, value: %s}] : [])`,
+		quote(ProbeAnnotation), quote("/metadata/annotations/"+escapeKey(ProbeAnnotation)), quote(compiled))
+	return fmt.Sprintf("%s + (variables.conflict || !variables.matched ? [] : %s)", probe, concat(parts, "\n"))
 }
 
 // appended is true when a list (a CEL expression) ends with the items of

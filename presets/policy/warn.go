@@ -49,11 +49,12 @@ func (c *compiler) warnVariables() ([]admissionregistrationv1.Variable, error) {
 	return vars, nil
 }
 
-// ProbeAnnotation, on a pod, makes the warning policy warn with
-// ProbeMessage and the presets it was compiled from (PresetsAnnotation's
-// value): the API server compiles a written policy in its own time, and a
-// dry-run pod with it shows which presets the warnings are computed from.
-// No other pod carries it.
+// ProbeAnnotation, on a pod, is set by the mutating policy to the presets
+// it was compiled from (PresetsAnnotation's value), and makes the warning
+// policy warn with ProbeMessage and the presets it was compiled from: the
+// API server compiles each written policy in its own time, and a dry-run
+// pod with the annotation shows what each applies now. No other pod
+// carries it.
 const (
 	ProbeAnnotation = "presetsim.dev/probe-compiled"
 	ProbeMessage    = "presetsim: compiled from "

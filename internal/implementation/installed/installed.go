@@ -82,6 +82,11 @@ func (i *Installed) Install(_ context.Context, t implementation.Target) error {
 // checks say what the implementation did with it, credited to the rules
 // they check.
 func (i *Installed) WaitForPreset(ctx context.Context, namespace, name, resourceVersion string) error {
+	if i.profile.Spec.Probe == profile.ProbeCompiled {
+		// The implementation says what it applies, conflicting presets
+		// too; not seeing the preset is then an error.
+		return implementation.ProbeCompiled(ctx, i.cluster, namespace, name, resourceVersion, min(i.wait, probeWait), i.profile.Claims("warnings"))
+	}
 	for _, d := range i.profile.Differences() {
 		if slices.Contains(d.Rules, "R3.7") {
 			resourceVersion = ""

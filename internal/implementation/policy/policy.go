@@ -10,7 +10,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -18,7 +17,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
@@ -30,8 +28,6 @@ import (
 	"presetsim.dev/presetsim/internal/policyplugin"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
 	"presetsim.dev/presetsim/presets/defaults"
-	"presetsim.dev/presetsim/presets/merge"
-	"presetsim.dev/presetsim/presets/model"
 	presetpolicy "presetsim.dev/presetsim/presets/policy"
 )
 
@@ -235,63 +231,18 @@ func (p *Policy) WaitForPreset(ctx context.Context, namespace, name, resourceVer
 		}
 		return fmt.Errorf("PodPreset %s/%s at resourceVersion %s is not compiled into a policy: %w", namespace, name, resourceVersion, err)
 	}
-	// The API server applies the compiled policy once its own informer has
-	// it, which on a loaded host takes seconds: a probe pod shows when. The
-	// model says whether it can (not when the preset conflicts with another
-	// for that pod), so the wait is as long as any and never wasted.
-	shows := func(probe *corev1.Pod) bool {
-		presets, err := p.ctrl.Presets(namespace)
-		if err != nil {
-			return false
-		}
-		outcomes := model.Admit(model.Admission{Presets: presets, Pod: defaults.Pod(probe)}, model.Options{})
-		return len(outcomes) == 1 && outcomes[0].Pod != nil && outcomes[0].Pod.Annotations[merge.AnnotationKey(name)] != ""
-	}
-	if err := implementation.ProbePresetExpected(ctx, p.cluster, p.target.Profile, namespace, name, resourceVersion, p.target.Wait, shows); err != nil {
-		return err
-	}
-	return p.waitWarnings(ctx, namespace, name, resourceVersion)
+	// The API server compiles each written policy in its own time: a
+	// probe pod says when it applies the preset. Compiling is CPU-bound
+	// and one goroutine compiles every namespace's changed policies, so on
+	// a loaded host (many scenarios or cases writing presets at once) it
+	// takes longer than the run's wait for a change; the probe's error
+	// says what the API server applies meanwhile.
+	return implementation.ProbeCompiled(ctx, p.cluster, namespace, name, resourceVersion, max(p.target.Wait, compileWait), true)
 }
 
-// waitWarnings waits until the API server evaluates the namespace's
-// warning policy with the preset at resourceVersion or later: it compiles
-// that policy in its own time, apart from the mutating one. A dry-run pod
-// with presetpolicy.ProbeAnnotation gets a warning naming the presets the
-// policy was compiled from.
-func (p *Policy) waitWarnings(ctx context.Context, namespace, name, resourceVersion string) error {
-	probe := &corev1.Pod{
-		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
-		ObjectMeta: metav1.ObjectMeta{GenerateName: "presetsim-probe-", Namespace: namespace,
-			Annotations: map[string]string{presetpolicy.ProbeAnnotation: "true"}},
-		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "presetsim-probe", Image: "probe"}}},
-	}
-	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(probe)
-	if err != nil {
-		return err
-	}
-	var seen []string
-	err = wait.PollUntilContextTimeout(ctx, 5*time.Millisecond, p.target.Wait, true, func(ctx context.Context) (bool, error) {
-		warnings := &backend.Warnings{}
-		if _, err := p.cluster.Create(ctx, backend.Pods, &unstructured.Unstructured{Object: obj}, backend.CreateOptions{DryRun: true, Warnings: warnings}); err != nil {
-			return false, nil // kept by the deadline's error below
-		}
-		seen = warnings.List()
-		for _, w := range seen {
-			_, compiled, ok := strings.Cut(w, presetpolicy.ProbeMessage)
-			if !ok {
-				continue
-			}
-			if rv, ok := presetpolicy.CompiledVersion(compiled, name); ok && implementation.NotOlder(rv, resourceVersion) {
-				return true, nil
-			}
-		}
-		return false, nil
-	})
-	if err != nil {
-		return fmt.Errorf("the warning policy of namespace %s does not have PodPreset %s at resourceVersion %s (a probe pod's warnings: %q): %w", namespace, name, resourceVersion, seen, err)
-	}
-	return nil
-}
+// compileWait is the least WaitForPreset waits for the API server to
+// apply a compiled preset.
+const compileWait = 30 * time.Second
 
 // WaitForgotten waits until the controller has compiled the namespace's
 // presets, now deleted, out of its policy: with no preset left it deletes
