@@ -22,9 +22,10 @@ func newDifferentialCommand(stdout, stderr io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "differential [flags] [feature files or folders]",
 		Short: "run the features offline and on envtest; report every difference",
-		Long: `Runs the same features on the offline backend and on envtest, with the same module, and
-prints every scenario whose outcome or pods differ. With no path, the suite built into this
-binary runs. Exit status 1 when any differs or fails.`,
+		Long: `Runs the same features on the offline backend and on envtest, with the same module (or,
+with --implementation policy, the presets compiled into policies), and prints every scenario
+whose outcome or pods differ. With no path, the suite built into this binary runs. Exit status
+1 when any differs or fails.`,
 		Example: `  presetsim differential
   presetsim differential --tags @R3.4 features/keys.feature
   presetsim differential --implementation policy`,

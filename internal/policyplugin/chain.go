@@ -84,8 +84,8 @@ func Start(ctx context.Context, d Deps) (*Chain, error) {
 		p.SetRESTMapper(d.Mapper)
 		p.SetDrainedNotification(c.stop)
 		p.SetUnconditionalAuthorizer(allowAll{})
-		// The API server's feature gate MutatingAdmissionPolicy (beta in
-		// 1.37, on here); validating policies are always on.
+		// What the API server's feature gates decide (both on by default
+		// in 1.37).
 		p.SetEnabled(true)
 		if err := p.ValidateInitialization(); err != nil {
 			c.Stop()
@@ -187,7 +187,9 @@ func noConverterYet(err error) bool {
 	return apierrors.IsServiceUnavailable(err) && strings.Contains(err.Error(), "not found. There can be a delay")
 }
 
-// Stop stops the plug-ins' informers and goroutines.
+// Stop stops the plug-ins' informers and goroutines; it returns without
+// waiting for the plug-ins' own goroutines, which end once they see the
+// stop (the plug-ins offer no way to wait for them).
 func (c *Chain) Stop() {
 	c.stopOnce.Do(func() { close(c.stop) })
 }

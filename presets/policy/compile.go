@@ -61,6 +61,17 @@ type Options struct {
 	Reinvocation admissionregistrationv1.ReinvocationPolicyType
 }
 
+// selectors are the variables labels and p<i> of vars.
+func selectors(vars []admissionregistrationv1.Variable) []admissionregistrationv1.Variable {
+	var out []admissionregistrationv1.Variable
+	for _, v := range vars {
+		if v.Name == "labels" || (strings.HasPrefix(v.Name, "p") && strings.Trim(v.Name[1:], "0123456789") == "" && len(v.Name) > 1) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
 // Name is the name of the policy and of the binding for a namespace's
 // presets.
 func Name(namespace string) string { return "podpresets-" + namespace }
@@ -173,12 +184,15 @@ func Compile(namespace string, presets []*v1alpha1.PodPreset, o Options) (Object
 		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
 			MatchConstraints: pol.Spec.MatchConstraints.DeepCopy(),
 			MatchConditions:  slices.Clone(pol.Spec.MatchConditions),
-			Variables:        append(slices.Clone(vars), warnVars...),
+			Variables:        append(selectors(vars), warnVars...),
 			Validations:      c.validations(pol.Annotations[PresetsAnnotation]),
 			// A warning never refuses a pod: what cannot be evaluated
 			// (a cost limit) is skipped.
 			FailurePolicy: &ignore,
 		},
+	}
+	if err := fit(warning); err != nil {
+		return Objects{}, err
 	}
 	warningBinding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{
 		TypeMeta:   metav1.TypeMeta{APIVersion: admissionregistrationv1.SchemeGroupVersion.String(), Kind: "ValidatingAdmissionPolicyBinding"},

@@ -2,6 +2,7 @@ package policy_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"testing"
 
@@ -164,5 +165,45 @@ func TestBudget(t *testing.T) {
 	}
 	if _, err := e.admit(ctx, got); err != nil {
 		t.Fatalf("all 1,000 presets matching, second admission: %v", err)
+	}
+}
+
+// TestWarningPolicyFits: the warning policy stays under the size an API
+// server stores; past it, it keeps its probe and says why it warns of
+// nothing else.
+func TestWarningPolicyFits(t *testing.T) {
+	tests := []struct {
+		name        string
+		presets     int
+		validations int // the probe's and one per preset, or the probe's alone
+	}{
+		{name: "100 presets are each warned of", presets: 100, validations: 101},
+		{name: "1,000 presets would not fit", presets: 1000, validations: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var presets []*v1alpha1.PodPreset
+			for i := range tt.presets {
+				presets = append(presets, costPreset(i, true))
+			}
+			objs, err := policy.Compile("bench", presets, policy.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			data, err := json.Marshal(objs.Warning)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(data) > 1<<20 {
+				t.Errorf("the warning policy takes %d bytes, more than 1 MiB", len(data))
+			}
+			if got := len(objs.Warning.Spec.Validations); got != tt.validations {
+				t.Errorf("%d validations, want %d", got, tt.validations)
+			}
+			_, omitted := objs.Warning.Annotations[policy.WarningsOmittedAnnotation]
+			if omitted != (tt.validations == 1) {
+				t.Errorf("annotation %s present: %v", policy.WarningsOmittedAnnotation, omitted)
+			}
+		})
 	}
 }

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 
@@ -17,10 +18,11 @@ import (
 // (R4.2), so the warning policy sees it as submitted; without one the pod
 // holds the presets' items, which then conflict with nothing.
 //
-// It has the mutating policy's variables (the same conflict), one more per
-// preset, w<i>: the conflicts of preset i, as merge.Conflict.String gives
-// them; and one validation per preset, failing when the pod has a conflict
-// and preset i is among those that conflict, with the message of
+// It has the mutating policy's first variables (labels and the selectors
+// p<i>), one more per preset, w<i>: the conflicts of preset i, as
+// merge.Conflict.String gives them; and one validation per preset, failing
+// when preset i selects the pod, was not applied (its annotation at its
+// version is missing) and has conflicts, with the message of
 // merge.Messages ("Conflict on pod preset <name>: <conflict>; …"). The API
 // server returns each failed validation as one warning, prefixed with
 // "Validation failed for ValidatingAdmissionPolicy '<policy>' with binding
@@ -34,7 +36,7 @@ import (
 // items, the items of the earlier matching presets and the preset's own
 // earlier items. The reference counts an earlier item only once added, so
 // where an earlier preset's item itself conflicted the lists may differ;
-// whether there is a conflict never does (variables.conflict decides it).
+// whether there is a conflict never does (the mutating policy decides it).
 
 // warnVariables are the w<i> variables, one per preset.
 func (c *compiler) warnVariables() ([]admissionregistrationv1.Variable, error) {
@@ -69,7 +71,11 @@ func (c *compiler) validations(compiled string) []admissionregistrationv1.Valida
 	})
 	for i, p := range c.presets {
 		out = append(out, admissionregistrationv1.Validation{
-			Expression:        fmt.Sprintf("!variables.conflict || !%s || size(variables.w%d) == 0", c.matches(i), i),
+			// The preset's annotation at its version: it was applied, so
+			// nothing conflicted (a shortcut, which spares evaluating w<i>
+			// for every pod).
+			Expression: fmt.Sprintf("!%[1]s || (has(object.metadata.annotations) && %[2]s in object.metadata.annotations && object.metadata.annotations[%[2]s] == %[3]s) || size(variables.w%[4]d) == 0",
+				c.matches(i), quote(merge.AnnotationKey(p.Name)), quote(p.ResourceVersion), i),
 			MessageExpression: fmt.Sprintf(`%s + variables.w%d.join("; ")`, quote("Conflict on pod preset "+p.Name+": "), i),
 		})
 	}
@@ -90,21 +96,19 @@ func (c *compiler) presetConflicts(i int) (string, error) {
 		}
 		parts = append(parts, terms...)
 	}
-	for _, containers := range []string{"initContainers", "containers"} {
-		var terms []string
-		for _, l := range lists {
-			if l.field == "volumes" {
-				continue
-			}
-			t, err := c.itemConflicts(i, l, "c."+l.field, ` + " in container " + c.name`)
-			if err != nil {
-				return "", err
-			}
-			terms = append(terms, t...)
+	var terms []string
+	for _, l := range lists {
+		if l.field == "volumes" {
+			continue
 		}
-		if len(terms) > 0 {
-			parts = append(parts, fmt.Sprintf("(has(object.spec.%[1]s) ? object.spec.%[1]s.map(c, %[2]s).flatten() : [])", containers, concat(terms, " ")))
+		t, err := c.itemConflicts(i, l, "c."+l.field, ` + " in container " + c.name`)
+		if err != nil {
+			return "", err
 		}
+		terms = append(terms, t...)
+	}
+	if len(terms) > 0 {
+		parts = append(parts, fmt.Sprintf("((has(object.spec.initContainers) ? object.spec.initContainers : []) + (has(object.spec.containers) ? object.spec.containers : [])).map(c, %s).flatten()", concat(terms, " ")))
 	}
 	return fmt.Sprintf("[%s].map(s, s.transformList(j, x, !(x in s.slice(0, j)), x))[0]", concat(parts, "\n")), nil
 }
@@ -118,29 +122,30 @@ func (c *compiler) itemConflicts(i int, l itemList, list, in string) ([]string, 
 	own := l.items(p)
 	var terms []string
 	for j, item := range own {
+		identical := func(other any) bool { return equality.Semantic.DeepEqual(other, item) }
+		if slices.ContainsFunc(own[:j], identical) {
+			continue // identical to an earlier item of its own
+		}
 		lit, err := literal(item)
 		if err != nil {
 			return nil, fmt.Errorf("pod preset %s/%s: %w", p.Namespace, p.Name, err)
 		}
-		v := "dyn(" + lit + ")"
-		identical := func(other any) bool { return equality.Semantic.DeepEqual(other, item) }
-		skip := []string{fmt.Sprintf("(has(%[1]s) && %[1]s.exists(a, a == %[2]s))", list, v)}
-		if slices.ContainsFunc(own[:j], identical) {
-			continue // identical to an earlier item of its own
-		}
-		skip = append(skip, c.earlier(i, l, identical)...)
+		skip := append([]string{fmt.Sprintf("(has(%[1]s) && dyn(%[2]s) in %[1]s)", list, lit)}, c.earlier(i, l, identical)...)
+		var labels []string
 		for _, k := range l.keys {
 			key := k.value(item)
 			sameKey := func(other any) bool { return k.value(other) == key && !identical(other) }
-			clash := []string{fmt.Sprintf("(has(%[1]s) && %[1]s.exists(a, %[2]s == %[3]s && a != %[4]s))", list, k.expr("a"), quote(key), v)}
+			// Not skipped, the item is in no list: an item with its key
+			// there is a different one.
+			clash := []string{fmt.Sprintf("(has(%[1]s) && %[1]s.exists(a, %[2]s == %[3]s))", list, k.expr("a"), quote(key))}
 			if slices.ContainsFunc(own[:j], sameKey) {
 				clash = []string{"true"}
 			} else {
 				clash = append(clash, c.earlier(i, l, sameKey)...)
 			}
-			terms = append(terms, fmt.Sprintf("(!%s && %s ? [%s%s] : [])",
-				anyOf(skip, " "), anyOf(clash, " "), quote(conflictLabel(l.field, k, item)), in))
+			labels = append(labels, fmt.Sprintf("(%s ? [%s%s] : [])", anyOf(clash, " "), quote(conflictLabel(l.field, k, item)), in))
 		}
+		terms = append(terms, fmt.Sprintf("(%s ? [] : %s)", anyOf(skip, " "), concat(labels, " ")))
 	}
 	return terms, nil
 }
@@ -179,3 +184,30 @@ func conflictLabel(field string, k itemKey, item any) string {
 // WarningName is the name of the warning policy and of its binding for a
 // namespace's presets.
 func WarningName(namespace string) string { return Name(namespace) + "-conflicts" }
+
+// WarningsOmittedAnnotation, on a warning policy, says why it warns of
+// nothing but the probe.
+const WarningsOmittedAnnotation = "presetsim.dev/warnings-omitted"
+
+// maxWarningBytes bounds the warning policy as JSON: an API server stores
+// objects of up to about 1.5 MiB (etcd's request limit). Its per-preset
+// lists take about 1.7 KB for a preset of three items, so a namespace of
+// about 600 such presets reaches it.
+const maxWarningBytes = 1 << 20
+
+// fit leaves the warning policy with its probe validation alone when it
+// would exceed maxWarningBytes: the namespace's conflicts are then not
+// warned of (its pods are still admitted as the specification says), and
+// the policy's annotation says why.
+func fit(p *admissionregistrationv1.ValidatingAdmissionPolicy) error {
+	data, err := json.Marshal(p)
+	if err != nil {
+		return err
+	}
+	if len(data) <= maxWarningBytes {
+		return nil
+	}
+	p.Annotations[WarningsOmittedAnnotation] = fmt.Sprintf("the conflict warnings of %d presets would take %d bytes, more than the %d a policy may take here", len(p.Spec.Validations)-1, len(data), maxWarningBytes)
+	p.Spec.Variables, p.Spec.Validations = nil, p.Spec.Validations[:1]
+	return nil
+}

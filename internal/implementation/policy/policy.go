@@ -1,9 +1,11 @@
 // Package policy is the implementation under test when PodPreset is a
 // MutatingAdmissionPolicy: the reference's presets compiled into one policy
-// per namespace (package presets/policy), which the API server evaluates
-// itself. The harness installs the reference CRD and runs the compiling
-// controller in-process; no webhook of the harness is registered, so what
-// the suite sees is the API server's doing.
+// per namespace (package presets/policy), with a warning policy beside it,
+// which the API server evaluates itself. The harness installs the
+// reference CRD and runs the compiling controller in-process; no webhook of
+// the harness is registered, so what the suite sees is the API server's
+// doing. On the offline backend the API server's own policy plug-ins
+// evaluate the policies in-process (package policyplugin).
 package policy
 
 import (
@@ -70,9 +72,11 @@ func (p *Policy) Name() string { return "MutatingAdmissionPolicy compiled from t
 // CRD is ReferenceCRD: the presets are the reference's.
 func (p *Policy) CRD() implementation.CRDSource { return implementation.ReferenceCRD }
 
-// Install checks that the API server serves MutatingAdmissionPolicy,
-// installs the reference CRD and starts the controller that compiles each
-// namespace's presets into its policy and binding.
+// Install checks that the API server serves MutatingAdmissionPolicy and
+// installs the reference CRD, or, on a cluster without an API server,
+// starts the API server's policy plug-ins in-process; then it starts the
+// controller that compiles each namespace's presets into its policies and
+// bindings, and waits until it has listed the presets.
 func (p *Policy) Install(ctx context.Context, t implementation.Target) error {
 	if gvk := t.Profile.PresetGVK(); gvk != v1alpha1.SchemeGroupVersion.WithKind("PodPreset") {
 		return fmt.Errorf("the policy implementation compiles the reference PodPreset (%s), not the profile's %s", v1alpha1.SchemeGroupVersion.WithKind("PodPreset"), gvk)
@@ -258,16 +262,19 @@ func (p *Policy) WaitForgotten(ctx context.Context, namespace string) error {
 	return nil
 }
 
-// Stop stops the controller and deletes the policies and bindings it wrote.
+// Stop stops the controller and deletes the policies and bindings it wrote
+// (in-process, stops the plug-ins, which hold them).
 func (p *Policy) Stop() error {
+	if p.chain != nil {
+		// In-process: the policies go with the plug-ins.
+		defer p.chain.Stop()
+	}
 	if p.cancel == nil {
 		return nil
 	}
 	p.cancel()
 	errs := []error{<-p.done}
 	if p.chain != nil {
-		// In-process: the policies go with the chain.
-		p.chain.Stop()
 		return errors.Join(errs...)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
