@@ -39,7 +39,9 @@ func pod() *corev1.Pod {
 	})
 }
 
-func start(t *testing.T) *Chain {
+// start starts the plug-ins over a cluster with the namespace team and
+// the policies stored before.
+func start(t *testing.T, policies ...runtime.Object) *Chain {
 	t.Helper()
 	cluster := fake.NewSimpleClientset(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
 		Name: "team", Labels: map[string]string{corev1.LabelMetadataName: "team"}}})
@@ -49,12 +51,23 @@ func start(t *testing.T) *Chain {
 		Mapper:     meta.NewDefaultRESTMapper(nil),
 		Scheme:     scheme.Scheme,
 		Default:    func(obj runtime.Object) { *obj.(*corev1.Pod) = *defaults.Pod(obj.(*corev1.Pod)) },
+		Policies:   policies,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(c.Stop)
 	return c
+}
+
+// compiled are the objects of the namespace team's presets.
+func compiled(t *testing.T, presets ...*v1alpha1.PodPreset) []runtime.Object {
+	t.Helper()
+	objs, err := policy.Compile("team", presets, policy.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return objs.All()
 }
 
 // write stores the namespace's compiled policy as a controller would.
@@ -153,21 +166,7 @@ func TestStartNeedsItsDeps(t *testing.T) {
 }
 
 func TestPoliciesStoredBeforeStartApplyToTheFirstPod(t *testing.T) {
-	objs, err := policy.Compile("team", []*v1alpha1.PodPreset{preset("a", "10", "A")}, policy.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cluster := fake.NewSimpleClientset(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
-		Name: "team", Labels: map[string]string{corev1.LabelMetadataName: "team"}}})
-	c, err := Start(context.Background(), Deps{
-		Namespaces: cluster, Dynamic: dynamicfake.NewSimpleDynamicClient(runtime.NewScheme()),
-		Mapper: meta.NewDefaultRESTMapper(nil), Scheme: scheme.Scheme,
-		Policies: []runtime.Object{objs.Policy, objs.Binding},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Stop()
+	c := start(t, compiled(t, preset("a", "10", "A"))...)
 	p := pod()
 	if _, err := admit.Invoke(context.Background(), c, nil, admit.PodCreate(p, false, "test")); err != nil {
 		t.Fatal(err)
@@ -184,20 +183,7 @@ func TestChainWarnsOfConflicts(t *testing.T) {
 	database.Spec.Env = []corev1.EnvVar{{Name: "DB_HOST", Value: "db.internal"}, {Name: "DB_PORT", Value: "5432"}}
 	replica := preset("replica", "2", "DB_HOST")
 	replica.Spec.Env = []corev1.EnvVar{{Name: "DB_HOST", Value: "replica.internal"}}
-	objs, err := policy.Compile("team", []*v1alpha1.PodPreset{database, replica}, policy.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cluster := fake.NewSimpleClientset(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
-		Name: "team", Labels: map[string]string{corev1.LabelMetadataName: "team"}}})
-	c, err := Start(context.Background(), Deps{
-		Namespaces: cluster, Dynamic: dynamicfake.NewSimpleDynamicClient(runtime.NewScheme()),
-		Mapper: meta.NewDefaultRESTMapper(nil), Scheme: scheme.Scheme, Policies: objs.All(),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Stop()
+	c := start(t, compiled(t, database, replica)...)
 	p := pod()
 	own := []corev1.EnvVar{{Name: "DB_HOST", Value: "localhost"}, {Name: "DB_PORT", Value: "3306"}}
 	p.Spec.Containers = []corev1.Container{{Name: "website", Image: "w", Env: own}, {Name: "proxy", Image: "p", Env: own}}
