@@ -179,7 +179,8 @@ done
 "$presetsim" report verdict "$work/reports/whole" >"$work/whole.verdict"
 "$presetsim" report verdict "$work/reports/merged" >"$work/merged.verdict"
 if ! diff -u "$work/whole.verdict" "$work/merged.verdict" >&2; then
-	log "FAIL: the 3 shards merged are not the whole run's verdict (above: - whole, + merged)"
+	log "FAIL: the 3 shards merged are not the whole run's verdict (above: - whole, + merged); the shards' failures:"
+	grep -h -A3 '^  FAIL' "$work"/shard-{0,1,2}.log | cut -c1-600 >&2 || true
 	exit 1
 fi
 log "the 3 shards merged are the whole run's verdict: $(grep '^totals:' "$work/whole.verdict")"

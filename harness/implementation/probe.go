@@ -98,8 +98,14 @@ func probe(ctx context.Context, c backend.Objects, p *profile.Profile, namespace
 	return nil
 }
 
-// ProbeCompiled waits, for at most timeout, until an implementation that
-// reports what it was compiled from (presets/policy: a mutating policy and
+// CompileWait is how long ProbeCompiled waits at least: the API server
+// compiles written policies in one goroutine, CPU-bound, and on a loaded
+// host (a single-node kind cluster running three conformance shards) a
+// change has taken more than 10 s to apply.
+const CompileWait = 30 * time.Second
+
+// ProbeCompiled waits, for at most timeout (CompileWait when shorter),
+// until an implementation that reports what it was compiled from (presets/policy: a mutating policy and
 // a warning policy that the API server compiles apart, each in its own
 // time) applies the preset at resourceVersion or later in both: a dry-run
 // pod with policy.ProbeAnnotation comes back with that annotation set to
@@ -107,9 +113,7 @@ func probe(ctx context.Context, c backend.Objects, p *profile.Profile, namespace
 // the warning policy (only when warnings is set). Unlike ProbePreset, it
 // waits as well for a preset that conflicts with another.
 func ProbeCompiled(ctx context.Context, c backend.Objects, namespace, name, resourceVersion string, timeout time.Duration, warnings bool) error {
-	if timeout == 0 {
-		timeout = DefaultSyncTimeout
-	}
+	timeout = max(timeout, CompileWait)
 	probe := &corev1.Pod{
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
 		ObjectMeta: metav1.ObjectMeta{GenerateName: "presetsim-probe-", Namespace: namespace,

@@ -85,7 +85,7 @@ func (i *Installed) WaitForPreset(ctx context.Context, namespace, name, resource
 	if i.profile.Spec.Probe == profile.ProbeCompiled {
 		// The implementation says what it applies, conflicting presets
 		// too; not seeing the preset is then an error.
-		return implementation.ProbeCompiled(ctx, i.cluster, namespace, name, resourceVersion, min(i.wait, probeWait), i.profile.Claims("warnings"))
+		return implementation.ProbeCompiled(ctx, i.cluster, namespace, name, resourceVersion, i.wait, i.profile.Claims("warnings"))
 	}
 	for _, d := range i.profile.Differences() {
 		if slices.Contains(d.Rules, "R3.7") {

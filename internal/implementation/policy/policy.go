@@ -236,17 +236,11 @@ func (p *Policy) WaitForPreset(ctx context.Context, namespace, name, resourceVer
 		return fmt.Errorf("PodPreset %s/%s at resourceVersion %s is not compiled into a policy: %w", namespace, name, resourceVersion, err)
 	}
 	// The API server compiles each written policy in its own time: a
-	// probe pod says when it applies the preset. Compiling is CPU-bound
-	// and one goroutine compiles every namespace's changed policies, so on
-	// a loaded host (many scenarios or cases writing presets at once) it
-	// takes longer than the run's wait for a change; the probe's error
-	// says what the API server applies meanwhile.
-	return implementation.ProbeCompiled(ctx, p.cluster, namespace, name, resourceVersion, max(p.target.Wait, compileWait), true)
+	// probe pod says when it applies the preset (at least
+	// implementation.CompileWait; the probe's error says what the API
+	// server applies meanwhile).
+	return implementation.ProbeCompiled(ctx, p.cluster, namespace, name, resourceVersion, p.target.Wait, true)
 }
-
-// compileWait is the least WaitForPreset waits for the API server to
-// apply a compiled preset.
-const compileWait = 30 * time.Second
 
 // WaitForgotten waits until the controller has compiled the namespace's
 // presets, now deleted, out of its policy: with no preset left it deletes
