@@ -20,11 +20,12 @@ import (
 func NewCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "policy -f FILE [-f FILE ...] [flags]",
-		Short: "print the MutatingAdmissionPolicy that implements the presets without a webhook",
+		Short: "print the admission policies that implement the presets without a webhook",
 		Long: `Reads PodPresets (multi-document YAML; other objects are ignored) and prints, for each namespace,
 a MutatingAdmissionPolicy and its binding (admissionregistration.k8s.io/v1, Kubernetes 1.36 or
 later) that make the API server apply those presets to the pods created in that namespace, as
-the reference does, with no webhook and nothing of presetsim in the cluster. The presets are
+the reference does, with no webhook and nothing of presetsim in the cluster, and a
+ValidatingAdmissionPolicy and its binding that return the conflict warnings. The presets are
 compiled into the policy: apply its output again after changing them, or run presetsim policy
 controller in the cluster (deploy/policy), which keeps them compiled. README's "PodPreset
 without a webhook" says what differs from the reference (no events; a preset read from a file
