@@ -77,7 +77,8 @@ func selectors(vars []admissionregistrationv1.Variable) []admissionregistrationv
 func Name(namespace string) string { return "podpresets-" + namespace }
 
 // Compile returns the policy and binding that apply the presets, all of
-// namespace, to the pods created there, as the reference does: selected by
+// namespace (and the warning policy and its binding, warn.go), to the pods
+// created there, as the reference does: selected by
 // label (R2.3), never an excluded or a mirror pod (R2.4, R2.5), items
 // appended to every container and init container (R3.1–R3.3), identical
 // items skipped (R3.4), presets in name order (R3.6), one annotation per

@@ -15,5 +15,9 @@
 // policy must be compiled again when a preset changes: the harness's policy
 // implementation does it with a controller, `presetsim policy` once.
 //
-// What a policy cannot do: record events (R4.3), so a conflict is silent.
+// A ValidatingAdmissionPolicy with validationActions [Warn] beside it
+// returns the conflict warnings (R4.3, warn.go). What a policy cannot do:
+// record events. A pod annotated ProbeAnnotation learns what both policies
+// were compiled from, so that a harness knows when the API server applies
+// a preset.
 package policy
