@@ -43,6 +43,9 @@ func (s *Scenario) Rejected(text string) error {
 			}
 			return &backend.UnsupportedError{Backend: a.Backend, Reason: reason}
 		}
+		if a.NotTakenUp != nil {
+			return fmt.Errorf("%w (and the implementation never took the preset up: %v)", ErrAccepted, a.NotTakenUp)
+		}
 		return ErrAccepted
 	}
 	if !strings.Contains(a.Err.Error(), text) {

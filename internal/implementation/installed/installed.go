@@ -80,11 +80,11 @@ func (i *Installed) Install(_ context.Context, t implementation.Target) error {
 // (a conflict with another preset for that pod), there is nothing to wait
 // for. A preset that never shows is not an error here: the scenario's own
 // checks say what the implementation did with it, credited to the rules
-// they check.
+// they check. An implementation whose profile says probe: compiled
+// (presetsim's policies) says what it applies, conflicting presets too
+// (implementation.ProbeCompiled); not seeing the preset is then an error.
 func (i *Installed) WaitForPreset(ctx context.Context, namespace, name, resourceVersion string) error {
 	if i.profile.Spec.Probe == profile.ProbeCompiled {
-		// The implementation says what it applies, conflicting presets
-		// too; not seeing the preset is then an error.
 		return implementation.ProbeCompiled(ctx, i.cluster, namespace, name, resourceVersion, i.wait, i.profile.Claims("warnings"))
 	}
 	for _, d := range i.profile.Differences() {
