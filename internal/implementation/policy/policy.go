@@ -209,7 +209,7 @@ func (p *Policy) decorate(o presetpolicy.Objects) {
 // policy with the preset at resourceVersion or later, then until the API
 // server applies it to a dry-run pod (implementation.ProbePreset).
 func (p *Policy) WaitForPreset(ctx context.Context, namespace, name, resourceVersion string) error {
-	err := wait.PollUntilContextTimeout(ctx, 5*time.Millisecond, p.target.Wait, true, func(context.Context) (bool, error) {
+	err := wait.PollUntilContextTimeout(ctx, 5*time.Millisecond, p.controllerWait(), true, func(context.Context) (bool, error) {
 		rv, ok := presetpolicy.CompiledVersion(p.ctrl.Compiled(namespace), name)
 		if ok && implementation.NotOlder(rv, resourceVersion) {
 			return true, nil
@@ -242,12 +242,20 @@ func (p *Policy) WaitForPreset(ctx context.Context, namespace, name, resourceVer
 	return implementation.ProbeCompiled(ctx, p.cluster, namespace, name, resourceVersion, p.target.Wait, true)
 }
 
+// controllerWait bounds the waits for the controller: its one worker
+// writes four objects per namespace it compiles, and with many namespaces
+// changing at once on a loaded host (fuzz at --concurrency 24 beside other
+// work) it has fallen more than the run's wait behind.
+func (p *Policy) controllerWait() time.Duration {
+	return max(p.target.Wait, implementation.CompileWait)
+}
+
 // WaitForgotten waits until the controller has compiled the namespace's
 // presets, now deleted, out of its policy: with no preset left it deletes
 // the policy and its binding, and records nothing compiled
 // (implementation.Forgetter).
 func (p *Policy) WaitForgotten(ctx context.Context, namespace string) error {
-	err := wait.PollUntilContextTimeout(ctx, 5*time.Millisecond, p.target.Wait, true, func(context.Context) (bool, error) {
+	err := wait.PollUntilContextTimeout(ctx, 5*time.Millisecond, p.controllerWait(), true, func(context.Context) (bool, error) {
 		return p.ctrl.Compiled(namespace) == "", nil
 	})
 	if err != nil {
