@@ -50,7 +50,7 @@ func start(t *testing.T, policies ...runtime.Object) *Chain {
 		Dynamic:    dynamicfake.NewSimpleDynamicClient(runtime.NewScheme()),
 		Mapper:     meta.NewDefaultRESTMapper(nil),
 		Scheme:     scheme.Scheme,
-		Default:    func(obj runtime.Object) { *obj.(*corev1.Pod) = *defaults.Pod(obj.(*corev1.Pod)) },
+		Default:    DefaultPod,
 		Policies:   policies,
 	})
 	if err != nil {

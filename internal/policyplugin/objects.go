@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"reflect"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apiserver/pkg/admission"
+
+	"presetsim.dev/presetsim/presets/defaults"
 )
 
 // objects are the admission object interfaces of a scheme whose kinds have
@@ -47,6 +50,14 @@ func (c sameType) Convert(in, out, context any) error {
 	}
 	dst.Elem().Set(reflect.ValueOf(src.DeepCopyObject()).Elem())
 	return nil
+}
+
+// DefaultPod is a Deps.Default for pods: the API server's defaults of a
+// pod's items (defaults.Pod), in place; other objects are left as they are.
+func DefaultPod(obj runtime.Object) {
+	if pod, ok := obj.(*corev1.Pod); ok {
+		*pod = *defaults.Pod(pod)
+	}
 }
 
 // defaulter defaults with the caller's function, or not at all.

@@ -15,7 +15,6 @@ import (
 
 	"presetsim.dev/presetsim/internal/manifest"
 	"presetsim.dev/presetsim/internal/policyplugin"
-	"presetsim.dev/presetsim/presets/defaults"
 	"presetsim.dev/presetsim/presets/policy"
 )
 
@@ -23,11 +22,11 @@ import (
 // binding (package presets/policy) and starts the API server's
 // admission-policy plug-ins over them (package policyplugin), for the
 // namespaces of the presets and of the pods.
-func startPolicy(ctx context.Context, lister presetLister, podNamespaces []string) (*policyplugin.Chain, error) {
+func startPolicy(ctx context.Context, lister presetLister, pods []pending) (*policyplugin.Chain, error) {
 	var stored []runtime.Object
 	namespaces := map[string]bool{}
-	for _, ns := range podNamespaces {
-		namespaces[ns] = true
+	for _, p := range pods {
+		namespaces[namespaceOr(p.pod.Namespace)] = true
 	}
 	for _, ns := range slices.Sorted(maps.Keys(lister)) {
 		namespaces[ns] = true
@@ -47,11 +46,7 @@ func startPolicy(ctx context.Context, lister presetLister, podNamespaces []strin
 		Dynamic:    dynamicfake.NewSimpleDynamicClient(runtime.NewScheme()),
 		Mapper:     meta.NewDefaultRESTMapper(nil),
 		Scheme:     manifest.Scheme(),
-		Default: func(obj runtime.Object) {
-			if pod, ok := obj.(*corev1.Pod); ok {
-				*pod = *defaults.Pod(pod)
-			}
-		},
-		Policies: stored,
+		Default:    policyplugin.DefaultPod,
+		Policies:   stored,
 	})
 }

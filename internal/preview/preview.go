@@ -120,11 +120,7 @@ func start(ctx context.Context, impl Implementation, lister presetLister, pods [
 		p.SetPodPresetLister(lister)
 		return p, func() {}, p.ValidateInitialization()
 	case Policy:
-		var namespaces []string
-		for _, p := range pods {
-			namespaces = append(namespaces, namespaceOr(p.pod.Namespace))
-		}
-		chain, err := startPolicy(ctx, lister, namespaces)
+		chain, err := startPolicy(ctx, lister, pods)
 		if err != nil {
 			return nil, nil, err
 		}

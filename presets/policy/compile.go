@@ -61,20 +61,19 @@ type Options struct {
 	Reinvocation admissionregistrationv1.ReinvocationPolicyType
 }
 
-// selectors are the variables labels and p<i> of vars.
-func selectors(vars []admissionregistrationv1.Variable) []admissionregistrationv1.Variable {
-	var out []admissionregistrationv1.Variable
-	for _, v := range vars {
-		if v.Name == "labels" || (strings.HasPrefix(v.Name, "p") && strings.Trim(v.Name[1:], "0123456789") == "" && len(v.Name) > 1) {
-			out = append(out, v)
-		}
-	}
-	return out
-}
-
 // Name is the name of the policy and of the binding for a namespace's
 // presets.
 func Name(namespace string) string { return "podpresets-" + namespace }
+
+// versions are the presets as PresetsAnnotation gives them, in name order.
+func versions(presets []*v1alpha1.PodPreset) string {
+	sorted := slices.SortedFunc(slices.Values(presets), func(a, b *v1alpha1.PodPreset) int { return strings.Compare(a.Name, b.Name) })
+	pairs := make([]string, 0, len(sorted))
+	for _, p := range sorted {
+		pairs = append(pairs, p.Name+"="+p.ResourceVersion)
+	}
+	return strings.Join(pairs, ",")
+}
 
 // Compile returns the policy and binding that apply the presets, all of
 // namespace (and the warning policy and its binding, warn.go), to the pods
@@ -122,14 +121,11 @@ func Compile(namespace string, presets []*v1alpha1.PodPreset, o Options) (Object
 		reinvocation = admissionregistrationv1.IfNeededReinvocationPolicy
 	}
 	name := Name(namespace)
-	var compiled []string
-	for _, p := range sorted {
-		compiled = append(compiled, p.Name+"="+p.ResourceVersion)
-	}
+	compiled := versions(sorted)
 	pol := &admissionregistrationv1.MutatingAdmissionPolicy{
 		TypeMeta: metav1.TypeMeta{APIVersion: admissionregistrationv1.SchemeGroupVersion.String(), Kind: "MutatingAdmissionPolicy"},
 		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{ManagedByLabel: ManagedBy},
-			Annotations: map[string]string{PresetsAnnotation: strings.Join(compiled, ",")}},
+			Annotations: map[string]string{PresetsAnnotation: compiled}},
 		Spec: admissionregistrationv1.MutatingAdmissionPolicySpec{
 			// R2.1: CREATE of core pods; no subresource is named, so none
 			// matches. Server-side dry-run requests are admitted alike.
@@ -153,7 +149,7 @@ func Compile(namespace string, presets []*v1alpha1.PodPreset, o Options) (Object
 					"!has(object.metadata.annotations) || !(%s in object.metadata.annotations)", quote(corev1.MirrorPodAnnotationKey))},
 			},
 			Variables:     vars,
-			Mutations:     []admissionregistrationv1.Mutation{{PatchType: admissionregistrationv1.PatchTypeJSONPatch, JSONPatch: &admissionregistrationv1.JSONPatch{Expression: c.patch(strings.Join(compiled, ","))}}},
+			Mutations:     []admissionregistrationv1.Mutation{{PatchType: admissionregistrationv1.PatchTypeJSONPatch, JSONPatch: &admissionregistrationv1.JSONPatch{Expression: c.patch(compiled)}}},
 			FailurePolicy: &failure,
 			// R3.8: admitting the result again changes nothing, so the
 			// policy may run again after a webhook changed the pod.
@@ -181,12 +177,12 @@ func Compile(namespace string, presets []*v1alpha1.PodPreset, o Options) (Object
 	warning := &admissionregistrationv1.ValidatingAdmissionPolicy{
 		TypeMeta: metav1.TypeMeta{APIVersion: admissionregistrationv1.SchemeGroupVersion.String(), Kind: "ValidatingAdmissionPolicy"},
 		ObjectMeta: metav1.ObjectMeta{Name: warnName, Labels: map[string]string{ManagedByLabel: ManagedBy},
-			Annotations: map[string]string{PresetsAnnotation: pol.Annotations[PresetsAnnotation]}},
+			Annotations: map[string]string{PresetsAnnotation: compiled}},
 		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
 			MatchConstraints: pol.Spec.MatchConstraints.DeepCopy(),
 			MatchConditions:  slices.Clone(pol.Spec.MatchConditions),
-			Variables:        append(selectors(vars), warnVars...),
-			Validations:      c.validations(pol.Annotations[PresetsAnnotation]),
+			Variables:        append(slices.Clone(vars[:c.selectors]), warnVars...),
+			Validations:      c.validations(compiled),
 			// A warning never refuses a pod: what cannot be evaluated
 			// (a cost limit) is skipped.
 			FailurePolicy: &ignore,

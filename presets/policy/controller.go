@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -243,16 +242,6 @@ func (e *CompileError) Error() string {
 }
 
 func (e *CompileError) Unwrap() error { return e.Err }
-
-// versions are the presets as PresetsAnnotation gives them.
-func versions(presets []*v1alpha1.PodPreset) string {
-	pairs := make([]string, 0, len(presets))
-	for _, p := range presets {
-		pairs = append(pairs, p.Name+"="+p.ResourceVersion)
-	}
-	slices.Sort(pairs)
-	return strings.Join(pairs, ",")
-}
 
 // CompiledVersion returns the resourceVersion of the named preset in a
 // PresetsAnnotation value, and whether it is there.

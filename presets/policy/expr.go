@@ -51,6 +51,9 @@ type compiler struct {
 	// keyed are the map variables of each keyMaps name: none when no
 	// preset has an item of its kind.
 	keyed map[string][]string
+	// selectors are the first variables: labels and the selectors p<i>,
+	// which the warning policy needs too.
+	selectors int
 }
 
 // matches is the variable that says whether preset i selects the pod:
@@ -82,6 +85,7 @@ func (c *compiler) variables() ([]admissionregistrationv1.Variable, error) {
 		}
 		c.selects[i] = j
 	}
+	c.selectors = len(c.vars)
 	c.joined("static", c.static(), anyOf)
 	entries := make([][]entry, len(lists))
 	for i, l := range lists {

@@ -16,10 +16,8 @@ import (
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
@@ -29,7 +27,6 @@ import (
 	"presetsim.dev/presetsim/internal/manifest"
 	"presetsim.dev/presetsim/internal/policyplugin"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
-	"presetsim.dev/presetsim/presets/defaults"
 	presetpolicy "presetsim.dev/presetsim/presets/policy"
 )
 
@@ -146,7 +143,7 @@ func (p *Policy) install(ctx context.Context, t implementation.Target) (kubernet
 	clients := t.Cluster.Clients()
 	chain, err := policyplugin.Start(ctx, policyplugin.Deps{
 		Namespaces: clients.Typed, Dynamic: clients.Dynamic, Mapper: t.Cluster.Mapper(), Scheme: manifest.Scheme(),
-		Default: defaultPod,
+		Default: policyplugin.DefaultPod,
 	})
 	if err != nil {
 		return nil, nil, err
@@ -157,14 +154,6 @@ func (p *Policy) install(ctx context.Context, t implementation.Target) (kubernet
 		return nil, nil, err
 	}
 	return chain.Client(), clients.Dynamic, nil
-}
-
-// defaultPod defaults a patched pod in place, as the API server does after
-// each patch.
-func defaultPod(obj runtime.Object) {
-	if pod, ok := obj.(*corev1.Pod); ok {
-		*pod = *defaults.Pod(pod)
-	}
 }
 
 // served says whether the API server serves MutatingAdmissionPolicy, in
