@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -88,6 +89,67 @@ func TestSuiteAgainstExternalServe(t *testing.T) {
 		t.Errorf("the suite failed against the external reference (status %d)", status)
 	}
 	t.Logf("external reference: %d scenarios, median %s", len(timings.List()), timings.Median())
+}
+
+// TestExternalStartedOutside: with KubeconfigOut (--webhook-kubeconfig-out)
+// the run writes the webhook's kubeconfig and waits for a webhook that
+// someone else starts from it — here `presetsim serve`, started by the test
+// once the file is there, as a script on a container's host would; the
+// seed feature passes against it, and the file is gone after the run.
+func TestExternalStartedOutside(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a control plane; skipped with -short")
+	}
+	dir := t.TempDir()
+	certs, certFile, keyFile := servingFiles(t, dir)
+	addr, kubeconfig := freeAddr(t), filepath.Join(dir, "webhook-kubeconfig")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	served := make(chan error, 1)
+	go func() {
+		for {
+			if _, err := os.Stat(kubeconfig); err == nil {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				served <- ctx.Err()
+				return
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+		cmd := exec.CommandContext(ctx, os.Args[0], "serve", "--kubeconfig", kubeconfig, "--addr", addr, "--cert", certFile, "--key", keyFile)
+		cmd.Env = append(os.Environ(), childEnv+"=1")
+		out, err := cmd.CombinedOutput()
+		if ctx.Err() == nil {
+			err = fmt.Errorf("presetsim serve ended before the test did: %v\n%s", err, out)
+		} else {
+			err = nil
+		}
+		served <- err
+	}()
+
+	w, err := harness.Start(ctx, harness.Options{Implementation: externalimpl.New(externalimpl.Options{
+		URL: "https://" + addr + "/mutate-pods", CABundle: certs.CABundle, KubeconfigOut: kubeconfig,
+	})})
+	if err != nil {
+		t.Fatalf("unable to start with a webhook started outside the run: %v", err)
+	}
+	status, _ := steps.Run(w, steps.SuiteOptions{Paths: []string{"../../features/simple.feature"}, Format: "progress", TestingT: t})
+	if status != 0 {
+		t.Errorf("the seed feature failed against the webhook started outside the run (status %d)", status)
+	}
+	if err := w.Stop(); err != nil {
+		t.Errorf("stop: %v", err)
+	}
+	if _, err := os.Stat(kubeconfig); !os.IsNotExist(err) {
+		t.Errorf("the webhook's kubeconfig is still there after the run (stat: %v)", err)
+	}
+	cancel()
+	if err := <-served; err != nil {
+		t.Error(err)
+	}
 }
 
 // TestExternalRefusedIsASetupError: a webhook that refuses connections

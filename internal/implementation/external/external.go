@@ -49,9 +49,21 @@ type Options struct {
 	SyncTimeout time.Duration
 	// RefusedGrace is how long the webhook may refuse connections at
 	// start-up before the run fails with a setup error; 10s when zero (a
-	// process may still be starting).
+	// process may still be starting), OutsideGrace with KubeconfigOut and
+	// no Command.
 	RefusedGrace time.Duration
+	// KubeconfigOut, when set, is where the kubeconfig for a webhook
+	// started outside the run is written once the API server is up: a
+	// webhook on the host of the container the run is in, or in another
+	// container. It is written whole (a reader never sees part of it),
+	// readable by its owner only, and removed when the run stops.
+	KubeconfigOut string
 }
+
+// OutsideGrace is how long a webhook started outside the run, from the
+// kubeconfig written to Options.KubeconfigOut, may take to answer: a
+// person or a script starts it, not the harness.
+const OutsideGrace = 60 * time.Second
 
 // KubeconfigPlaceholder is replaced in Options.Command.
 const KubeconfigPlaceholder = "{kubeconfig}"
@@ -67,6 +79,8 @@ type Webhook struct {
 	output  *tailBuffer
 	log     *cappedLog
 	exited  chan struct{}
+	// wroteKubeconfig: Options.KubeconfigOut is this run's, to remove.
+	wroteKubeconfig bool
 }
 
 // New returns the external webhook opts describe.
@@ -115,6 +129,13 @@ func (e *Webhook) Install(ctx context.Context, t implementation.Target) error {
 		if err := e.start(api.KubeConfig, t.KeepDir); err != nil {
 			return err
 		}
+	}
+	if e.spec.KubeconfigOut != "" {
+		if err := writeWhole(e.spec.KubeconfigOut, api.KubeConfig); err != nil {
+			return fmt.Errorf("unable to write the webhook's kubeconfig: %w", err)
+		}
+		e.wroteKubeconfig = true
+		fmt.Fprintf(t.Progress, "the webhook's kubeconfig is %s: start the webhook with it (the run waits up to %s) ...\n", e.spec.KubeconfigOut, e.RefusedGrace())
 	}
 	return implementation.RegisterWebhook(ctx, t, webhook.PodConfig{
 		URL:                     e.spec.URL,
@@ -229,6 +250,9 @@ func (e *Webhook) Stop() error {
 		if e.dir != "" {
 			_ = os.RemoveAll(e.dir)
 		}
+		if e.wroteKubeconfig {
+			_ = os.Remove(e.spec.KubeconfigOut)
+		}
 	}()
 	if e.cmd == nil || e.cmd.Process == nil {
 		return nil
@@ -246,8 +270,31 @@ func (e *Webhook) Stop() error {
 
 // RefusedGrace is how long the webhook may refuse connections at start-up.
 func (e *Webhook) RefusedGrace() time.Duration {
-	if e == nil || e.spec.RefusedGrace == 0 {
-		return 10 * time.Second
+	switch {
+	case e != nil && e.spec.RefusedGrace != 0:
+		return e.spec.RefusedGrace
+	case e != nil && e.spec.KubeconfigOut != "" && len(e.spec.Command) == 0:
+		return OutsideGrace
 	}
-	return e.spec.RefusedGrace
+	return 10 * time.Second
+}
+
+// writeWhole writes data to path through a file beside it renamed into
+// place, so that whoever waits for path reads all of it.
+func writeWhole(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if closeErr := f.Close(); err == nil {
+		err = closeErr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		_ = os.Remove(f.Name())
+	}
+	return err
 }

@@ -44,8 +44,8 @@ const LogFile = "webhook.log"
 
 // flags are the flags that describe an external webhook.
 type flags struct {
-	url, caFile, versions, failurePolicy, command string
-	timeout                                       time.Duration
+	url, caFile, versions, failurePolicy, command, kubeconfigOut string
+	timeout                                                      time.Duration
 }
 
 func bindFlags(fs *pflag.FlagSet) *flags {
@@ -57,6 +57,7 @@ func bindFlags(fs *pflag.FlagSet) *flags {
 	fs.StringVar(&f.failurePolicy, "webhook-failure-policy", "Fail", "Fail or Ignore")
 	fs.StringVar(&f.command, "webhook-command", "", "command that starts the external webhook once the API server is up; "+
 		KubeconfigPlaceholder+" is replaced by a kubeconfig for it; shell-style quoting, and NAME=value words first set its environment (LOG=debug ./hook --port 9443)")
+	fs.StringVar(&f.kubeconfigOut, "webhook-kubeconfig-out", "", "write the kubeconfig for a webhook started outside the run (on the host of the container the run is in) to this file once the API server is up, and wait up to "+OutsideGrace.String()+" for the webhook; removed when the run ends")
 	return f
 }
 
@@ -81,6 +82,7 @@ func (f *flags) options() (Options, error) {
 	o := Options{
 		URL: f.url, CABundle: ca, FailurePolicy: f.failurePolicy,
 		TimeoutSeconds: int32(f.timeout / time.Second), AdmissionReviewVersions: strings.Split(f.versions, ","),
+		KubeconfigOut: f.kubeconfigOut,
 	}
 	if f.command != "" {
 		if o.Env, o.Command, err = ParseCommand(f.command); err != nil {

@@ -104,6 +104,10 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
 	// controllers; we run the serviceaccount controller, so keep the API
 	// server's default admission chain, as a real cluster has it.
 	env.ControlPlane.GetAPIServer().Configure().Disable("disable-admission-plugins")
+	// At shutdown, end the watches at once: otherwise the API server waits
+	// up to its request timeout (60 s) for a client that still watches —
+	// a webhook started outside the run (--webhook-kubeconfig-out) does.
+	env.ControlPlane.GetAPIServer().Configure().Set("shutdown-watch-termination-grace-period", "2s")
 
 	cp := &ControlPlane{env: env}
 	defer func() {
