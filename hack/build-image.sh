@@ -8,8 +8,9 @@
 #
 #   docker run --rm presetsim:<version> run                    # the built-in suite on envtest, inside
 #   docker run --rm presetsim:<version> run --backend offline
-#   docker run --rm --network host -v $PWD/ca.pem:/ca.pem presetsim:<version> \
-#       fuzz --webhook-url https://127.0.0.1:9443/mutate --webhook-ca /ca.pem
+#   docker run --rm --network host -v $PWD/x:/x presetsim:<version> fuzz \
+#       --webhook-url https://127.0.0.1:9443/mutate --webhook-ca /x/ca.pem \
+#       --webhook-kubeconfig-out /x/kubeconfig     # then start the host's webhook with x/kubeconfig
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
