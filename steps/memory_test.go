@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -17,23 +18,22 @@ import (
 	"presetsim.dev/presetsim/steps"
 )
 
-// TestMemoryPerScenario runs 2,000 generated scenarios offline and
-// measures the live heap (after a forced collection) when a tenth of them
-// have finished and when nine tenths have: what it gains in between is
-// what finished scenarios keep while the run goes on. Their objects go
-// with them (offline, backend.Ephemeral) and their step handlers keep
-// nothing; what remains is godog's store of step results, which its
-// formatters read when the run ends (about 10 KiB a scenario, measured
-// 2026-11-25), and the run's own record of each scenario (its checks, for
-// the report). Before the step expressions were compiled once and the
-// handlers stopped holding their scenario's registry, 2,000 scenarios
-// reached 987 MB RSS; the bound, 24 KiB a finished scenario, leaves room
-// for a busy host (one run measured 16.8 KiB beside a mutation run).
+// TestMemoryPerScenario runs 3,000 generated scenarios offline in godog
+// runs of 500 (SuiteOptions.ChunkScenarios; 1,000 by default) and measures
+// the live heap (after a forced collection) when a tenth of them have
+// finished and when nine tenths have, each time 300 scenarios into a
+// chunk: what it gains in between is what finished scenarios keep while
+// the run goes on. Their objects go with them (offline, backend.Ephemeral),
+// their step handlers keep nothing, and godog's store of step results and
+// parsed features goes with each chunk; what remains is the run's own
+// record of each scenario (its checks, for the report), about 0.4 KiB.
+// In one godog run each finished scenario kept 9–17 KiB (measured
+// 2026-11-25 and 26); the bound is 4 KiB.
 func TestMemoryPerScenario(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs 2,000 scenarios; skipped with -short")
+		t.Skip("runs 3,000 scenarios; skipped with -short")
 	}
-	const n = 2000
+	const n, chunk = 3000, 500
 	w := startWorld(t, harness.Options{Backend: offline.New()})
 	path := filepath.Join(t.TempDir(), "many.feature")
 	if err := os.WriteFile(path, []byte(manyScenarios(n)), 0o644); err != nil {
@@ -71,7 +71,7 @@ func TestMemoryPerScenario(t *testing.T) {
 		return c
 	}
 	early, late := heapBetween(3*n/10, 3*n*15/100), heapBetween(3*n*85/100, 3*n*9/10)
-	status, timings := steps.Run(w, steps.SuiteOptions{Paths: []string{path}, Format: "progress", Output: out})
+	status, timings := steps.Run(w, steps.SuiteOptions{Paths: []string{path}, Format: "progress", Output: out, ChunkScenarios: chunk})
 	out.done.Store(true)
 	if status != 0 || len(timings.List()) != n {
 		t.Fatalf("status %d with %d of %d scenarios", status, len(timings.List()), n)
@@ -83,8 +83,8 @@ func TestMemoryPerScenario(t *testing.T) {
 	}
 	per := (float64(b) - float64(a)) / (0.8 * n)
 	t.Logf("live heap %d KiB a tenth of the way through %d scenarios, %d KiB nine tenths: %.1f KiB a finished scenario", a>>10, n, b>>10, per/1024)
-	if per > 24*1024 {
-		t.Errorf("each finished scenario keeps %.1f KiB while the run goes on, want at most 24 KiB", per/1024)
+	if per > 4*1024 {
+		t.Errorf("each finished scenario keeps %.1f KiB while the run goes on, want at most 4 KiB", per/1024)
 	}
 }
 
@@ -147,5 +147,52 @@ func manyScenarios(n int) string {
 func TestSuiteStepsDefined(t *testing.T) {
 	if err := suitecheck.Check(suitecheck.Options{Paths: []string{"../features"}, Format: "pretty", Concurrency: 1, Steps: steps.Expressions(), Manifests: steps.ManifestExpressions()}); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestChunkedRunIsTheWholeRun: the curated suite run offline in chunks of
+// 7 scenarios (ChunkScenarios; a chunk is one godog run) comes to the same
+// scenarios with the same outcomes, and the same progress output, as in
+// one godog run.
+func TestChunkedRunIsTheWholeRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the suite twice; skipped with -short")
+	}
+	w := startWorld(t, harness.Options{Backend: offline.New()})
+	run := func(chunk int) (int, []string, string) {
+		var out bytes.Buffer
+		status, timings := steps.Run(w, steps.SuiteOptions{Paths: []string{"../features"}, Format: "progress", Output: &out, ChunkScenarios: chunk})
+		var got []string
+		for _, s := range timings.List() {
+			got = append(got, fmt.Sprintf("%s → %s", s.Scenario, s.Outcome()))
+		}
+		slices.Sort(got)
+		return status, got, out.String()
+	}
+	wholeStatus, whole, wholeOut := run(100000)
+	chunkStatus, chunked, chunkOut := run(7)
+	if wholeStatus != chunkStatus {
+		t.Errorf("status %d in chunks, %d in one run", chunkStatus, wholeStatus)
+	}
+	if len(whole) < 50 {
+		t.Fatalf("the suite ran %d scenarios, want the curated suite's", len(whole))
+	}
+	if !slices.Equal(whole, chunked) {
+		t.Errorf("in chunks of 7 the outcomes differ from one run's:\none run: %q\nchunks:  %q", whole, chunked)
+	}
+	// Scenarios finish in another order: the same marks, in the same rows.
+	shape := func(out string) string {
+		var b strings.Builder
+		for _, c := range ".-FUPA" {
+			fmt.Fprintf(&b, "%c×%d ", c, strings.Count(out, string(c)))
+		}
+		for _, row := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+			marks, count, _ := strings.Cut(strings.TrimSpace(row), " ")
+			fmt.Fprintf(&b, "[%d marks, %s]", len(marks), strings.TrimSpace(count))
+		}
+		return b.String()
+	}
+	if shape(chunkOut) != shape(wholeOut) {
+		t.Errorf("the progress output differs:\none run: %s\n%s\nchunks:  %s\n%s", shape(wholeOut), wholeOut, shape(chunkOut), chunkOut)
 	}
 }

@@ -14,13 +14,23 @@ import (
 )
 
 // progressFormat is the name the progress formatter is registered under
-// with godog; a run's "progress" means it.
-const progressFormat = "presetsim-progress"
+// with godog; a run's "progress" means it. marksFormat is the same without
+// rows, for the godog runs of a chunked run (chunks.go), whose writer is
+// one rows for them all: godog hands a formatter its own wrapper of the
+// run's writer, so a formatter cannot tell that it continues another's.
+const (
+	progressFormat = "presetsim-progress"
+	marksFormat    = "presetsim-marks"
+)
 
-// registerProgress adds the progress formatter to godog's registry (which is
-// godog's one way to add a format), once per process.
+// registerProgress adds the progress formatters to godog's registry (which
+// is godog's one way to add a format), once per process.
 var registerProgress = sync.OnceFunc(func() {
 	godog.Format(progressFormat, "a character per step; the run's own summary says the rest", func(_ string, out io.Writer) formatters.Formatter {
+		r := &rows{out: out}
+		return &progress{out: r, rows: r}
+	})
+	godog.Format(marksFormat, "a character per step, to a writer that counts them in rows", func(_ string, out io.Writer) formatters.Formatter {
 		return &progress{out: out}
 	})
 })
@@ -31,20 +41,42 @@ var registerProgress = sync.OnceFunc(func() {
 // godog's own counts disagree with the outcomes (an unsupported or not
 // claimed scenario is a pass to it).
 type progress struct {
-	out   io.Writer
+	out  io.Writer
+	rows *rows // its own, which it ends; nil when the writer is a chunked run's
+}
+
+func (p *progress) mark(c string) { fmt.Fprint(p.out, c) }
+
+// rows writes progress marks, a byte each, ending each row of stepsPerRow
+// with the count so far.
+type rows struct {
 	mu    sync.Mutex
-	steps int
+	out   io.Writer
+	marks int
 }
 
 const stepsPerRow = 70
 
-func (p *progress) mark(c string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	fmt.Fprint(p.out, c)
-	p.steps++
-	if p.steps%stepsPerRow == 0 {
-		fmt.Fprintf(p.out, " %d\n", p.steps)
+func (r *rows) Write(b []byte) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, c := range b {
+		if _, err := r.out.Write([]byte{c}); err != nil {
+			return 0, err
+		}
+		if r.marks++; r.marks%stepsPerRow == 0 {
+			fmt.Fprintf(r.out, " %d\n", r.marks)
+		}
+	}
+	return len(b), nil
+}
+
+// end completes the last row with the count.
+func (r *rows) end() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.marks%stepsPerRow != 0 {
+		fmt.Fprintf(r.out, "%s %d\n", strings.Repeat(" ", stepsPerRow-r.marks%stepsPerRow), r.marks)
 	}
 }
 
@@ -73,10 +105,8 @@ func (p *progress) Ambiguous(*messages.Pickle, *messages.PickleStep, *formatters
 }
 
 func (p *progress) Summary() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.steps%stepsPerRow != 0 {
-		fmt.Fprintf(p.out, "%s %d\n", strings.Repeat(" ", stepsPerRow-p.steps%stepsPerRow), p.steps)
+	if p.rows != nil {
+		p.rows.end()
 	}
 }
 

@@ -45,6 +45,10 @@ type SuiteOptions struct {
 	TestingT *testing.T
 	// KeepPods records in each Timing the pods the scenario left behind.
 	KeepPods bool
+	// ChunkScenarios is how many scenarios one godog run holds at most
+	// (chunks.go); ChunkScenarios when zero. Only the "progress" format
+	// without TestingT is run in chunks.
+	ChunkScenarios int
 }
 
 // DefaultConcurrency is how many scenarios run at once unless told: enough
@@ -109,70 +113,93 @@ func Run(w *harness.World, opts SuiteOptions) (int, *Timings) {
 		work, running = make(slots, opts.Concurrency), opts.Concurrency*waitingPerSlot
 	}
 	init := initializer(w, opts.FS, work)
-	suite := godog.TestSuite{
-		Name: "presetsim",
-		ScenarioInitializer: func(sc *godog.ScenarioContext) {
-			init(sc)
-			sc.Before(func(ctx context.Context, p *godog.Scenario) (context.Context, error) {
-				timings.mu.Lock()
-				timings.start[p.Id] = time.Now()
-				timings.mu.Unlock()
-				return ctx, nil
-			})
-			sc.After(func(ctx context.Context, p *godog.Scenario, err error) (context.Context, error) {
-				t := result.Scenario{Scenario: fmt.Sprintf("%s: %s", featureloc.File(p.Uri), p.Name)}
-				for _, tag := range p.Tags {
-					t.Tags = append(t.Tags, tag.Name)
-				}
-				s := from(ctx)
-				if s != nil && s.unsupported != nil {
-					t.Unsupported = s.unsupported.Reason
-				}
-				if s != nil {
-					t.NotClaimed = s.notClaimed
-					t.NotApplicable = s.notApplicable
-					t.Notes = s.scenario.Notes()
-					t.Checks = slices.Clone(s.checks)
-				}
-				if err != nil && !errors.Is(err, godog.ErrSkip) {
-					t.Failed, t.Err = true, err
-				}
-				if opts.KeepPods && s != nil {
-					pods, perr := s.scenario.Pods(ctx)
-					if perr != nil && !t.Failed {
-						t.Failed, t.Err = true, perr
+	suite := func(paths []string, fsys fs.FS, format string, out io.Writer) godog.TestSuite {
+		return godog.TestSuite{
+			Name: "presetsim",
+			ScenarioInitializer: func(sc *godog.ScenarioContext) {
+				init(sc)
+				sc.Before(func(ctx context.Context, p *godog.Scenario) (context.Context, error) {
+					timings.mu.Lock()
+					timings.start[p.Id] = time.Now()
+					timings.mu.Unlock()
+					return ctx, nil
+				})
+				sc.After(func(ctx context.Context, p *godog.Scenario, err error) (context.Context, error) {
+					t := result.Scenario{Scenario: fmt.Sprintf("%s: %s", featureloc.File(p.Uri), p.Name)}
+					for _, tag := range p.Tags {
+						t.Tags = append(t.Tags, tag.Name)
 					}
-					t.Pods = pods
-				}
-				// After the pods were read: nothing else will.
-				if s != nil && backend.IsEphemeral(w.Objects()) {
-					if derr := s.scenario.DeleteNamespaces(ctx); derr != nil && !t.Failed {
-						t.Failed, t.Err = true, fmt.Errorf("unable to delete the scenario's namespaces: %w", derr)
+					s := from(ctx)
+					if s != nil && s.unsupported != nil {
+						t.Unsupported = s.unsupported.Reason
 					}
-				} else if r, ok := w.Objects().(backend.Releaser); ok && s != nil {
-					r.Release(s.scenario.OwnNamespaces())
-				}
-				timings.mu.Lock()
-				t.Duration = time.Since(timings.start[p.Id])
-				delete(timings.start, p.Id)
-				timings.list = append(timings.list, t)
-				timings.mu.Unlock()
-				return ctx, nil
-			})
-		},
-		Options: &godog.Options{
-			Format:      formats(opts.Format),
-			NoColors:    !colours,
-			Paths:       opts.Paths,
-			FS:          opts.FS,
-			Tags:        opts.Tags,
-			Concurrency: running,
-			Output:      out,
-			TestingT:    opts.TestingT,
-			Strict:      true,
-		},
+					if s != nil {
+						t.NotClaimed = s.notClaimed
+						t.NotApplicable = s.notApplicable
+						t.Notes = s.scenario.Notes()
+						t.Checks = slices.Clone(s.checks)
+					}
+					if err != nil && !errors.Is(err, godog.ErrSkip) {
+						t.Failed, t.Err = true, err
+					}
+					if opts.KeepPods && s != nil {
+						pods, perr := s.scenario.Pods(ctx)
+						if perr != nil && !t.Failed {
+							t.Failed, t.Err = true, perr
+						}
+						t.Pods = pods
+					}
+					// After the pods were read: nothing else will.
+					if s != nil && backend.IsEphemeral(w.Objects()) {
+						if derr := s.scenario.DeleteNamespaces(ctx); derr != nil && !t.Failed {
+							t.Failed, t.Err = true, fmt.Errorf("unable to delete the scenario's namespaces: %w", derr)
+						}
+					} else if r, ok := w.Objects().(backend.Releaser); ok && s != nil {
+						r.Release(s.scenario.OwnNamespaces())
+					}
+					timings.mu.Lock()
+					t.Duration = time.Since(timings.start[p.Id])
+					delete(timings.start, p.Id)
+					timings.list = append(timings.list, t)
+					timings.mu.Unlock()
+					return ctx, nil
+				})
+			},
+			Options: &godog.Options{
+				Format:      format,
+				NoColors:    !colours,
+				Paths:       paths,
+				FS:          fsys,
+				Tags:        opts.Tags,
+				Concurrency: running,
+				Output:      out,
+				TestingT:    opts.TestingT,
+				Strict:      true,
+			},
+		}
 	}
-	status := suite.Run()
+	// Only the run's own progress format can be continued from one godog
+	// run to the next; godog's formats (a report each) need one run.
+	var chunks []chunk
+	if opts.Format == "progress" && opts.TestingT == nil {
+		size := opts.ChunkScenarios
+		if size == 0 {
+			size = ChunkScenarios
+		}
+		chunks, _ = chunked(opts.FS, opts.Paths, opts.Tags, size) // on error, one run: godog reports it
+	}
+	if len(chunks) > 0 {
+		shared := &rows{out: out}
+		status := 0
+		for _, c := range chunks {
+			s := suite(c.paths, c.fs, marksFormat, shared)
+			status = max(status, s.Run())
+		}
+		shared.end()
+		return status, timings
+	}
+	s := suite(opts.Paths, opts.FS, formats(opts.Format), out)
+	status := s.Run()
 	if l, ok := out.(*locations); ok {
 		_ = l.Flush()
 	}

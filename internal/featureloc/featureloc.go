@@ -28,7 +28,14 @@ type Locator struct {
 	fsys  fs.FS // nil: the operating system's files
 	mu    sync.Mutex
 	files map[string]*parsedFile
+	order []string // of files, the oldest parse first
 }
+
+// cachedFiles bounds the parsed files a Locator keeps: a run goes through
+// its files in order, a few at a time, and a file parsed again costs
+// little, while keeping every file of a run of 10,000 scenarios took 16
+// MiB (measured 2026-11-26).
+const cachedFiles = 32
 
 type parsedFile struct {
 	pickles []*messages.Pickle
@@ -81,6 +88,10 @@ func (l *Locator) parse(uri string) *parsedFile {
 	}
 	f := &parsedFile{steps: map[string]Step{}}
 	l.files[uri] = f
+	if l.order = append(l.order, uri); len(l.order) > cachedFiles {
+		delete(l.files, l.order[0])
+		l.order = l.order[1:]
+	}
 	doc, pickles, err := Parse(l.fsys, uri)
 	if err != nil {
 		f.err = err

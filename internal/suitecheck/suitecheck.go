@@ -136,17 +136,25 @@ func Shard(fsys fs.FS, paths []string, tags string, i, n int) ([]string, error) 
 	if n < 1 || i < 1 || i > n {
 		return nil, fmt.Errorf("shard %d/%d: want I/N with 1 ≤ I ≤ N", i, n)
 	}
-	selected, _, err := count(fsys, paths, tags, nil, nil)
+	selected, err := Scenarios(fsys, paths, tags)
 	if err != nil {
 		return nil, err
 	}
 	var mine []string
-	for k, s := range slices.Compact(selected) {
+	for k, s := range selected {
 		if k%n == i-1 {
 			mine = append(mine, s)
 		}
 	}
 	return mine, nil
+}
+
+// Scenarios returns the scenarios paths and tags select as FILE:LINE, the
+// scenario's line, in file order (folders walked in lexical order): an
+// outline once, for all its example rows. fsys is as Options.FS says.
+func Scenarios(fsys fs.FS, paths []string, tags string) ([]string, error) {
+	selected, _, err := count(fsys, paths, tags, nil, nil)
+	return slices.Compact(selected), err
 }
 
 // count is the scenarios Count counts, as FILE:LINE, and the feature
