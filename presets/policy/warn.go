@@ -70,13 +70,18 @@ func (c *compiler) validations(compiled string) []admissionregistrationv1.Valida
 		Message:    ProbeMessage + compiled,
 	})
 	for i, p := range c.presets {
+		// Preset i does not select the pod, or its annotation is there at
+		// its version (it was applied, so nothing conflicted): w<i> is not
+		// needed. The API server evaluates every messageExpression of the
+		// policy for every pod, whatever the validations come to
+		// (k8s.io/apiserver v0.37.1, validating/validator.go), so the
+		// message asks first too: without it, a namespace of 100 presets
+		// added 8 ms to every pod create, none of them selected.
+		clear := fmt.Sprintf("!%[1]s || (has(object.metadata.annotations) && %[2]s in object.metadata.annotations && object.metadata.annotations[%[2]s] == %[3]s)",
+			c.matches(i), quote(merge.AnnotationKey(p.Name)), quote(p.ResourceVersion))
 		out = append(out, admissionregistrationv1.Validation{
-			// The preset's annotation at its version: it was applied, so
-			// nothing conflicted (a shortcut, which spares evaluating w<i>
-			// for every pod).
-			Expression: fmt.Sprintf("!%[1]s || (has(object.metadata.annotations) && %[2]s in object.metadata.annotations && object.metadata.annotations[%[2]s] == %[3]s) || size(variables.w%[4]d) == 0",
-				c.matches(i), quote(merge.AnnotationKey(p.Name)), quote(p.ResourceVersion), i),
-			MessageExpression: fmt.Sprintf(`%s + variables.w%d.join("; ")`, quote("Conflict on pod preset "+p.Name+": "), i),
+			Expression:        fmt.Sprintf("%s || size(variables.w%d) == 0", clear, i),
+			MessageExpression: fmt.Sprintf(`(%s) ? "" : %s + variables.w%d.join("; ")`, clear, quote("Conflict on pod preset "+p.Name+": "), i),
 		})
 	}
 	return out
