@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -61,6 +62,49 @@ const (
 	ProbeAnnotation = "presetsim.dev/probe-compiled"
 	ProbeMessage    = "presetsim: compiled from "
 )
+
+// maxGate bounds the unapplied gate's expression, well under the API
+// server's 100,000 code points per expression; past it the warning policy
+// has no gate (its validations decide alone, as exactly, more slowly).
+const maxGate = 60000
+
+// unappliedGate is a match condition that holds when the warning policy
+// may have something to say: the pod is a probe, or a preset selects it
+// and its annotation at its version is missing — when the mutating policy
+// applied the presets (no conflict) it is false and the API server skips
+// the validations and their messages, which it would evaluate for every
+// pod otherwise. A match condition cannot read variables, so the
+// selectors are written out, once per selector; ok is false when that is
+// too long.
+func (c *compiler) unappliedGate() (admissionregistrationv1.MatchCondition, bool) {
+	labels := "(has(object.metadata.labels) ? object.metadata.labels : {})"
+	annotated := func(p int) string {
+		key := quote(merge.AnnotationKey(c.presets[p].Name))
+		return fmt.Sprintf("(has(object.metadata.annotations) && %[1]s in object.metadata.annotations && object.metadata.annotations[%[1]s] == %[2]s)", key, quote(c.presets[p].ResourceVersion))
+	}
+	terms := []string{fmt.Sprintf("(has(object.metadata.annotations) && %s in object.metadata.annotations)", quote(ProbeAnnotation))}
+	for i, p := range c.presets {
+		if c.selects[i] != i {
+			continue // written with the first preset of its selector
+		}
+		sel, err := selector(p.Spec.Selector, labels)
+		if err != nil {
+			return admissionregistrationv1.MatchCondition{}, false
+		}
+		var all []string
+		for k := range c.presets {
+			if c.selects[k] == i {
+				all = append(all, annotated(k))
+			}
+		}
+		terms = append(terms, fmt.Sprintf("((%s) && !(%s))", sel, strings.Join(all, " && ")))
+	}
+	expr := strings.Join(terms, " || ")
+	if len(expr) > maxGate {
+		return admissionregistrationv1.MatchCondition{}, false
+	}
+	return admissionregistrationv1.MatchCondition{Name: "a-preset-not-applied", Expression: expr}, true
+}
 
 // validations are the probe's, then one per preset, in name order.
 func (c *compiler) validations(compiled string) []admissionregistrationv1.Validation {
