@@ -112,59 +112,11 @@ func Run(w *harness.World, opts SuiteOptions) (int, *Timings) {
 	if running > 1 {
 		work, running = make(slots, opts.Concurrency), opts.Concurrency*waitingPerSlot
 	}
-	init := initializer(w, opts.FS, work)
+	scenarios := recording(w, opts, initializer(w, opts.FS, work), timings)
 	suite := func(paths []string, fsys fs.FS, format string, out io.Writer) godog.TestSuite {
 		return godog.TestSuite{
-			Name: "presetsim",
-			ScenarioInitializer: func(sc *godog.ScenarioContext) {
-				init(sc)
-				sc.Before(func(ctx context.Context, p *godog.Scenario) (context.Context, error) {
-					timings.mu.Lock()
-					timings.start[p.Id] = time.Now()
-					timings.mu.Unlock()
-					return ctx, nil
-				})
-				sc.After(func(ctx context.Context, p *godog.Scenario, err error) (context.Context, error) {
-					t := result.Scenario{Scenario: fmt.Sprintf("%s: %s", featureloc.File(p.Uri), p.Name)}
-					for _, tag := range p.Tags {
-						t.Tags = append(t.Tags, tag.Name)
-					}
-					s := from(ctx)
-					if s != nil && s.unsupported != nil {
-						t.Unsupported = s.unsupported.Reason
-					}
-					if s != nil {
-						t.NotClaimed = s.notClaimed
-						t.NotApplicable = s.notApplicable
-						t.Notes = s.scenario.Notes()
-						t.Checks = slices.Clone(s.checks)
-					}
-					if err != nil && !errors.Is(err, godog.ErrSkip) {
-						t.Failed, t.Err = true, err
-					}
-					if opts.KeepPods && s != nil {
-						pods, perr := s.scenario.Pods(ctx)
-						if perr != nil && !t.Failed {
-							t.Failed, t.Err = true, perr
-						}
-						t.Pods = pods
-					}
-					// After the pods were read: nothing else will.
-					if s != nil && backend.IsEphemeral(w.Objects()) {
-						if derr := s.scenario.DeleteNamespaces(ctx); derr != nil && !t.Failed {
-							t.Failed, t.Err = true, fmt.Errorf("unable to delete the scenario's namespaces: %w", derr)
-						}
-					} else if r, ok := w.Objects().(backend.Releaser); ok && s != nil {
-						r.Release(s.scenario.OwnNamespaces())
-					}
-					timings.mu.Lock()
-					t.Duration = time.Since(timings.start[p.Id])
-					delete(timings.start, p.Id)
-					timings.list = append(timings.list, t)
-					timings.mu.Unlock()
-					return ctx, nil
-				})
-			},
+			Name:                "presetsim",
+			ScenarioInitializer: scenarios,
 			Options: &godog.Options{
 				Format:      format,
 				NoColors:    !colours,
@@ -204,4 +156,59 @@ func Run(w *harness.World, opts SuiteOptions) (int, *Timings) {
 		_ = l.Flush()
 	}
 	return status, timings
+}
+
+// recording is the scenario initializer of a run: the step table (init),
+// and hooks that record each scenario's outcome, checks and duration in
+// timings, and let its namespaces go when it ends.
+func recording(w *harness.World, opts SuiteOptions, init func(*godog.ScenarioContext), timings *Timings) func(*godog.ScenarioContext) {
+	return func(sc *godog.ScenarioContext) {
+		init(sc)
+		sc.Before(func(ctx context.Context, p *godog.Scenario) (context.Context, error) {
+			timings.mu.Lock()
+			timings.start[p.Id] = time.Now()
+			timings.mu.Unlock()
+			return ctx, nil
+		})
+		sc.After(func(ctx context.Context, p *godog.Scenario, err error) (context.Context, error) {
+			t := result.Scenario{Scenario: fmt.Sprintf("%s: %s", featureloc.File(p.Uri), p.Name)}
+			for _, tag := range p.Tags {
+				t.Tags = append(t.Tags, tag.Name)
+			}
+			s := from(ctx)
+			if s != nil && s.unsupported != nil {
+				t.Unsupported = s.unsupported.Reason
+			}
+			if s != nil {
+				t.NotClaimed = s.notClaimed
+				t.NotApplicable = s.notApplicable
+				t.Notes = s.scenario.Notes()
+				t.Checks = slices.Clone(s.checks)
+			}
+			if err != nil && !errors.Is(err, godog.ErrSkip) {
+				t.Failed, t.Err = true, err
+			}
+			if opts.KeepPods && s != nil {
+				pods, perr := s.scenario.Pods(ctx)
+				if perr != nil && !t.Failed {
+					t.Failed, t.Err = true, perr
+				}
+				t.Pods = pods
+			}
+			// After the pods were read: nothing else will.
+			if s != nil && backend.IsEphemeral(w.Objects()) {
+				if derr := s.scenario.DeleteNamespaces(ctx); derr != nil && !t.Failed {
+					t.Failed, t.Err = true, fmt.Errorf("unable to delete the scenario's namespaces: %w", derr)
+				}
+			} else if r, ok := w.Objects().(backend.Releaser); ok && s != nil {
+				r.Release(s.scenario.OwnNamespaces())
+			}
+			timings.mu.Lock()
+			t.Duration = time.Since(timings.start[p.Id])
+			delete(timings.start, p.Id)
+			timings.list = append(timings.list, t)
+			timings.mu.Unlock()
+			return ctx, nil
+		})
+	}
 }
