@@ -62,6 +62,44 @@ func newEvaluator(t testing.TB, pol *admissionregistrationv1.MutatingAdmissionPo
 	return e
 }
 
+// matches evaluates the policy's match conditions on the pod, as the
+// dispatcher does before anything else: false when one is false.
+func (e *evaluator) matches(ctx context.Context, pod *corev1.Pod) (bool, error) {
+	gvk := corev1.SchemeGroupVersion.WithKind("Pod")
+	gvr := corev1.SchemeGroupVersion.WithResource("pods")
+	attrs := admission.NewAttributesRecord(pod, nil, gvk, pod.Namespace, pod.Name, gvr, "", admission.Create, &metav1.CreateOptions{}, false, nil)
+	versioned := &admission.VersionedAttributes{Attributes: attrs, VersionedKind: gvk, VersionedObject: admission.NewLazyObject(pod)}
+	results, _, err := e.conditions.ForInput(ctx, versioned, plugincel.CreateAdmissionRequest(attrs, metav1.GroupVersionResource(gvr), metav1.GroupVersionKind(gvk)),
+		plugincel.OptionalVariableBindings{}, nil, celconfig.RuntimeCELCostBudgetMatchConditions)
+	if err != nil {
+		return false, err
+	}
+	for _, r := range results {
+		if r.Error != nil {
+			return false, r.Error
+		}
+		if r.EvalResult != types.True {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// compileConditions compiles match conditions as the API server does and
+// returns its errors.
+func compileConditions(t testing.TB, conds []admissionregistrationv1.MatchCondition) []error {
+	t.Helper()
+	compiler, err := plugincel.NewCompositedCompiler(environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	accessors := make([]plugincel.ExpressionAccessor, len(conds))
+	for i := range conds {
+		accessors[i] = (*matchconditions.MatchCondition)(&conds[i])
+	}
+	return compiler.CompileCondition(accessors, plugincel.OptionalVariableDeclarations{HasAuthorizer: true}, environment.StoredExpressions).CompilationErrors()
+}
+
 // admit returns the pod as the policy makes it, or the error the API
 // server would refuse it with (a CEL cost limit, a patch that fails).
 func (e *evaluator) admit(ctx context.Context, pod *corev1.Pod) (*corev1.Pod, error) {
@@ -71,20 +109,8 @@ func (e *evaluator) admit(ctx context.Context, pod *corev1.Pod) (*corev1.Pod, er
 	// As the dispatcher does: the variables are evaluated once per
 	// request, lazily, in this context.
 	ctx = e.compiler.CreateContext(ctx)
-	attrs := admission.NewAttributesRecord(obj, nil, gvk, pod.Namespace, pod.Name, gvr, "", admission.Create, &metav1.CreateOptions{}, false, nil)
-	versioned := &admission.VersionedAttributes{Attributes: attrs, VersionedKind: gvk, VersionedObject: admission.NewLazyObject(obj)}
-	results, _, err := e.conditions.ForInput(ctx, versioned, plugincel.CreateAdmissionRequest(attrs, metav1.GroupVersionResource(gvr), metav1.GroupVersionKind(gvk)),
-		plugincel.OptionalVariableBindings{}, nil, celconfig.RuntimeCELCostBudgetMatchConditions)
-	if err != nil {
-		return nil, err
-	}
-	for _, r := range results {
-		if r.Error != nil {
-			return nil, r.Error
-		}
-		if r.EvalResult != types.True {
-			return pod, nil
-		}
+	if match, err := e.matches(ctx, pod); err != nil || !match {
+		return pod, err
 	}
 	for _, p := range e.patchers {
 		attrs := admission.NewAttributesRecord(obj, nil, gvk, pod.Namespace, pod.Name, gvr, "", admission.Create, &metav1.CreateOptions{}, false, nil)

@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"testing"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -176,8 +178,11 @@ func TestWarningPolicyFits(t *testing.T) {
 		name        string
 		presets     int
 		validations int // the probe's and one per preset, or the probe's alone
+
+		gate        bool // the match condition a-preset-not-applied is there
 	}{
-		{name: "100 presets are each warned of", presets: 100, validations: 101},
+		{name: "100 presets are each warned of", presets: 100, validations: 101, gate: true},
+		{name: "300 presets of one selector", presets: 300, validations: 301, gate: true},
 		{name: "1,000 presets would not fit", presets: 1000, validations: 1},
 	}
 	for _, tt := range tests {
@@ -203,6 +208,14 @@ func TestWarningPolicyFits(t *testing.T) {
 			_, omitted := objs.Warning.Annotations[policy.WarningsOmittedAnnotation]
 			if omitted != (tt.validations == 1) {
 				t.Errorf("annotation %s present: %v", policy.WarningsOmittedAnnotation, omitted)
+			}
+			conds := objs.Warning.Spec.MatchConditions
+			if gate := slices.ContainsFunc(conds, func(c admissionregistrationv1.MatchCondition) bool { return c.Name == "a-preset-not-applied" }); gate != tt.gate {
+				t.Errorf("the match condition a-preset-not-applied is there: %v, want %v", gate, tt.gate)
+			}
+			// As the API server compiles them when it stores the policy.
+			if errs := compileConditions(t, conds); len(errs) > 0 {
+				t.Errorf("the match conditions do not compile: %v", errs)
 			}
 		})
 	}

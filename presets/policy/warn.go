@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -77,33 +76,44 @@ const maxGate = 60000
 // selectors are written out, once per selector; ok is false when that is
 // too long.
 func (c *compiler) unappliedGate() (admissionregistrationv1.MatchCondition, bool) {
-	labels := "(has(object.metadata.labels) ? object.metadata.labels : {})"
-	annotated := func(p int) string {
-		key := quote(merge.AnnotationKey(c.presets[p].Name))
-		return fmt.Sprintf("(has(object.metadata.annotations) && %[1]s in object.metadata.annotations && object.metadata.annotations[%[1]s] == %[2]s)", key, quote(c.presets[p].ResourceVersion))
-	}
-	terms := []string{fmt.Sprintf("(has(object.metadata.annotations) && %s in object.metadata.annotations)", quote(ProbeAnnotation))}
+	// m is [labels, annotations], each {} when the pod has none: the
+	// environment has no cel.bind, and [x].map(m, e(m))[0] binds m to x.
+	terms := []string{fmt.Sprintf("%s in m[1]", quote(ProbeAnnotation))}
 	for i, p := range c.presets {
 		if c.selects[i] != i {
 			continue // written with the first preset of its selector
 		}
-		sel, err := selector(p.Spec.Selector, labels)
+		sel, err := selector(p.Spec.Selector, "m[0]")
 		if err != nil {
 			return admissionregistrationv1.MatchCondition{}, false
 		}
-		var all []string
+		var unapplied []string
 		for k := range c.presets {
 			if c.selects[k] == i {
-				all = append(all, annotated(k))
+				unapplied = append(unapplied, "!"+c.annotated(k, "m[1]"))
 			}
 		}
-		terms = append(terms, fmt.Sprintf("((%s) && !(%s))", sel, strings.Join(all, " && ")))
+		terms = append(terms, fmt.Sprintf("((%s) && %s)", sel, anyOf(unapplied, "")))
 	}
-	expr := strings.Join(terms, " || ")
+	expr := fmt.Sprintf("[[%s, %s]].map(m, %s)[0]", labelsOrNone, annotationsOrNone, anyOf(terms, "\n"))
 	if len(expr) > maxGate {
 		return admissionregistrationv1.MatchCondition{}, false
 	}
 	return admissionregistrationv1.MatchCondition{Name: "a-preset-not-applied", Expression: expr}, true
+}
+
+// labelsOrNone and annotationsOrNone are the pod's labels and annotations,
+// an empty map when it has none.
+const (
+	labelsOrNone      = "(has(object.metadata.labels) ? object.metadata.labels : {})"
+	annotationsOrNone = "(has(object.metadata.annotations) ? object.metadata.annotations : {})"
+)
+
+// annotated is whether annotations (a CEL map) hold preset i's annotation
+// at its version (R3.7): the mutating policy applied the preset.
+func (c *compiler) annotated(i int, annotations string) string {
+	key := quote(merge.AnnotationKey(c.presets[i].Name))
+	return fmt.Sprintf("(%[1]s in %[3]s && %[3]s[%[1]s] == %[2]s)", key, quote(c.presets[i].ResourceVersion), annotations)
 }
 
 // validations are the probe's, then one per preset, in name order.
@@ -121,8 +131,7 @@ func (c *compiler) validations(compiled string) []admissionregistrationv1.Valida
 		// (k8s.io/apiserver v0.37.1, validating/validator.go), so the
 		// message asks first too: without it, a namespace of 100 presets
 		// added 8 ms to every pod create, none of them selected.
-		clear := fmt.Sprintf("!%[1]s || (has(object.metadata.annotations) && %[2]s in object.metadata.annotations && object.metadata.annotations[%[2]s] == %[3]s)",
-			c.matches(i), quote(merge.AnnotationKey(p.Name)), quote(p.ResourceVersion))
+		clear := fmt.Sprintf("!%s || %s", c.matches(i), c.annotated(i, annotationsOrNone))
 		out = append(out, admissionregistrationv1.Validation{
 			Expression:        fmt.Sprintf("%s || size(variables.w%d) == 0", clear, i),
 			MessageExpression: fmt.Sprintf(`(%s) ? "" : %s + variables.w%d.join("; ")`, clear, quote("Conflict on pod preset "+p.Name+": "), i),
