@@ -156,9 +156,6 @@ func Compile(namespace string, presets []*v1alpha1.PodPreset, o Options) (Object
 			ReinvocationPolicy: reinvocation,
 		},
 	}
-	if gate, ok := c.appliedGate(); ok && reinvocation == admissionregistrationv1.IfNeededReinvocationPolicy {
-		pol.Spec.MatchConditions = append(pol.Spec.MatchConditions, gate)
-	}
 	binding := &admissionregistrationv1.MutatingAdmissionPolicyBinding{
 		TypeMeta:   metav1.TypeMeta{APIVersion: admissionregistrationv1.SchemeGroupVersion.String(), Kind: "MutatingAdmissionPolicyBinding"},
 		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{ManagedByLabel: ManagedBy}},

@@ -54,9 +54,6 @@ type compiler struct {
 	// selectors are the first variables: labels and the selectors p<i>,
 	// which the warning policy needs too.
 	selectors int
-	// added are the entries of each of lists: the items the matching
-	// presets add, each with its condition.
-	added [][]entry
 }
 
 // matches is the variable that says whether preset i selects the pod:
@@ -97,7 +94,6 @@ func (c *compiler) variables() ([]admissionregistrationv1.Variable, error) {
 			return nil, err
 		}
 	}
-	c.added = entries
 	// conds is one list: its terms are short, one per distinct condition.
 	c.add("conds", "["+strings.Join(c.conds, ", ")+"]")
 	for i, l := range lists {
