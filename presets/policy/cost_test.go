@@ -179,7 +179,7 @@ func TestWarningPolicyFits(t *testing.T) {
 		presets     int
 		validations int // the probe's and one per preset, or the probe's alone
 
-		gate        bool // the match condition a-preset-not-applied is there
+		gate bool // the match condition a-preset-not-applied is there
 	}{
 		{name: "100 presets are each warned of", presets: 100, validations: 101, gate: true},
 		{name: "300 presets of one selector", presets: 300, validations: 301, gate: true},
