@@ -177,9 +177,8 @@ func TestWarningPolicyFits(t *testing.T) {
 	tests := []struct {
 		name        string
 		presets     int
-		validations int // the probe's and one per preset, or the probe's alone
-
-		gate bool // the match condition a-preset-not-applied is there
+		validations int  // the probe's and one per preset, or the probe's alone
+		gate        bool // the match condition a-preset-not-applied is there
 	}{
 		{name: "100 presets are each warned of", presets: 100, validations: 101, gate: true},
 		{name: "300 presets of one selector", presets: 300, validations: 301, gate: true},
