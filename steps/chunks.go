@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -36,7 +37,7 @@ type chunk struct {
 // line (a FILE:LINE selection is a few scenarios).
 func chunked(fsys fs.FS, paths []string, tags string, size int) ([]chunk, error) {
 	for _, p := range paths {
-		if i := strings.LastIndexByte(p, ':'); i >= 0 && strings.Trim(p[i+1:], "0123456789") == "" {
+		if featureloc.File(p) != p {
 			return nil, nil
 		}
 	}
@@ -88,7 +89,7 @@ func (k *keepFS) Open(name string) (fs.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	doc, _, err := featureloc.Parse(k.base, name)
+	doc, _, err := featureloc.ParseData(data, name)
 	if err != nil {
 		return nil, err
 	}
@@ -178,7 +179,7 @@ func (f *keptFile) Close() error               { return nil }
 
 type keptInfo struct{ f *keptFile }
 
-func (i keptInfo) Name() string       { return i.f.name[strings.LastIndexByte(i.f.name, '/')+1:] }
+func (i keptInfo) Name() string       { return filepath.Base(i.f.name) }
 func (i keptInfo) Size() int64        { return i.f.Size() }
 func (i keptInfo) Mode() fs.FileMode  { return 0o444 }
 func (i keptInfo) ModTime() time.Time { return time.Time{} }

@@ -105,13 +105,14 @@ func probe(ctx context.Context, c backend.Objects, p *profile.Profile, namespace
 const CompileWait = 30 * time.Second
 
 // ProbeCompiled waits, for at most timeout (CompileWait when shorter),
-// until an implementation that reports what it was compiled from (presets/policy: a mutating policy and
-// a warning policy that the API server compiles apart, each in its own
-// time) applies the preset at resourceVersion or later in both: a dry-run
-// pod with policy.ProbeAnnotation comes back with that annotation set to
-// the presets of the mutating policy, and with a warning naming those of
-// the warning policy (only when warnings is set). Unlike ProbePreset, it
-// waits as well for a preset that conflicts with another.
+// until an implementation that reports what it was compiled from
+// (presets/policy: a mutating policy and a warning policy that the API
+// server compiles apart, each in its own time) applies the preset at
+// resourceVersion or later in both: a dry-run pod with
+// policy.ProbeAnnotation comes back with that annotation set to the
+// presets of the mutating policy, and with a warning naming those of the
+// warning policy (only when warnings is set). Unlike ProbePreset, it waits
+// as well for a preset that conflicts with another.
 func ProbeCompiled(ctx context.Context, c backend.Objects, namespace, name, resourceVersion string, timeout time.Duration, warnings bool) error {
 	timeout = max(timeout, CompileWait)
 	probe := &corev1.Pod{

@@ -116,6 +116,11 @@ func Parse(fsys fs.FS, uri string) (*messages.GherkinDocument, []*messages.Pickl
 	if err != nil {
 		return nil, nil, err
 	}
+	return ParseData(data, uri)
+}
+
+// ParseData parses the contents of the feature file of uri, as Parse.
+func ParseData(data []byte, uri string) (*messages.GherkinDocument, []*messages.Pickle, error) {
 	ids := &messages.Incrementing{}
 	doc, err := gherkin.ParseGherkinDocument(strings.NewReader(string(data)), ids.NewId)
 	if err != nil {

@@ -282,19 +282,8 @@ func (e *Webhook) RefusedGrace() time.Duration {
 // writeWhole writes data to path through a file beside it renamed into
 // place, so that whoever waits for path reads all of it.
 func writeWhole(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
+	if err := os.WriteFile(path+".tmp", data, 0o600); err != nil {
 		return err
 	}
-	_, err = f.Write(data)
-	if closeErr := f.Close(); err == nil {
-		err = closeErr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		_ = os.Remove(f.Name())
-	}
-	return err
+	return os.Rename(path+".tmp", path)
 }
