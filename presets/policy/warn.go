@@ -3,11 +3,9 @@ package policy
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 
 	"presetsim.dev/presetsim/presets/merge"
 )
@@ -19,34 +17,40 @@ import (
 // holds the presets' items, which then conflict with nothing.
 //
 // It has the mutating policy's first variables (labels and the selectors
-// p<i>), one more per preset, w<i>: the conflicts of preset i, as
-// merge.Conflict.String gives them; and one validation per preset, failing
-// when preset i selects the pod, was not applied (its annotation at its
-// version is missing) and has conflicts, with the message of
-// merge.Messages ("Conflict on pod preset <name>: <conflict>; …"). The API
-// server returns each failed validation as one warning, prefixed with
-// "Validation failed for ValidatingAdmissionPolicy '<policy>' with binding
-// '<binding>': ".
+// p<i>), then those of warnVariables, among them one per preset, w<i>: the
+// conflicts of preset i, as merge.Conflict.String gives them; and one
+// validation per preset, failing when preset i selects the pod, was not
+// applied (its annotation at its version is missing) and has conflicts,
+// with the message of merge.Messages ("Conflict on pod preset <name>:
+// <conflict>; …"). The API server returns each failed validation as one
+// warning, prefixed with "Validation failed for ValidatingAdmissionPolicy
+// '<policy>' with binding '<binding>': ".
 //
 // The conflicts of a preset are found in the order of the reference merge
 // (its volumes, then in each init container and container its env, envFrom
 // and volume mounts, an item's keys in order), each once: an item
 // conflicts on a key when no item it is identical to is already there and
-// a different item with that key is. "Already there" is the pod's own
-// items, the items of the earlier matching presets and the preset's own
-// earlier items. The reference counts an earlier item only once added, so
-// where an earlier preset's item itself conflicted the lists may differ;
-// whether there is a conflict never does (the mutating policy decides it).
+// a different item with that key is. "Already there" is what the reference
+// holds at that point: the pod's own items and the items that earlier
+// matching presets, and the preset's own earlier items, added — not those
+// that themselves conflicted (steps.go).
 
-// warnVariables are the w<i> variables, one per preset.
+// warnVariables are the warning policy's variables after the selectors:
+// containers, every init container and container; the held_<list>_<n>
+// of steps.go; and w<i>, one per preset.
 func (c *compiler) warnVariables() ([]admissionregistrationv1.Variable, error) {
-	vars := make([]admissionregistrationv1.Variable, 0, len(c.presets))
-	for i := range c.presets {
-		expr, err := c.presetConflicts(i)
+	vars := []admissionregistrationv1.Variable{{Name: "containers", Expression: "(has(object.spec.initContainers) ? object.spec.initContainers : []) + (has(object.spec.containers) ? object.spec.containers : [])"}}
+	all := make([]*steps, len(lists))
+	for n, l := range lists {
+		s, err := c.stepsOf(l)
 		if err != nil {
 			return nil, err
 		}
-		vars = append(vars, admissionregistrationv1.Variable{Name: fmt.Sprintf("w%d", i), Expression: expr})
+		all[n] = s
+		vars = append(vars, s.variables(c)...)
+	}
+	for i := range c.presets {
+		vars = append(vars, admissionregistrationv1.Variable{Name: fmt.Sprintf("w%d", i), Expression: presetConflicts(i, all)})
 	}
 	return vars, nil
 }
@@ -141,83 +145,24 @@ func (c *compiler) validations(compiled string) []admissionregistrationv1.Valida
 }
 
 // presetConflicts is the CEL list of preset i's conflicts with the pod,
-// each once, in the reference's order.
-func (c *compiler) presetConflicts(i int) (string, error) {
-	var parts []string
-	for _, l := range lists {
-		if l.field != "volumes" {
-			continue
-		}
-		terms, err := c.itemConflicts(i, l, "object.spec.volumes", "")
-		if err != nil {
-			return "", err
-		}
-		parts = append(parts, terms...)
-	}
-	var terms []string
-	for _, l := range lists {
-		if l.field == "volumes" {
-			continue
-		}
-		t, err := c.itemConflicts(i, l, "c."+l.field, ` + " in container " + c.name`)
-		if err != nil {
-			return "", err
-		}
-		terms = append(terms, t...)
-	}
-	if len(terms) > 0 {
-		parts = append(parts, fmt.Sprintf("((has(object.spec.initContainers) ? object.spec.initContainers : []) + (has(object.spec.containers) ? object.spec.containers : [])).map(c, %s).flatten()", concat(terms, " ")))
-	}
-	return fmt.Sprintf("[%s].map(s, s.transformList(j, x, !(x in s.slice(0, j)), x))[0]", concat(parts, "\n")), nil
-}
-
-// itemConflicts are the terms, one per item of preset i in l and key, of
-// the conflict's description when the item conflicts on that key with
-// list (a CEL expression); in is appended to the description (the
-// container's name).
-func (c *compiler) itemConflicts(i int, l itemList, list, in string) ([]string, error) {
-	p := c.presets[i]
-	own := l.items(p)
-	var terms []string
-	for j, item := range own {
-		identical := func(other any) bool { return equality.Semantic.DeepEqual(other, item) }
-		if slices.ContainsFunc(own[:j], identical) {
-			continue // identical to an earlier item of its own
-		}
-		lit, err := literal(item)
-		if err != nil {
-			return nil, fmt.Errorf("pod preset %s/%s: %w", p.Namespace, p.Name, err)
-		}
-		skip := append([]string{fmt.Sprintf("(has(%[1]s) && dyn(%[2]s) in %[1]s)", list, lit)}, c.earlier(i, l, identical)...)
-		var labels []string
-		for _, k := range l.keys {
-			key := k.value(item)
-			sameKey := func(other any) bool { return k.value(other) == key && !identical(other) }
-			// Not skipped, the item is in no list: an item with its key
-			// there is a different one.
-			clash := []string{fmt.Sprintf("(has(%[1]s) && %[1]s.exists(a, %[2]s == %[3]s))", list, k.expr("a"), quote(key))}
-			if slices.ContainsFunc(own[:j], sameKey) {
-				clash = []string{"true"}
-			} else {
-				clash = append(clash, c.earlier(i, l, sameKey)...)
-			}
-			labels = append(labels, fmt.Sprintf("(%s ? [%s%s] : [])", anyOf(clash, " "), quote(conflictLabel(l.field, k, item)), in))
-		}
-		terms = append(terms, fmt.Sprintf("(%s ? [] : %s)", anyOf(skip, " "), concat(labels, " ")))
-	}
-	return terms, nil
-}
-
-// earlier are the conditions "an earlier preset that has an item of l for
-// which match holds selects the pod", one per such selector.
-func (c *compiler) earlier(i int, l itemList, match func(any) bool) []string {
-	var conds []string
-	for k := range i {
-		if cond := c.matches(k); slices.ContainsFunc(l.items(c.presets[k]), match) && !slices.Contains(conds, cond) {
-			conds = append(conds, cond)
+// each once, in the reference's order: its volumes, then in each init
+// container and container its env, envFrom and volume mounts.
+func presetConflicts(i int, all []*steps) string {
+	var parts, inContainers []string
+	for _, s := range all {
+		terms := s.conflicts(i)
+		switch {
+		case len(terms) == 0:
+		case s.scope() == "variables.containers":
+			inContainers = append(inContainers, terms...)
+		default:
+			parts = append(parts, fmt.Sprintf("%s.transformList(ci, c, %s).flatten()", s.scope(), concat(terms, " ")))
 		}
 	}
-	return conds
+	if len(inContainers) > 0 {
+		parts = append(parts, fmt.Sprintf("variables.containers.transformList(ci, c, %s).flatten()", concat(inContainers, " ")))
+	}
+	return fmt.Sprintf("[%s].map(s, s.transformList(j, x, !(x in s.slice(0, j)), x))[0]", concat(parts, "\n"))
 }
 
 // conflictLabel is merge.Conflict.String of a conflict on key k of item,
