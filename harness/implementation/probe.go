@@ -82,7 +82,7 @@ func probe(ctx context.Context, c backend.Objects, p *profile.Profile, namespace
 		return err
 	}
 	var last string
-	err = wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+	err = poll(ctx, timeout, func(ctx context.Context) (bool, error) {
 		got, err := c.Create(ctx, backend.Pods, &unstructured.Unstructured{Object: obj}, backend.CreateOptions{DryRun: true})
 		if err != nil {
 			last = err.Error()
@@ -96,6 +96,38 @@ func probe(ctx context.Context, c backend.Objects, p *profile.Profile, namespace
 		return fmt.Errorf("a pod the preset %s/%s selects does not get it at resourceVersion %s within %s (last: %s): %w", namespace, name, resourceVersion, timeout, last, err)
 	}
 	return nil
+}
+
+// maxProbePause bounds the pause between two probes.
+const maxProbePause = 100 * time.Millisecond
+
+// poll probes at once, then after 5 ms, each pause half as long again as
+// the one before, up to maxProbePause, until probe returns true or an
+// error, or timeout has passed. A probe is a pod created through the API
+// server's admission chain, and a policy takes up to the API server's
+// policy refresh (a second) to apply: probing every 5 ms throughout, each
+// of a run's waits kept the API server busy with probes (fuzz of the
+// policy on envtest, 8 cases at once: the API server used 1.7 s of CPU per
+// case). The pauses grow so that a quick implementation (a webhook's
+// informer, the plug-ins offline) is seen within milliseconds, a slow one
+// within a tenth of a second.
+func poll(ctx context.Context, timeout time.Duration, probe wait.ConditionWithContextFunc) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	pause := 5 * time.Millisecond
+	for {
+		if ok, err := probe(ctx); err != nil || ok {
+			return err
+		}
+		t := time.NewTimer(pause)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+		pause = min(pause*3/2, maxProbePause)
+	}
 }
 
 // CompileWait is how long ProbeCompiled waits at least: the API server
@@ -134,7 +166,7 @@ func ProbeCompiled(ctx context.Context, c backend.Objects, namespace, name, reso
 		seen     []string
 		last     error
 	)
-	err = wait.PollUntilContextTimeout(ctx, 5*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
+	err = poll(ctx, timeout, func(ctx context.Context) (bool, error) {
 		w := &backend.Warnings{}
 		got, err := c.Create(ctx, backend.Pods, &unstructured.Unstructured{Object: obj}, backend.CreateOptions{DryRun: true, Warnings: w})
 		if last = err; err != nil {

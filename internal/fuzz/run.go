@@ -131,6 +131,32 @@ func (r runner) admit(ctx context.Context, c Case) (_ *trial, err error) {
 		t.owner = created.GetUID()
 	}
 	t.obs.Pod = pod
+	// The valid presets are created one after the other, then waited for
+	// (scenario.Pending): taken up together, they cost an implementation
+	// that compiles them (the policy) one compilation, not one each.
+	type pending struct {
+		*scenario.Pending
+		preset *v1alpha1.PodPreset
+	}
+	var waits []pending
+	presetErr := func(p *v1alpha1.PodPreset, err error) {
+		t.obs.PresetErr = fmt.Errorf("%s %s/%s: %v", r.w.PresetKind(), p.Namespace, p.Name, err)
+	}
+	// takenUp waits for the presets created so far; false when one was
+	// not taken up (PresetErr says which).
+	takenUp := func() (bool, error) {
+		for _, w := range waits {
+			if err := w.Wait(ctx); err != nil {
+				if ctx.Err() != nil {
+					return false, ctx.Err()
+				}
+				presetErr(w.preset, err)
+				return false, nil
+			}
+		}
+		waits = nil
+		return true, nil
+	}
 	for _, p := range slices.Concat(c.Others, c.Presets) {
 		reasons := model.Validate(p)
 		if len(reasons) > 0 && !t.s.Objects().Validates() {
@@ -139,26 +165,40 @@ func (r runner) admit(ctx context.Context, c Case) (_ *trial, err error) {
 			t.obs.Invalid = &InvalidPreset{Preset: p, Reasons: reasons, Unvalidated: true}
 			continue
 		}
-		created, err := t.s.CreateObject(ctx, p, nil)
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
 		if len(reasons) > 0 {
+			// Whether the implementation takes an invalid preset up
+			// decides what is judged: the presets before it are taken up
+			// first, and it is waited for at once.
+			if ok, err := takenUp(); err != nil || !ok {
+				return orNil(t, err), err
+			}
+			_, err := t.s.CreateObject(ctx, p, nil)
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
 			t.obs.Invalid = &InvalidPreset{Preset: p, Reasons: reasons, Err: err}
 			if err == nil {
 				return t, nil
 			}
 			continue
 		}
+		created, wait, err := t.s.CreateObjectLater(ctx, p, nil)
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		if err != nil {
-			t.obs.PresetErr = fmt.Errorf("%s %s/%s: %v", r.w.PresetKind(), p.Namespace, p.Name, err)
+			presetErr(p, err)
 			return t, nil
 		}
+		waits = append(waits, pending{wait, p})
 		if p.Namespace == "default" {
 			stored := p.DeepCopy()
 			stored.ResourceVersion = created.GetResourceVersion()
 			t.obs.Presets = append(t.obs.Presets, stored)
 		}
+	}
+	if ok, err := takenUp(); err != nil || !ok {
+		return orNil(t, err), err
 	}
 	t.obs.DryRun = r.create(ctx, t.s, pod, true)
 	t.obs.Create = r.create(ctx, t.s, pod, false)
@@ -166,6 +206,14 @@ func (r runner) admit(ctx context.Context, c Case) (_ *trial, err error) {
 	t.obs.expected = &want
 	t.settled = time.Now().Add(t.s.SettleWindow(0))
 	return t, nil
+}
+
+// orNil is the trial admit returns: none with an error.
+func orNil(t *trial, err error) *trial {
+	if err != nil {
+		return nil
+	}
+	return t
 }
 
 // settle reads the conflict events of an admitted case, when the profile

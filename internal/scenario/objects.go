@@ -16,18 +16,43 @@ import (
 )
 
 // Create creates every object of a DocString, in order; kind, when not
-// empty, is the kind each must have ("Given the PodPreset:").
+// empty, is the kind each must have ("Given the PodPreset:"). Presets in a
+// row are created one after the other, then waited for (createLater):
+// every other object is created once the presets before it are taken up.
 func (s *Scenario) Create(ctx context.Context, src manifest.Source, content, kind string) error {
 	objs, err := s.decode(src, content, kind)
 	if err != nil {
 		return err
 	}
+	type line struct {
+		*Pending
+		line int
+	}
+	var pending []line
+	takenUp := func() error {
+		for _, p := range pending {
+			if err := p.Wait(ctx); err != nil {
+				return fmt.Errorf("%s:%d: %w", src.File, p.line, err)
+			}
+		}
+		pending = nil
+		return nil
+	}
 	for _, o := range objs {
-		if _, err := s.create(ctx, o, nil, false); err != nil {
+		if !isPreset(o.GVK) {
+			if err := takenUp(); err != nil {
+				return err
+			}
+		}
+		_, p, err := s.createLater(ctx, o, nil, false)
+		if err != nil {
 			return fmt.Errorf("%s:%d: %w", src.File, o.Line, err)
 		}
+		if p != nil {
+			pending = append(pending, line{p, o.Line})
+		}
 	}
-	return nil
+	return takenUp()
 }
 
 // TryCreate is Create that records the outcome for a later Then step
@@ -128,10 +153,20 @@ func (s *Scenario) objectNamespace(ctx context.Context, kind, name string) (sche
 // in the implementation's terms, a pod's annotations translated, in the
 // object's logical namespace. It returns what the API server returned.
 func (s *Scenario) CreateObject(ctx context.Context, obj runtime.Object, opts *backend.CreateOptions) (*unstructured.Unstructured, error) {
+	created, pending, err := s.CreateObjectLater(ctx, obj, opts)
+	if err != nil {
+		return created, err
+	}
+	return created, pending.Wait(ctx)
+}
+
+// CreateObjectLater is CreateObject without the wait for a preset to be
+// taken up: the returned Pending waits (createLater).
+func (s *Scenario) CreateObjectLater(ctx context.Context, obj runtime.Object, opts *backend.CreateOptions) (*unstructured.Unstructured, *Pending, error) {
 	raw, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	u := &unstructured.Unstructured{Object: raw}
-	return s.create(ctx, manifest.Object{Object: obj, Raw: u, GVK: u.GroupVersionKind()}, opts, true)
+	return s.createLater(ctx, manifest.Object{Object: obj, Raw: u, GVK: u.GroupVersionKind()}, opts, true)
 }

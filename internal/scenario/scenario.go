@@ -238,9 +238,47 @@ func (s *Scenario) decode(src manifest.Source, content, kind string) ([]manifest
 }
 
 // create creates one object, as written, in its scenario namespace and
-// records it. owned says o.Raw is the caller's to change (made for this
-// request), so it is not copied first.
+// records it; a preset, once the implementation has taken it up. owned
+// says o.Raw is the caller's to change (made for this request), so it is
+// not copied first.
 func (s *Scenario) create(ctx context.Context, o manifest.Object, opts *backend.CreateOptions, owned bool) (*unstructured.Unstructured, error) {
+	created, pending, err := s.createLater(ctx, o, opts, owned)
+	if err != nil {
+		return created, err
+	}
+	return created, pending.Wait(ctx)
+}
+
+// Pending is a preset created and maybe not yet taken up by the
+// implementation; a nil Pending (any other object) has nothing to wait
+// for.
+type Pending struct {
+	w                                waiter
+	namespace, name, resourceVersion string
+}
+
+type waiter interface {
+	WaitForPreset(ctx context.Context, namespace, name, resourceVersion string) error
+}
+
+// Wait waits until the implementation has taken the preset up; its error
+// is a *NotTakenUpError.
+func (p *Pending) Wait(ctx context.Context) error {
+	if p == nil {
+		return nil
+	}
+	if err := p.w.WaitForPreset(ctx, p.namespace, p.name, p.resourceVersion); err != nil {
+		return &NotTakenUpError{Err: err}
+	}
+	return nil
+}
+
+// createLater is create without the wait for a preset to be taken up,
+// which the returned Pending does: presets created one after the other and
+// waited for afterwards are taken up together (the policy's controller
+// compiles a namespace once for all of them, where each compilation costs
+// an API server tens of milliseconds of CPU).
+func (s *Scenario) createLater(ctx context.Context, o manifest.Object, opts *backend.CreateOptions, owned bool) (*unstructured.Unstructured, *Pending, error) {
 	if opts == nil {
 		opts = &backend.CreateOptions{}
 	}
@@ -251,7 +289,7 @@ func (s *Scenario) create(ctx context.Context, o manifest.Object, opts *backend.
 	gvk := o.GVK
 	if isExpandable(u) {
 		if err := s.expandValues(u.Object, namespaceOr(u.GetNamespace())); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	canonical := u.DeepCopy()
@@ -261,7 +299,7 @@ func (s *Scenario) create(ctx context.Context, o manifest.Object, opts *backend.
 		// Written in canonical terms; created in the implementation's.
 		impl, err := s.w.Profile.Preset(u)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		u, gvk = impl, s.w.Profile.PresetGVK()
 	case isPod:
@@ -269,14 +307,14 @@ func (s *Scenario) create(ctx context.Context, o manifest.Object, opts *backend.
 	}
 	mapping, err := s.cluster.Mapper().RESTMapping(gvk.GroupKind(), gvk.Version)
 	if err != nil {
-		return nil, fmt.Errorf("unknown kind %s: %w", gvk, err)
+		return nil, nil, fmt.Errorf("unknown kind %s: %w", gvk, err)
 	}
 	logical := ""
 	if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
 		logical = namespaceOr(u.GetNamespace())
 		ns, err := s.Namespace(ctx, logical)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		u.SetNamespace(ns)
 		canonical.SetNamespace(ns)
@@ -298,22 +336,20 @@ func (s *Scenario) create(ctx context.Context, o manifest.Object, opts *backend.
 		s.rememberAdmission(logical, canonical, created, opts.DryRun, request.Warnings.List()[warned:], err)
 	}
 	if err != nil {
-		return nil, s.Failed(err, "unable to create %s %q", o.GVK.Kind, u.GetName())
+		return nil, nil, s.Failed(err, "unable to create %s %q", o.GVK.Kind, u.GetName())
 	}
 	if opts.DryRun {
-		return created, nil
+		return created, nil, nil
 	}
 	s.submitted[key] = submitted
 	if isPreset(o.GVK) {
 		s.versions[key] = created.GetResourceVersion()
 		if err := s.rememberPreset(logical, canonical, created); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		if err := s.w.WaitForPreset(ctx, created.GetNamespace(), created.GetName(), created.GetResourceVersion()); err != nil {
-			return created, &NotTakenUpError{Err: err}
-		}
+		return created, &Pending{w: s.w, namespace: created.GetNamespace(), name: created.GetName(), resourceVersion: created.GetResourceVersion()}, nil
 	}
-	return created, nil
+	return created, nil, nil
 }
 
 // NotTakenUpError is create's error when the preset was stored but the

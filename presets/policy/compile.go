@@ -149,7 +149,7 @@ func Compile(namespace string, presets []*v1alpha1.PodPreset, o Options) (Object
 					"!has(object.metadata.annotations) || !(%s in object.metadata.annotations)", quote(corev1.MirrorPodAnnotationKey))},
 			},
 			Variables:     vars,
-			Mutations:     []admissionregistrationv1.Mutation{{PatchType: admissionregistrationv1.PatchTypeJSONPatch, JSONPatch: &admissionregistrationv1.JSONPatch{Expression: c.patch(compiled)}}},
+			Mutations:     []admissionregistrationv1.Mutation{{PatchType: admissionregistrationv1.PatchTypeJSONPatch, JSONPatch: &admissionregistrationv1.JSONPatch{Expression: c.patch(compiled, c.adds)}}},
 			FailurePolicy: &failure,
 			// R3.8: admitting the result again changes nothing, so the
 			// policy may run again after a webhook changed the pod.

@@ -90,7 +90,7 @@ func TestCompile(t *testing.T) {
 		{"name order", "p1", `("role" in variables.labels && variables.labels["role"] == "frontend")`},
 		{"empty selector selects every pod", "p0", "true"},
 		{"db and cache clash on /cache: a static conflict", "static", "(variables.p0 && variables.p1)"},
-		{"pod items are looked up by key", "conflict", "a.mountPath in variables.volumeMountsByMountPath"},
+		{"pod items are looked up by key", "conflict_volumeMounts_containers", "a.mountPath in variables.volumeMountsByMountPath"},
 		{"proxy's DB_PORT only when db does not match", "env", `(variables.p2 && !variables.p1 ? [dyn({"name": "DB_PORT", "value": "6379"})] : [])`},
 		{"db's fieldRef is defaulted as a pod's", "env", `"apiVersion": "v1"`},
 		{"cache's configMap volume is defaulted as a pod's", "volumes", `"defaultMode": dyn(420)`},

@@ -54,6 +54,9 @@ type compiler struct {
 	// selectors are the first variables: labels and the selectors p<i>,
 	// which the warning policy needs too.
 	selectors int
+	// adds are the variables of what the patch adds, in the order the
+	// patches apply (additions).
+	adds []string
 }
 
 // matches is the variable that says whether preset i selects the pod:
@@ -65,7 +68,8 @@ func (c *compiler) matches(i int) string { return fmt.Sprintf("variables.p%d", c
 // every later one with its selector) selects the pod; static, whether
 // matching presets conflict among themselves; conds; per list, the items
 // the matching presets add, in order, and the maps of all presets' items
-// by key; annotations; conflict; matched.
+// by key; annotations; the ways to conflict (conflicts) and conflict,
+// whether one holds; matched; and what the patch adds (additions).
 func (c *compiler) variables() ([]admissionregistrationv1.Variable, error) {
 	c.add("labels", "has(object.metadata.labels) ? object.metadata.labels : {}")
 	first := map[string]int{}
@@ -103,8 +107,10 @@ func (c *compiler) variables() ([]admissionregistrationv1.Variable, error) {
 		}
 	}
 	c.joined("annotations", c.annotations(), concat)
-	c.add("conflict", c.conflict())
+	// || stops at the first way to conflict that holds.
+	c.add("conflict", strings.Join(c.conflicts(), " || "))
 	c.joined("matched", matched, anyOf)
+	c.adds = c.additions()
 	return c.vars, nil
 }
 
@@ -218,12 +224,15 @@ func (c *compiler) annotations() []string {
 	return runs(es)
 }
 
-// conflict is true when a matching preset conflicts (R4.1): with another
-// matching preset, or itself (static), or with an item of the pod: one
-// that has the key of an item a matching preset adds, and different
-// contents, found by looking its keys up in the maps.
-func (c *compiler) conflict() string {
-	terms := []string{"variables.static"}
+// conflicts adds the variables of the ways a matching preset may conflict
+// (R4.1), one per list and kind of container (a variable is compiled on
+// its own: additions), and returns them with static, a conflict with
+// another matching preset or itself: conflict_volumes,
+// conflict_env_initContainers, … each whether an item of the pod has the
+// key of an item a matching preset adds, and different contents, found by
+// looking its keys up in the maps.
+func (c *compiler) conflicts() []string {
+	names := []string{"variables.static"}
 	for _, l := range lists {
 		var clash []string
 		for _, k := range l.keys {
@@ -238,44 +247,62 @@ func (c *compiler) conflict() string {
 			return fmt.Sprintf("%s.exists(a, %s)", own(list, l.field), strings.Join(clash, " || "))
 		}
 		if l.field == "volumes" {
-			terms = append(terms, fmt.Sprintf("(has(object.spec.volumes) && %s)", exists("object.spec.volumes")))
+			c.add("conflict_volumes", fmt.Sprintf("has(object.spec.volumes) && %s", exists("object.spec.volumes")))
+			names = append(names, "variables.conflict_volumes")
 			continue
 		}
 		for _, containers := range []string{"initContainers", "containers"} {
-			terms = append(terms, fmt.Sprintf("(has(object.spec.%[1]s) && object.spec.%[1]s.exists(c, has(c.%[2]s) && %[3]s))",
+			name := "conflict_" + l.field + "_" + containers
+			c.add(name, fmt.Sprintf("has(object.spec.%[1]s) && object.spec.%[1]s.exists(c, has(c.%[2]s) && %[3]s)",
 				containers, l.field, exists("c."+l.field)))
+			names = append(names, "variables."+name)
 		}
 	}
-	return strings.Join(terms, " ||\n")
+	return names
+}
+
+// additions adds the variables that say what the patch adds, one per list
+// and kind of container (a variable is compiled on its own, and the CEL
+// type checker's work grows with the square of an expression's size: in one
+// expression they took 60 ms to compile for a handful of presets, on each
+// write of the policy): add_annotations, then add_volumes,
+// add_env_initContainers, add_env_containers, … each a list of [JSON
+// pointer, value] pairs (dyn, as list literals are of one type here). It returns their names, in the order their patches
+// are applied.
+func (c *compiler) additions() []string {
+	// One patch for them all when the pod has no annotations; else one per
+	// annotation it lacks or holds with another value.
+	c.add("add_annotations", `!has(object.metadata.annotations) ? [[dyn("/metadata/annotations"), dyn(variables.annotations.transformMapEntry(i, a, {a[0]: a[2]}))]] : `+
+		`variables.annotations.filter(a, !(a[0] in object.metadata.annotations) || object.metadata.annotations[a[0]] != a[2]).map(a, [dyn(a[1]), dyn(a[2])])`)
+	names := []string{"variables.add_annotations"}
+	for _, l := range lists {
+		if l.field == "volumes" {
+			c.add("add_volumes", c.appendTo(l, "object.spec.volumes", `"/spec/volumes"`))
+			names = append(names, "variables.add_volumes")
+			continue
+		}
+		for _, containers := range []string{"initContainers", "containers"} {
+			name := "add_" + l.field + "_" + containers
+			c.add(name, fmt.Sprintf(`has(object.spec.%[1]s) ? object.spec.%[1]s.transformList(i, c, %[2]s).flatten() : []`,
+				containers, c.appendTo(l, "c."+l.field, fmt.Sprintf(`"/spec/%s/" + string(i) + "/%s"`, containers, l.field))))
+			names = append(names, "variables."+name)
+		}
+	}
+	return names
 }
 
 // patch is the JSONPatch expression: nothing when no preset matches or one
-// conflicts (R4.2, R4.4); otherwise the annotations (R3.7), then, for each
-// list, the items it lacks appended (R3.3), or the list added when the pod
-// has none: an item with the key of one the list has is identical to it,
-// as there is no conflict (R3.4). Items are appended one patch each: the
-// pod's own items are typed values that a patch's value cannot hold.
-func (c *compiler) patch(compiled string) string {
-	parts := []string{
-		// One patch for them all when the pod has no annotations; else
-		// one per annotation it lacks or holds with another value.
-		`(!has(object.metadata.annotations) ? [JSONPatch{op: "add", path: "/metadata/annotations", value: variables.annotations.transformMapEntry(i, a, {a[0]: a[2]})}] : ` +
-			`variables.annotations.filter(a, !(a[0] in object.metadata.annotations) || object.metadata.annotations[a[0]] != a[2]).map(a, JSONPatch{op: "add", path: a[1], value: a[2]}))`,
-	}
-	for _, l := range lists {
-		if l.field == "volumes" {
-			parts = append(parts, c.appendTo(l, "object.spec.volumes", `"/spec/volumes"`))
-			continue
-		}
-		for _, containers := range []string{"initContainers", "containers"} {
-			parts = append(parts, fmt.Sprintf(`(has(object.spec.%[1]s) ? object.spec.%[1]s.transformList(i, c, %[2]s).flatten() : [])`,
-				containers, c.appendTo(l, "c."+l.field, fmt.Sprintf(`"/spec/%s/" + string(i) + "/%s"`, containers, l.field))))
-		}
-	}
+// conflicts (R4.2, R4.4); otherwise the additions: the annotations (R3.7),
+// then, for each list, the items it lacks appended (R3.3), or the list
+// added when the pod has none: an item with the key of one the list has is
+// identical to it, as there is no conflict (R3.4). Items are appended one
+// patch each: the pod's own items are typed values that a patch's value
+// cannot hold.
+func (c *compiler) patch(compiled string, additions []string) string {
 	// A probe pod is told what the policy was compiled from (ProbeAnnotation).
 	probe := fmt.Sprintf(`(has(object.metadata.annotations) && %s in object.metadata.annotations ? [JSONPatch{op: "replace", path: %s, value: %s}] : [])`,
 		quote(ProbeAnnotation), quote("/metadata/annotations/"+escapeKey(ProbeAnnotation)), quote(compiled))
-	return fmt.Sprintf("%s + (variables.conflict || !variables.matched ? [] : %s)", probe, concat(parts, "\n"))
+	return fmt.Sprintf(`%s + (variables.conflict || !variables.matched ? [] : %s.map(p, JSONPatch{op: "add", path: p[0], value: p[1]}))`, probe, concat(additions, "\n"))
 }
 
 // appended is true when a list (a CEL expression) ends with the items of
@@ -293,7 +320,7 @@ func own(list, field string) string {
 	return fmt.Sprintf("(%[3]s ? %[1]s.slice(0, size(%[1]s) - size(variables.%[2]s)) : %[1]s)", list, field, appended(list, field))
 }
 
-// appendTo writes the patches that add the items of variables.<field> that
+// appendTo writes the [JSON pointer, value] pairs that add the items of variables.<field> that
 // list (a CEL expression, at path) lacks: none when it ends with them all
 // (appended), the whole list when it has none, else each missing item
 // appended to it. The keys the list holds that some preset's item has are
@@ -312,8 +339,8 @@ func (c *compiler) appendTo(l itemList, list, path string) string {
 	present := fmt.Sprintf(`[%[1]s.filter(a, %[2]s).map(a, %[3]s).sort()].map(s, `+
 		`s.transformList(j, k, j == 0 || s[j - 1] != k, k).transformMapEntry(j, k, {k: true}))[0]`,
 		list, strings.Join(known, " || "), key.expr("a"))
-	return fmt.Sprintf(`(has(%[1]s) ? (%[4]s ? [] : [%[5]s].map(present, variables.%[3]s.filter(b, !(%[6]s in present)).map(b, JSONPatch{op: "add", path: %[2]s + "/-", value: b}))[0]) : `+
-		`size(variables.%[3]s) == 0 ? [] : [JSONPatch{op: "add", path: %[2]s, value: variables.%[3]s}])`,
+	return fmt.Sprintf(`(has(%[1]s) ? (%[4]s ? [] : [%[5]s].map(present, variables.%[3]s.filter(b, !(%[6]s in present)).map(b, [dyn(%[2]s + "/-"), dyn(b)]))[0]) : `+
+		`size(variables.%[3]s) == 0 ? [] : [[dyn(%[2]s), dyn(variables.%[3]s)]])`,
 		list, path, l.field, appended(list, l.field), present, key.expr("b"))
 }
 
