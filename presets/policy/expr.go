@@ -263,12 +263,12 @@ func (c *compiler) conflicts() []string {
 
 // additions adds the variables that say what the patch adds, one per list
 // and kind of container (a variable is compiled on its own, and the CEL
-// type checker's work grows with the square of an expression's size: in one
-// expression they took 60 ms to compile for a handful of presets, on each
-// write of the policy): add_annotations, then add_volumes,
+// type checker's work grows with the square of an expression's size: in
+// one expression they took 60 ms to compile for a handful of presets, on
+// each write of the policy): add_annotations, then add_volumes,
 // add_env_initContainers, add_env_containers, … each a list of [JSON
-// pointer, value] pairs (dyn, as list literals are of one type here). It returns their names, in the order their patches
-// are applied.
+// pointer, value] pairs (both dyn: a list literal holds values of one
+// type here). It returns their names, in the order their patches apply.
 func (c *compiler) additions() []string {
 	// One patch for them all when the pod has no annotations; else one per
 	// annotation it lacks or holds with another value.
@@ -320,8 +320,9 @@ func own(list, field string) string {
 	return fmt.Sprintf("(%[3]s ? %[1]s.slice(0, size(%[1]s) - size(variables.%[2]s)) : %[1]s)", list, field, appended(list, field))
 }
 
-// appendTo writes the [JSON pointer, value] pairs that add the items of variables.<field> that
-// list (a CEL expression, at path) lacks: none when it ends with them all
+// appendTo writes the [JSON pointer, value] pairs that add the items of
+// variables.<field> that list (a CEL expression, at path) lacks: none
+// when it ends with them all
 // (appended), the whole list when it has none, else each missing item
 // appended to it. The keys the list holds that some preset's item has are
 // a map, made from those keys sorted with duplicates dropped (a pod may

@@ -126,23 +126,26 @@ func (c *compiler) stepsOf(l itemList) (*steps, error) {
 	return s, nil
 }
 
+// inContainers: the list is each container's, not the pod spec's.
+func (s *steps) inContainers() bool { return s.l.field != "volumes" }
+
 // scope is the CEL list of what holds the list: the pod spec for volumes,
 // every init container and container otherwise (the variable
 // containers). Each expression below is evaluated for one of them, c, at
 // index ci.
 func (s *steps) scope() string {
-	if s.l.field == "volumes" {
-		return "[object.spec]"
+	if s.inContainers() {
+		return "variables.containers"
 	}
-	return "variables.containers"
+	return "[object.spec]"
 }
 
 // in is appended to a conflict's description: the container.
 func (s *steps) in() string {
-	if s.l.field == "volumes" {
-		return ""
+	if s.inContainers() {
+		return ` + " in container " + c.name`
 	}
-	return ` + " in container " + c.name`
+	return ""
 }
 
 func (s *steps) list() string { return "c." + s.l.field }

@@ -153,13 +153,15 @@ func presetConflicts(i int, all []*steps) string {
 		terms := s.conflicts(i)
 		switch {
 		case len(terms) == 0:
-		case s.scope() == "variables.containers":
+		case s.inContainers():
 			inContainers = append(inContainers, terms...)
 		default:
 			parts = append(parts, fmt.Sprintf("%s.transformList(ci, c, %s).flatten()", s.scope(), concat(terms, " ")))
 		}
 	}
 	if len(inContainers) > 0 {
+		// One pass over the containers for the three lists, so that in
+		// each container its env, envFrom and volume mounts come in turn.
 		parts = append(parts, fmt.Sprintf("variables.containers.transformList(ci, c, %s).flatten()", concat(inContainers, " ")))
 	}
 	return fmt.Sprintf("[%s].map(s, s.transformList(j, x, !(x in s.slice(0, j)), x))[0]", concat(parts, "\n"))
