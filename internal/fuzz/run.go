@@ -169,8 +169,10 @@ func (r runner) admit(ctx context.Context, c Case) (_ *trial, err error) {
 			// Whether the implementation takes an invalid preset up
 			// decides what is judged: the presets before it are taken up
 			// first, and it is waited for at once.
-			if ok, err := takenUp(); err != nil || !ok {
-				return orNil(t, err), err
+			if ok, err := takenUp(); err != nil {
+				return nil, err
+			} else if !ok {
+				return t, nil
 			}
 			_, err := t.s.CreateObject(ctx, p, nil)
 			if ctx.Err() != nil {
@@ -197,8 +199,10 @@ func (r runner) admit(ctx context.Context, c Case) (_ *trial, err error) {
 			t.obs.Presets = append(t.obs.Presets, stored)
 		}
 	}
-	if ok, err := takenUp(); err != nil || !ok {
-		return orNil(t, err), err
+	if ok, err := takenUp(); err != nil {
+		return nil, err
+	} else if !ok {
+		return t, nil
 	}
 	t.obs.DryRun = r.create(ctx, t.s, pod, true)
 	t.obs.Create = r.create(ctx, t.s, pod, false)
@@ -206,14 +210,6 @@ func (r runner) admit(ctx context.Context, c Case) (_ *trial, err error) {
 	t.obs.expected = &want
 	t.settled = time.Now().Add(t.s.SettleWindow(0))
 	return t, nil
-}
-
-// orNil is the trial admit returns: none with an error.
-func orNil(t *trial, err error) *trial {
-	if err != nil {
-		return nil
-	}
-	return t
 }
 
 // settle reads the conflict events of an admitted case, when the profile

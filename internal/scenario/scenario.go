@@ -253,12 +253,8 @@ func (s *Scenario) create(ctx context.Context, o manifest.Object, opts *backend.
 // implementation; a nil Pending (any other object) has nothing to wait
 // for.
 type Pending struct {
-	w                                waiter
+	w                                *harness.World
 	namespace, name, resourceVersion string
-}
-
-type waiter interface {
-	WaitForPreset(ctx context.Context, namespace, name, resourceVersion string) error
 }
 
 // Wait waits until the implementation has taken the preset up; its error
