@@ -203,5 +203,11 @@ func Compile(namespace string, presets []*v1alpha1.PodPreset, o Options) (Object
 			ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Warn},
 		},
 	}
+	// Only the mutating policy is reinvoked (appliedCondition).
+	if reinvocation == admissionregistrationv1.IfNeededReinvocationPolicy {
+		if skip, ok := c.appliedCondition(); ok {
+			pol.Spec.MatchConditions = append(pol.Spec.MatchConditions, skip)
+		}
+	}
 	return Objects{Policy: pol, Binding: binding, Warning: warning, WarningBinding: warningBinding}, nil
 }

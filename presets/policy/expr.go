@@ -57,6 +57,9 @@ type compiler struct {
 	// adds are the variables of what the patch adds, in the order the
 	// patches apply (additions).
 	adds []string
+	// items are, for each of lists, the entries of the items the presets
+	// add.
+	items [][]entry
 }
 
 // matches is the variable that says whether preset i selects the pod:
@@ -91,19 +94,19 @@ func (c *compiler) variables() ([]admissionregistrationv1.Variable, error) {
 	}
 	c.selectors = len(c.vars)
 	c.joined("static", c.static(), anyOf)
-	entries := make([][]entry, len(lists))
+	c.items = make([][]entry, len(lists))
 	for i, l := range lists {
 		var err error
-		if entries[i], err = c.entries(l); err != nil {
+		if c.items[i], err = c.entries(l); err != nil {
 			return nil, err
 		}
 	}
 	// conds is one list: its terms are short, one per distinct condition.
 	c.add("conds", "["+strings.Join(c.conds, ", ")+"]")
 	for i, l := range lists {
-		c.joined(l.field, runs(entries[i]), func(terms []string, sep string) string { return "dyn(" + concat(terms, sep) + ")" })
+		c.joined(l.field, runs(c.items[i]), func(terms []string, sep string) string { return "dyn(" + concat(terms, sep) + ")" })
 		for _, k := range l.keys {
-			c.keyMaps(l.field+"By"+k.name, k, entries[i])
+			c.keyMaps(l.field+"By"+k.name, k, c.items[i])
 		}
 	}
 	c.joined("annotations", c.annotations(), concat)

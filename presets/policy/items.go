@@ -82,6 +82,7 @@ func anys[T any](items []T) []any {
 
 // entry is an item a preset adds, under a condition.
 type entry struct {
+	preset  int    // the index of the preset that adds it
 	cond    string // a CEL condition on the p<i> variables
 	index   int    // cond's index in compiler.conds
 	literal string // the item, a CEL constant
@@ -126,7 +127,7 @@ func (c *compiler) entries(l itemList) ([]entry, error) {
 				index = len(c.conds)
 				c.conds = append(c.conds, cond)
 			}
-			out = append(out, entry{cond: cond, index: index, literal: "dyn(" + lit + ")", item: item})
+			out = append(out, entry{preset: i, cond: cond, index: index, literal: "dyn(" + lit + ")", item: item})
 		}
 	}
 	return out, nil

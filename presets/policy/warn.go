@@ -80,30 +80,42 @@ const maxGate = 60000
 // selectors are written out, once per selector; ok is false when that is
 // too long.
 func (c *compiler) unappliedGate() (admissionregistrationv1.MatchCondition, bool) {
-	// m is [labels, annotations], each {} when the pod has none: the
-	// environment has no cel.bind, and [x].map(m, e(m))[0] binds m to x.
-	terms := []string{fmt.Sprintf("%s in m[1]", quote(ProbeAnnotation))}
-	for i, p := range c.presets {
-		if c.selects[i] != i {
-			continue // written with the first preset of its selector
-		}
-		sel, err := selector(p.Spec.Selector, "m[0]")
-		if err != nil {
-			return admissionregistrationv1.MatchCondition{}, false
-		}
-		var unapplied []string
-		for k := range c.presets {
-			if c.selects[k] == i {
-				unapplied = append(unapplied, "!"+c.annotated(k, "m[1]"))
-			}
-		}
-		terms = append(terms, fmt.Sprintf("((%s) && %s)", sel, anyOf(unapplied, "")))
+	terms, ok := c.unapplied(func(k int) string { return c.annotated(k, "m[1]") })
+	if !ok {
+		return admissionregistrationv1.MatchCondition{}, false
 	}
 	expr := fmt.Sprintf("[[%s, %s]].map(m, %s)[0]", labelsOrNone, annotationsOrNone, anyOf(terms, "\n"))
 	if len(expr) > maxGate {
 		return admissionregistrationv1.MatchCondition{}, false
 	}
 	return admissionregistrationv1.MatchCondition{Name: "a-preset-not-applied", Expression: expr}, true
+}
+
+// unapplied are the terms of "the pod is a probe, or a preset selects it
+// and was not applied", for an expression that binds m to [labels,
+// annotations] ([x].map(m, e(m))[0]: the environment has no cel.bind);
+// applied(k) is whether the pod holds preset k's annotation at its version.
+// A match condition cannot read variables, so the selectors are written
+// out, once per selector; ok is false when one cannot be.
+func (c *compiler) unapplied(applied func(k int) string) (terms []string, ok bool) {
+	terms = []string{fmt.Sprintf("%s in m[1]", quote(ProbeAnnotation))}
+	for i, p := range c.presets {
+		if c.selects[i] != i {
+			continue // written with the first preset of its selector
+		}
+		sel, err := selector(p.Spec.Selector, "m[0]")
+		if err != nil {
+			return nil, false
+		}
+		var missing []string
+		for k := range c.presets {
+			if c.selects[k] == i {
+				missing = append(missing, "!"+applied(k))
+			}
+		}
+		terms = append(terms, fmt.Sprintf("((%s) && %s)", sel, anyOf(missing, "")))
+	}
+	return terms, true
 }
 
 // labelsOrNone and annotationsOrNone are the pod's labels and annotations,
