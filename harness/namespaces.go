@@ -39,7 +39,7 @@ func (w *World) PooledNamespace(logical string) (name string, ok bool) {
 
 // poolSize is how many namespaces are made ahead: one for each scenario
 // the runner starts at once (steps.DefaultConcurrency).
-const poolSize = 4
+const poolSize = 6
 
 // namespacePool makes namespaces of the logical namespace "default" — the
 // one nearly every scenario creates first — ahead of the scenarios that

@@ -16,6 +16,8 @@ func TestSlowFirst(t *testing.T) {
 		"features/c-two.feature":      "Feature: c\n  Scenario: s\n    Then the pod \"p\" should stay as submitted\n    And the pod \"p\" should have no events with reason \"X\"\n",
 		"features/deep/d-job.feature": "Feature: d\n  Scenario: s\n    Then the Job \"j\" should complete\n",
 		"features/notes.txt":          "the pod should stay as submitted",
+		"features/0-serial.feature":   "@serial\nFeature: s\n  Scenario: s\n    Then the pod \"p\" should stay as submitted\n",
+		"features/1-serial.feature":   "Feature: s\n  @R2.6 @serial\n  Scenario: s\n    Then the pod \"p\" should be as submitted\n",
 		"other/e-window.feature":      "Feature: e\n  Scenario: s\n    Then the pod \"p\" should stay as submitted\n",
 	}
 	mapFS := fstest.MapFS{}
@@ -30,7 +32,7 @@ func TestSlowFirst(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	want := []string{"other/e-window.feature:3", "features/c-two.feature", "features/b-window.feature", "features/deep/d-job.feature", "features/a-quick.feature"}
+	want := []string{"other/e-window.feature:3", "features/c-two.feature", "features/b-window.feature", "features/deep/d-job.feature", "features/a-quick.feature", "features/0-serial.feature", "features/1-serial.feature"}
 	t.Run("an embedded suite", func(t *testing.T) {
 		got := slowFirst(mapFS, []string{"other/e-window.feature:3", "features"})
 		if diff := cmp.Diff(want, got); diff != "" {

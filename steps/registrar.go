@@ -97,6 +97,9 @@ func (r registrar) Step(expr string, spec checkSpec, handler any) {
 			return zeroResults(v.Type())
 		}
 		out := v.Call(args)
+		if spec.setup {
+			s.acted = time.Now()
+		}
 		last := out[len(out)-1]
 		err, _ := last.Interface().(error)
 		if result := s.judge(ctx, spec, err); result != err {

@@ -42,7 +42,7 @@ type state struct {
 	unlock func()
 	// slots are the run's work slots; holding says whether the scenario
 	// holds one (it gives it back while it waits out a settle window).
-	slots   slots
+	slots   *slots
 	holding bool
 	// tags are the scenario's tags with its feature's ("@R2.4").
 	tags []string
@@ -53,6 +53,10 @@ type state struct {
 	// window is the settle window the current step watched for, when it
 	// checks that something does not happen.
 	window time.Duration
+	// acted is when the last setup step (one that creates, changes or
+	// deletes something) ended: settle windows count from it
+	// (scenario.Window).
+	acted time.Time
 	// model is how far the scenario's pods were compared with the model.
 	model struct {
 		checked      int                // admissions compared so far
@@ -72,19 +76,20 @@ func (s *state) record(c result.Check) {
 // run's settle window for that step.
 const forWindow = `(?: for (\S+))?$`
 
-// settle is the window a "never" step watches for: the step's own, when
-// it names one, else the run's; the check's record keeps it.
-func (s *state) settle(own string) (time.Duration, error) {
+// settle is the window a "never" step watches for: the step's own length,
+// when it names one, else the run's, from the end of the last setup step;
+// the check's record keeps its length.
+func (s *state) settle(own string) (scenario.Window, error) {
 	var override time.Duration
 	if own != "" {
 		d, err := time.ParseDuration(own)
 		if err != nil || d <= 0 {
-			return 0, fmt.Errorf("%q is not a settle window: write a positive duration, as in \"for 500ms\" or \"for 5s\"", own)
+			return scenario.Window{}, fmt.Errorf("%q is not a settle window: write a positive duration, as in \"for 500ms\" or \"for 5s\"", own)
 		}
 		override = d
 	}
 	s.window = s.scenario.SettleWindow(override)
-	return s.window, nil
+	return scenario.Window{Length: s.window, From: s.acted}, nil
 }
 
 // profile is the profile of the implementation under test.
@@ -152,7 +157,7 @@ func Initializer(w *harness.World, fsys fs.FS) func(*godog.ScenarioContext) {
 
 // initializer is Initializer with work slots (slots.go): nil, or one per
 // scenario that may work at once.
-func initializer(w *harness.World, fsys fs.FS, work slots) func(*godog.ScenarioContext) {
+func initializer(w *harness.World, fsys fs.FS, work *slots) func(*godog.ScenarioContext) {
 	loc := featureloc.New(fsys)
 	var serial sync.RWMutex // held shared by every scenario, exclusively by @serial ones
 	return func(sc *godog.ScenarioContext) {
@@ -189,7 +194,7 @@ func initializer(w *harness.World, fsys fs.FS, work slots) func(*godog.ScenarioC
 			// The slot after the serial lock: a scenario waiting for the
 			// lock holds no slot that one holding it needs to finish.
 			s.slots = work
-			if err := work.acquire(ctx); err != nil {
+			if err := work.acquire(ctx, false); err != nil {
 				return ctx, err
 			}
 			s.holding = true

@@ -54,7 +54,7 @@ type SuiteOptions struct {
 // DefaultConcurrency is how many scenarios run at once unless told: enough
 // to overlap the scenarios' waiting (settle windows, controllers, polls) on
 // a 2-core machine, measured in docs/performance.md.
-const DefaultConcurrency = 4
+const DefaultConcurrency = 6
 
 // Timings collects scenario durations.
 type Timings struct {
@@ -107,10 +107,10 @@ func Run(w *harness.World, opts SuiteOptions) (int, *Timings) {
 	timings := &Timings{start: map[string]time.Time{}}
 	// More scenarios run than work (slots.go): those beyond
 	// opts.Concurrency wait out settle windows. One at a time stays one.
-	var work slots
+	var work *slots
 	running := opts.Concurrency
 	if running > 1 {
-		work, running = make(slots, opts.Concurrency), opts.Concurrency*waitingPerSlot
+		work, running = newSlots(opts.Concurrency), opts.Concurrency*waitingPerSlot
 	}
 	scenarios := recording(w, opts, initializer(w, opts.FS, work), timings)
 	suite := func(paths []string, fsys fs.FS, format string, out io.Writer) godog.TestSuite {

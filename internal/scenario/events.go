@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -61,9 +60,9 @@ func (s *Scenario) HasEvent(ctx context.Context, kind, name string, want EventSp
 	return nil
 }
 
-// HasNoEvents checks, for window (see Scenario.SettleWindow), that the
-// object gets no event with the reason.
-func (s *Scenario) HasNoEvents(ctx context.Context, kind, name, reason string, window time.Duration) error {
+// HasNoEvents checks, for window, that the object gets no event with the
+// reason.
+func (s *Scenario) HasNoEvents(ctx context.Context, kind, name, reason string, window Window) error {
 	gvk, _, ns, err := s.objectNamespace(ctx, kind, name)
 	if err != nil {
 		return err
@@ -75,7 +74,7 @@ func (s *Scenario) HasNoEvents(ctx context.Context, kind, name, reason string, w
 		}
 		for _, e := range evs {
 			if e.Reason == reason {
-				return fmt.Errorf("%s %q has an event with reason %s (watched for %s): %s", gvk.Kind, name, reason, window, s.logical(e.Message))
+				return fmt.Errorf("%s %q has an event with reason %s (watched for %s): %s", gvk.Kind, name, reason, window.Length, s.logical(e.Message))
 			}
 		}
 		return nil

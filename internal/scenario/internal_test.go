@@ -2,8 +2,10 @@ package scenario
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -54,4 +56,50 @@ func TestNamespaceCollision(t *testing.T) {
 	if got == taken || !strings.HasPrefix(got, "default-") {
 		t.Errorf("Namespace = %q, want default-<another id>", got)
 	}
+}
+
+// TestWindowCountsFromTheChange: a settle window closes its length after
+// the change it follows, so a check that starts later watches only what is
+// left of it, and looks once when nothing is; without a change it counts
+// from the check's start.
+func TestWindowCountsFromTheChange(t *testing.T) {
+	const length = 150 * time.Millisecond
+	tests := []struct {
+		name      string
+		from      time.Duration // before the check starts; 0: no change
+		atLeast   int           // looks
+		justOnce  bool
+		untilLeft time.Duration // the check lasts at least this
+	}{
+		{name: "no change: the whole window", atLeast: 2, untilLeft: length},
+		{name: "a change just now: the whole window", from: time.Nanosecond, atLeast: 2, untilLeft: length - time.Millisecond},
+		{name: "a change long ago: one look", from: 2 * length, atLeast: 1, justOnce: true},
+	}
+	s := &Scenario{}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := Window{Length: length}
+			if tt.from > 0 {
+				w.From = time.Now().Add(-tt.from)
+			}
+			looks := 0
+			start := time.Now()
+			if err := s.holds(context.Background(), w, func() error { looks++; return nil }); err != nil {
+				t.Fatal(err)
+			}
+			took := time.Since(start)
+			if looks < tt.atLeast || (tt.justOnce && looks != 1) {
+				t.Errorf("looked %d times, want at least %d (just once: %v)", looks, tt.atLeast, tt.justOnce)
+			}
+			if took < tt.untilLeft {
+				t.Errorf("the check ended after %s, before its window closed (%s)", took, tt.untilLeft)
+			}
+		})
+	}
+	t.Run("a failure ends it at once", func(t *testing.T) {
+		errNo := errors.New("it happened")
+		if err := s.holds(context.Background(), Window{Length: time.Hour}, func() error { return errNo }); !errors.Is(err, errNo) {
+			t.Errorf("holds = %v, want %v", err, errNo)
+		}
+	})
 }

@@ -94,21 +94,43 @@ func (s *Scenario) SettleWindow(override time.Duration) time.Duration {
 	return s.w.Timeouts.Settle
 }
 
-// holds runs check every 100ms for window: something that must not happen
-// is watched for a while, not looked for once.
-func (s *Scenario) holds(ctx context.Context, window time.Duration, check func() error) error {
-	deadline := time.Now().Add(window)
+// Window is how long a check that something does not happen watches
+// (Length, see SettleWindow), counted From the end of the step that last
+// changed something in the scenario: the window is the time the cluster
+// is given to react to that change, so checks in a row after one change
+// watch the same window instead of one each, and a check made more than
+// Length after the change looks once. A zero From counts from the check's
+// start.
+type Window struct {
+	Length time.Duration
+	From   time.Time
+}
+
+// end is when the window closes, for a check that starts now.
+func (w Window) end() time.Time {
+	if w.From.IsZero() {
+		return time.Now().Add(w.Length)
+	}
+	return w.From.Add(w.Length)
+}
+
+// holds runs check at once, then every 100ms until the window closes (and
+// once as it closes): something that must not happen is watched for a
+// while, not looked for once.
+func (s *Scenario) holds(ctx context.Context, window Window, check func() error) error {
+	deadline := window.end()
 	for {
 		if err := check(); err != nil {
 			return err
 		}
-		if time.Now().After(deadline) {
+		left := time.Until(deadline)
+		if left <= 0 {
 			return nil
 		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-time.After(100 * time.Millisecond):
+		case <-time.After(min(left, 100*time.Millisecond)):
 		}
 	}
 }

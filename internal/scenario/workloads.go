@@ -81,9 +81,8 @@ func (s *Scenario) RestartedFor(ctx context.Context, kind, name, preset string) 
 	return nil
 }
 
-// StaysAsSubmitted checks ObjectAsSubmitted for window (see
-// Scenario.SettleWindow).
-func (s *Scenario) StaysAsSubmitted(ctx context.Context, kind, name string, window time.Duration) error {
+// StaysAsSubmitted checks ObjectAsSubmitted for window.
+func (s *Scenario) StaysAsSubmitted(ctx context.Context, kind, name string, window Window) error {
 	return s.holds(ctx, window, func() error { return s.ObjectAsSubmitted(ctx, kind, name) })
 }
 

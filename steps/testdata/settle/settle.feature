@@ -26,3 +26,18 @@ Feature: settle windows
 
   Scenario: a window that is not a duration
     Then the pod "p" should have no events with reason "PodPresetConflict" for soon
+
+  Scenario: a change between checks starts a new window
+    Then the pod "p" should have no events with reason "PodPresetConflict"
+    When I create the pod:
+      """
+      apiVersion: v1
+      kind: Pod
+      metadata:
+        name: q
+      spec:
+        containers:
+          - name: c
+            image: i
+      """
+    Then the Pod "q" should stay as submitted
