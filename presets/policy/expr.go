@@ -298,14 +298,14 @@ func (c *compiler) additions() []string {
 // conflicts (R4.2, R4.4); otherwise the additions: the annotations (R3.7),
 // then, for each list, the items it lacks appended (R3.3), or the list
 // added when the pod has none: an item with the key of one the list has is
-// identical to it, as there is no conflict (R3.4). Items are appended one
-// patch each: the pod's own items are typed values that a patch's value
-// cannot hold.
+// identical to it, as there is no conflict (R3.4). The additions are
+// [JSON pointer, value] pairs, each an add, and [JSON pointer, from,
+// "move"] triples, each a move (appendTo).
 func (c *compiler) patch(compiled string, additions []string) string {
 	// A probe pod is told what the policy was compiled from (ProbeAnnotation).
 	probe := fmt.Sprintf(`(has(object.metadata.annotations) && %s in object.metadata.annotations ? [JSONPatch{op: "replace", path: %s, value: %s}] : [])`,
 		quote(ProbeAnnotation), quote("/metadata/annotations/"+escapeKey(ProbeAnnotation)), quote(compiled))
-	return fmt.Sprintf(`%s + (variables.conflict || !variables.matched ? [] : %s.map(p, JSONPatch{op: "add", path: p[0], value: p[1]}))`, probe, concat(additions, "\n"))
+	return fmt.Sprintf(`%s + (variables.conflict || !variables.matched ? [] : %s.map(p, size(p) == 3 ? JSONPatch{op: "move", path: p[0], from: p[1]} : JSONPatch{op: "add", path: p[0], value: p[1]}))`, probe, concat(additions, "\n"))
 }
 
 // appended is true when a list (a CEL expression) ends with the items of
@@ -323,14 +323,24 @@ func own(list, field string) string {
 	return fmt.Sprintf("(%[3]s ? %[1]s.slice(0, size(%[1]s) - size(variables.%[2]s)) : %[1]s)", list, field, appended(list, field))
 }
 
-// appendTo writes the [JSON pointer, value] pairs that add the items of
-// variables.<field> that list (a CEL expression, at path) lacks: none
-// when it ends with them all
-// (appended), the whole list when it has none, else each missing item
-// appended to it. The keys the list holds that some preset's item has are
-// a map, made from those keys sorted with duplicates dropped (a pod may
-// repeat an item; a map may not repeat a key). The environment has no
-// cel.bind: [x].map(v, e(v))[0] binds v to x in e.
+// appendTo writes the patches that add the items of variables.<field>
+// that list (a CEL expression, at path) lacks: none when it ends with them
+// all (appended), the whole list when it has none, else the missing items
+// appended. The pod's own items are typed values that a patch's value
+// cannot hold, so a list cannot be written whole; each missing item is an
+// add of its own ("…/-") when the list holds as many items as are missing,
+// less one; else the missing items are added as one list beside it
+// (<path>-presetsim), the list's own items moved in front of them, last
+// first, and that list moved in its place: own + 2 patches instead of
+// missing ones. The API server turns each patch's value into JSON on its
+// own, at a cost per patch (100 one-item presets, a pod with its service
+// account token's volume and mount: 4.0 ms per admission with an add per
+// item, 2.5 ms with none, in k8s.io/apiserver's plug-ins in-process).
+//
+// The keys the list holds that some preset's item has are a map, made from
+// those keys sorted with duplicates dropped (a pod may repeat an item; a
+// map may not repeat a key). The environment has no cel.bind:
+// [x].map(v, e(v))[0] binds v to x in e.
 func (c *compiler) appendTo(l itemList, list, path string) string {
 	key := l.keys[0]
 	var known []string
@@ -343,9 +353,14 @@ func (c *compiler) appendTo(l itemList, list, path string) string {
 	present := fmt.Sprintf(`[%[1]s.filter(a, %[2]s).map(a, %[3]s).sort()].map(s, `+
 		`s.transformList(j, k, j == 0 || s[j - 1] != k, k).transformMapEntry(j, k, {k: true}))[0]`,
 		list, strings.Join(known, " || "), key.expr("a"))
-	return fmt.Sprintf(`(has(%[1]s) ? (%[4]s ? [] : [%[5]s].map(present, variables.%[3]s.filter(b, !(%[6]s in present)).map(b, [dyn(%[2]s + "/-"), dyn(b)]))[0]) : `+
+	missing := fmt.Sprintf(`[%[1]s].map(present, variables.%[2]s.filter(b, !(%[3]s in present)))[0]`, present, l.field, key.expr("b"))
+	tmp := path + ` + "-presetsim"`
+	insert := fmt.Sprintf(`size(%[1]s) + 1 >= size(m) ? m.map(b, [dyn(%[2]s + "/-"), dyn(b)]) : `+
+		`[[dyn(%[3]s), dyn(m)]] + %[1]s.transformList(oi, ov, [dyn(%[3]s + "/0"), dyn(%[2]s + "/" + string(size(%[1]s) - 1 - oi)), dyn("move")]) + [[dyn(%[2]s), dyn(%[3]s), dyn("move")]]`,
+		list, path, tmp)
+	return fmt.Sprintf(`(has(%[1]s) ? (%[4]s ? [] : [%[5]s].map(m, %[6]s)[0]) : `+
 		`size(variables.%[3]s) == 0 ? [] : [[dyn(%[2]s), dyn(variables.%[3]s)]])`,
-		list, path, l.field, appended(list, l.field), present, key.expr("b"))
+		list, path, l.field, appended(list, l.field), missing, insert)
 }
 
 // escapeKey escapes a JSON pointer token (RFC 6901): ~ as ~0, / as ~1.
