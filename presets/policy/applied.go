@@ -55,18 +55,8 @@ func (c *compiler) appliedCondition() (admissionregistrationv1.MatchCondition, b
 		group[i] = len(sels)
 		sels = append(sels, sel)
 	}
-	// A preset that selects the pod lacks its annotation at its version;
-	// an annotation is looked at only when its selector selects the pod.
-	unapplied := []string{fmt.Sprintf("%s in m[1]", quote(ProbeAnnotation))}
-	for g := range sels {
-		var missing []string
-		for i := range c.presets {
-			if group[i] == g {
-				missing = append(missing, "!"+c.annotated(i, "m[1]"))
-			}
-		}
-		unapplied = append(unapplied, fmt.Sprintf("(s[%d] && %s)", g, anyOf(missing, "")))
-	}
+	// An annotation is looked at only when its selector selects the pod.
+	unapplied, _ := c.unapplied(func(i int) (string, error) { return fmt.Sprintf("s[%d]", group[i]), nil })
 	// When no preset that selects the pod lacks its annotation, the items
 	// the policy could add are those of the presets that select it; k[n]
 	// are their keys, that the n-th list must end with.

@@ -80,7 +80,7 @@ const maxGate = 60000
 // selectors are written out, once per selector; ok is false when that is
 // too long.
 func (c *compiler) unappliedGate() (admissionregistrationv1.MatchCondition, bool) {
-	terms, ok := c.unapplied(func(k int) string { return c.annotated(k, "m[1]") })
+	terms, ok := c.unapplied(func(i int) (string, error) { return selector(c.presets[i].Spec.Selector, "m[0]") })
 	if !ok {
 		return admissionregistrationv1.MatchCondition{}, false
 	}
@@ -92,25 +92,26 @@ func (c *compiler) unappliedGate() (admissionregistrationv1.MatchCondition, bool
 }
 
 // unapplied are the terms of "the pod is a probe, or a preset selects it
-// and was not applied", for an expression that binds m to [labels,
-// annotations] ([x].map(m, e(m))[0]: the environment has no cel.bind);
-// applied(k) is whether the pod holds preset k's annotation at its version.
-// A match condition cannot read variables, so the selectors are written
-// out, once per selector; ok is false when one cannot be.
-func (c *compiler) unapplied(applied func(k int) string) (terms []string, ok bool) {
+// and its annotation at its version is missing", for an expression that
+// binds m to [labels, annotations] ([x].map(m, e(m))[0]: the environment
+// has no cel.bind): one term per selector, selected(i) being whether the
+// selector of preset i (the first with it) selects the pod. A match
+// condition cannot read variables, so the terms are written out; ok is
+// false when a selector cannot be.
+func (c *compiler) unapplied(selected func(i int) (string, error)) (terms []string, ok bool) {
 	terms = []string{fmt.Sprintf("%s in m[1]", quote(ProbeAnnotation))}
-	for i, p := range c.presets {
+	for i := range c.presets {
 		if c.selects[i] != i {
 			continue // written with the first preset of its selector
 		}
-		sel, err := selector(p.Spec.Selector, "m[0]")
+		sel, err := selected(i)
 		if err != nil {
 			return nil, false
 		}
 		var missing []string
 		for k := range c.presets {
 			if c.selects[k] == i {
-				missing = append(missing, "!"+applied(k))
+				missing = append(missing, "!"+c.annotated(k, "m[1]"))
 			}
 		}
 		terms = append(terms, fmt.Sprintf("((%s) && %s)", sel, anyOf(missing, "")))
