@@ -91,6 +91,14 @@ func TestAppliedConditionSkipsWhatIsApplied(t *testing.T) {
 		{"a preset's annotation at an older version", func(p *corev1.Pod) {
 			p.Annotations["podpreset.admission.kubernetes.io/podpreset-preset-0000"] = "0"
 		}, false},
+		// The two presets share a selector: their annotations are
+		// checked together, the first's alone must not do.
+		{"the second preset's annotation at an older version", func(p *corev1.Pod) {
+			p.Annotations["podpreset.admission.kubernetes.io/podpreset-preset-0001"] = "0"
+		}, false},
+		{"the second preset's annotation removed", func(p *corev1.Pod) {
+			delete(p.Annotations, "podpreset.admission.kubernetes.io/podpreset-preset-0001")
+		}, false},
 		{"a probe", func(p *corev1.Pod) { p.Annotations[policy.ProbeAnnotation] = "" }, false},
 		// Not complete: the keys must end the list, as the policy leaves
 		// them. The policy then decides, and changes nothing either.
