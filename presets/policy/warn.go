@@ -123,11 +123,11 @@ func (c *compiler) unapplied(selected func(i int) (string, error)) (terms []stri
 // anyUnannotated is whether annotations (a CEL map) lack the annotation at
 // its version of one of the presets (indexes into c.presets, at least one).
 // For several: the first's is absent, or the list of their keys' optional
-// values differs from the constant list of their versions — a step of CEL
-// per preset and one native comparison, where a test per preset is six
-// steps. The API server evaluates it for every pod the policies see, on
-// every preset that selects a pod they mutated (the list of versions is
-// folded into a constant when it plans the expression).
+// values differs from the list of their versions as optionals — two steps
+// of CEL per preset (a look-up, an optional.of) and one native comparison
+// of the lists, where a test per preset is six steps. The API server
+// evaluates it for every pod the policies see, on every preset that
+// selects a pod they mutated.
 func (c *compiler) anyUnannotated(presets []int, annotations string) string {
 	if len(presets) == 1 {
 		return "!" + c.annotated(presets[0], annotations)
