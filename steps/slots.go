@@ -42,11 +42,11 @@ func (s *slots) acquire(ctx context.Context, resuming bool) error {
 		return nil
 	}
 	granted := make(chan struct{})
+	queue := &s.starting
 	if resuming {
-		s.resuming = append(s.resuming, granted)
-	} else {
-		s.starting = append(s.starting, granted)
+		queue = &s.resuming
 	}
+	*queue = append(*queue, granted)
 	s.mu.Unlock()
 	select {
 	case <-granted:
@@ -58,8 +58,7 @@ func (s *slots) acquire(ctx context.Context, resuming bool) error {
 		case <-granted: // handed over just now: pass it on
 			s.handOver()
 		default:
-			s.resuming = slices.DeleteFunc(s.resuming, func(c chan struct{}) bool { return c == granted })
-			s.starting = slices.DeleteFunc(s.starting, func(c chan struct{}) bool { return c == granted })
+			*queue = slices.DeleteFunc(*queue, func(c chan struct{}) bool { return c == granted })
 		}
 		return ctx.Err()
 	}

@@ -55,7 +55,8 @@ func (c *compiler) appliedCondition() (admissionregistrationv1.MatchCondition, b
 		group[i] = len(sels)
 		sels = append(sels, sel)
 	}
-	// An annotation is looked at only when its selector selects the pod.
+	// An annotation is looked at only when its selector selects the pod
+	// (s[g] cannot fail to be written, so unapplied's ok is true).
 	unapplied, _ := c.unapplied(func(i int) (string, error) { return fmt.Sprintf("s[%d]", group[i]), nil })
 	// When no preset that selects the pod lacks its annotation, the items
 	// the policy could add are those of the presets that select it; k[n]

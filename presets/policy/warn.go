@@ -135,13 +135,14 @@ func (c *compiler) anyUnannotated(presets []int, annotations string) string {
 	got := make([]string, len(presets))
 	want := make([]string, len(presets))
 	for n, i := range presets {
-		key := quote(merge.AnnotationKey(c.presets[i].Name))
-		got[n] = fmt.Sprintf("%s[?%s]", annotations, key)
+		got[n] = fmt.Sprintf("%s[?%s]", annotations, c.annotationKey(i))
 		want[n] = fmt.Sprintf("optional.of(%s)", quote(c.presets[i].ResourceVersion))
 	}
-	first := quote(merge.AnnotationKey(c.presets[presets[0]].Name))
-	return fmt.Sprintf("(!(%s in %s) || [%s] != [%s])", first, annotations, strings.Join(got, ", "), strings.Join(want, ", "))
+	return fmt.Sprintf("(!(%s in %s) || [%s] != [%s])", c.annotationKey(presets[0]), annotations, strings.Join(got, ", "), strings.Join(want, ", "))
 }
+
+// annotationKey is preset i's annotation key (R3.7), a CEL string.
+func (c *compiler) annotationKey(i int) string { return quote(merge.AnnotationKey(c.presets[i].Name)) }
 
 // labelsOrNone and annotationsOrNone are the pod's labels and annotations,
 // an empty map when it has none.
@@ -153,8 +154,7 @@ const (
 // annotated is whether annotations (a CEL map) hold preset i's annotation
 // at its version (R3.7): the mutating policy applied the preset.
 func (c *compiler) annotated(i int, annotations string) string {
-	key := quote(merge.AnnotationKey(c.presets[i].Name))
-	return fmt.Sprintf("(%[1]s in %[3]s && %[3]s[%[1]s] == %[2]s)", key, quote(c.presets[i].ResourceVersion), annotations)
+	return fmt.Sprintf("(%[1]s in %[3]s && %[3]s[%[1]s] == %[2]s)", c.annotationKey(i), quote(c.presets[i].ResourceVersion), annotations)
 }
 
 // validations are the probe's, then one per preset, in name order.
