@@ -133,6 +133,11 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
 	}
 	env.ControlPlane.Etcd = &envtest.Etcd{DataDir: etcdDir}
 	env.ControlPlane.GetAPIServer().CertDir = certDir
+	token, err := adminToken(certDir)
+	if err != nil {
+		return nil, err
+	}
+	env.ControlPlane.GetAPIServer().Configure().Set("token-auth-file", filepath.Join(certDir, tokenFile))
 	cfg, err := env.Start()
 	// envtest makes one more directory of its own, for webhook serving
 	// certificates, in the temporary directory.
@@ -144,13 +149,9 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("unable to start etcd and kube-apiserver: %w", err)
 	}
-	cp.Config = cfg
-
-	admin, err := env.ControlPlane.AddUser(envtest.User{Name: "presetsim-admin", Groups: []string{"system:masters"}}, nil)
-	if err != nil {
-		return nil, fmt.Errorf("unable to create the admin user: %w", err)
-	}
-	if cp.KubeConfig, err = admin.KubeConfig(); err != nil {
+	cp.Config = rest.AnonymousClientConfig(cfg)
+	cp.Config.BearerToken = token
+	if cp.KubeConfig, err = kubeconfigOf(cp.Config); err != nil {
 		return nil, fmt.Errorf("unable to write the admin kubeconfig: %w", err)
 	}
 	cp.dir = componentsDir
