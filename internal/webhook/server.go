@@ -19,6 +19,7 @@ type Server struct {
 	CABundle []byte
 
 	srv      *http.Server
+	conns    conns
 	done     chan struct{} // closed when serving has ended
 	serveErr error         // why serving ended; read after done is closed
 }
@@ -59,6 +60,7 @@ func ServeOn(addr string, mux http.Handler, cert tls.Certificate) (*Server, erro
 // start runs serve in a goroutine that Stop waits for, keeping its error.
 func start(url string, srv *http.Server, serve func() error) *Server {
 	s := &Server{URL: url, srv: srv, done: make(chan struct{})}
+	srv.ConnState = s.conns.track
 	go func() {
 		if err := serve(); !errors.Is(err, http.ErrServerClosed) {
 			s.serveErr = err
@@ -82,12 +84,32 @@ func (s *Server) Err() error {
 	}
 }
 
-// Stop shuts the server down, waiting for requests in flight until ctx ends.
-// It may be called more than once.
+// Stop shuts the server down, waiting for requests in flight until ctx ends;
+// once none is in flight it closes every connection (conns). It may be
+// called more than once.
 func (s *Server) Stop(ctx context.Context) error {
-	err := s.srv.Shutdown(ctx)
-	if err != nil {
+	shut := make(chan error, 1)
+	go func() { shut <- s.srv.Shutdown(ctx) }()
+	tick := time.NewTicker(stopPoll)
+	defer tick.Stop()
+	var err error
+wait:
+	for {
+		select {
+		case err = <-shut:
+			break wait
+		case <-tick.C:
+			if s.conns.idle() {
+				_ = s.srv.Close()
+				err = <-shut
+				break wait
+			}
+		}
+	}
+	if err != nil && !errors.Is(err, http.ErrServerClosed) {
 		_ = s.srv.Close()
+	} else {
+		err = nil
 	}
 	<-s.done
 	if s.serveErr != nil {
@@ -95,3 +117,6 @@ func (s *Server) Stop(ctx context.Context) error {
 	}
 	return err
 }
+
+// stopPoll is how often Stop looks whether requests are still in flight.
+const stopPoll = 5 * time.Millisecond

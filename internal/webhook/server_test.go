@@ -388,3 +388,44 @@ func TestStopTwice(t *testing.T) {
 		}
 	}
 }
+
+// TestStopClosesIdleConnections: with no request in flight, Stop returns
+// within a deadline that http.Server.Shutdown alone would miss: it counts a
+// connection that has sent no request yet as busy for five seconds, and an
+// HTTP/2 connection as busy until its client closes it.
+func TestStopClosesIdleConnections(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		open func(t *testing.T, s *webhook.Server)
+	}{
+		{"a connection that sent no request", func(t *testing.T, s *webhook.Server) {
+			conn, err := tls.Dial("tcp", strings.TrimPrefix(s.URL, "https://"), &tls.Config{RootCAs: caPool(t, s.CABundle), MinVersion: tls.VersionTLS12})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { conn.Close() })
+		}},
+		{"an HTTP/2 connection after its request", func(t *testing.T, s *webhook.Server) {
+			tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: caPool(t, s.CABundle), MinVersion: tls.VersionTLS12}, ForceAttemptHTTP2: true}
+			t.Cleanup(tr.CloseIdleConnections)
+			resp, err := (&http.Client{Transport: tr, Timeout: 10 * time.Second}).Get(s.URL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.ProtoMajor != 2 {
+				t.Fatalf("the request went over %s, want HTTP/2", resp.Proto)
+			}
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s, stop := serve(t, http.NewServeMux())
+			c.open(t, s)
+			ctx, cancel := context.WithTimeout(context.Background(), 800*time.Millisecond)
+			defer cancel()
+			if err := stop(ctx); err != nil {
+				t.Errorf("Stop with nothing in flight: %v", err)
+			}
+		})
+	}
+}
