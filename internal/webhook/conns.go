@@ -14,7 +14,9 @@ import (
 // seconds, and an HTTP/2 connection as busy until the client closes it
 // after the server's GOAWAY: a run's stop waited 1.1 s for the API
 // server's connection to the reference webhook (4.3 s over HTTP/1.1), with
-// nothing in flight. Stop closes them all as soon as none is active.
+// nothing in flight. Stop closes them all as soon as none is active; a
+// connection still opening (no request read yet) is closed too, as its
+// client would find the server gone a moment later anyway.
 type conns struct {
 	mu     sync.Mutex
 	active map[net.Conn]struct{}

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -159,14 +160,24 @@ func TestServeBadHost(t *testing.T) {
 	}
 }
 
+// TestStopWaitsForRequestsInFlight, over HTTP/1.1 and over HTTP/2 (as the
+// API server calls a webhook).
 func TestStopWaitsForRequestsInFlight(t *testing.T) {
+	for _, h2 := range []bool{false, true} {
+		t.Run(fmt.Sprintf("HTTP/2 %t", h2), func(t *testing.T) { stopWaitsForRequestInFlight(t, h2) })
+	}
+}
+
+func stopWaitsForRequestInFlight(t *testing.T, h2 bool) {
 	started, release := make(chan struct{}), make(chan struct{})
-	s, stop := serve(t, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	s, stop := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		close(started)
 		<-release
-		_, _ = io.WriteString(w, "done")
+		_, _ = io.WriteString(w, r.Proto)
 	}))
 	client := tlsClient(&tls.Config{RootCAs: caPool(t, s.CABundle), MinVersion: tls.VersionTLS12})
+	client.Transport.(*http.Transport).ForceAttemptHTTP2 = h2
+	want := map[bool]string{false: "HTTP/1.1", true: "HTTP/2.0"}[h2]
 	type result struct {
 		body string
 		err  error
@@ -199,8 +210,8 @@ func TestStopWaitsForRequestsInFlight(t *testing.T) {
 	if err := <-stopped; err != nil {
 		t.Errorf("Stop: %v", err)
 	}
-	if r := <-got; r.err != nil || r.body != "done" {
-		t.Errorf("request in flight: %q, %v; want done", r.body, r.err)
+	if r := <-got; r.err != nil || r.body != want {
+		t.Errorf("request in flight: %q, %v; want %s", r.body, r.err, want)
 	}
 }
 
