@@ -33,11 +33,37 @@ func (s *Scenario) PodShouldBe(ctx context.Context, name string, src manifest.So
 	if want.Namespace != "" {
 		ns = want.Namespace
 	}
+	return s.compareStored(ctx, ns, name, want)
+}
+
+// compareStored compares the stored pod with want as Compare does. Reading
+// the pod and giving want the backend's defaults (on envtest a dry-run
+// create) are two independent requests: made at once, the check waits for
+// the slower one only. An error reading the pod comes first.
+func (s *Scenario) compareStored(ctx context.Context, ns, name string, want *corev1.Pod) error {
+	type result struct {
+		pod *corev1.Pod
+		err error
+	}
+	defaulted := make(chan result, 1)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				defaulted <- result{err: fmt.Errorf("defaulting the expected pod panicked: %v", p)}
+			}
+		}()
+		p, err := s.Defaulted(ctx, want)
+		defaulted <- result{p, err}
+	}()
 	got, err := s.getPod(ctx, ns, name)
+	d := <-defaulted
 	if err != nil {
 		return err
 	}
-	return s.Compare(ctx, want, got)
+	if d.err != nil {
+		return d.err
+	}
+	return s.CompareDefaulted(want, d.pod, got)
 }
 
 // expected decodes an expected pod, then expands ${rv:…} in its string
@@ -182,11 +208,7 @@ func (s *Scenario) podAsSubmitted(ctx context.Context, name string) error {
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, want); err != nil {
 		return err
 	}
-	got, err := s.getPod(ctx, ns, name)
-	if err != nil {
-		return err
-	}
-	return s.Compare(ctx, want, got)
+	return s.compareStored(ctx, ns, name, want)
 }
 
 // PodHasAnnotations checks each key has the value (after ${rv:...} expansion).
