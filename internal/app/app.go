@@ -202,6 +202,12 @@ usage error, 4 for mistakes in the feature files, 130 or 143 when interrupted.`,
 			Paths: paths, FS: fsys, Format: formats, Tags: *tags, Concurrency: *concurrency, Output: stdout,
 		})
 		suiteTime := time.Since(suiteStart)
+		// Interrupted: the signal's handler stops the World and exits with
+		// the signal's code; a verdict cut short is not reported, nor is
+		// its status (a scenario the signal cut off fails) the exit code.
+		if code := st.interrupts.Code(); code != 0 {
+			return cli.ExitError{Code: code}
+		}
 		summary := runSummary(st.implementationName(), w, timings.List())
 		if *reportDir != "" {
 			if err := summary.WriteFiles(*reportDir); err != nil {
