@@ -17,6 +17,7 @@ import (
 	"presetsim.dev/presetsim/harness/backend"
 	"presetsim.dev/presetsim/harness/implementation"
 	"presetsim.dev/presetsim/harness/profile"
+	"presetsim.dev/presetsim/internal/tailbuf"
 	"presetsim.dev/presetsim/internal/webhook"
 )
 
@@ -76,7 +77,7 @@ type Webhook struct {
 	profile *profile.Profile
 	dir     string
 	cmd     *exec.Cmd
-	output  *tailBuffer
+	output  *tailbuf.Buffer
 	log     *cappedLog
 	exited  chan struct{}
 	// wroteKubeconfig: Options.KubeconfigOut is this run's, to remove.
@@ -171,7 +172,7 @@ func (e *Webhook) start(kubeconfig []byte, keepDir func(string) error) error {
 	}
 	// What the process writes is bounded in memory (its last lines) and
 	// on disk (the log file is cut at maxLogBytes), however much it prints.
-	e.output = &tailBuffer{}
+	e.output = &tailbuf.Buffer{}
 	var out io.Writer = e.output
 	if e.spec.LogFile != "" {
 		f, err := os.Create(e.spec.LogFile)
@@ -234,7 +235,7 @@ func (e *Webhook) LastOutput() string {
 	if e.spec.LogFile != "" {
 		where = " (all of it in " + e.spec.LogFile + ")"
 	}
-	tail := e.output.tail()
+	tail := e.output.Tail()
 	if tail == "" {
 		return "the webhook's process has written nothing" + where
 	}
