@@ -34,10 +34,13 @@ conformance-fuzz: ## presetsim fuzz: $(CASES) generated cases (seed 1), offline 
 	$(GO) run ./cmd/presetsim fuzz --backend offline --cases $(CASES) --seed 1 --report-dir .cache/fuzz/offline
 	PRESETSIM_BIN_DIR=$(BIN_DIR) $(GO) run ./cmd/presetsim fuzz --cases $(CASES) --seed 1 --report-dir .cache/fuzz/envtest
 
+# CHAINSAW: a chainsaw binary you built by hand (nothing here builds it):
+# make bench then times the seed features side by side with it.
+CHAINSAW ?=
 .PHONY: bench
-bench: ## start-up, per-scenario overhead, parallel speed-up, pod-create latency (webhook, policy), merge pods/s, scaling: offline scenarios/s and fuzz cases/s with peak memory
+bench: ## start-up, per-scenario overhead, parallel speed-up, pod-create latency (webhook, policy), merge pods/s, scaling: offline scenarios/s and fuzz cases/s with peak memory; with CHAINSAW=path, side by side with chainsaw
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./presets/merge/ ./steps/
-	PRESETSIM_BIN_DIR=$(BIN_DIR) $(GO) run ./cmd/presetsim bench
+	PRESETSIM_BIN_DIR=$(BIN_DIR) $(GO) run ./cmd/presetsim bench $(if $(CHAINSAW),--chainsaw $(CHAINSAW))
 	$(MAKE) --no-print-directory conformance-fuzz CASES=2000
 
 # The five seed features; internal/app/bench/bench.go's seedFeatures lists them too.

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -80,7 +81,17 @@ scaling alone).`,
 	repeat := fs.Int("scenarios", 40, "runs of the minimal scenario per overhead measurement")
 	features := fs.String("features", "features", "feature files for the whole-suite timings")
 	skipScaling := fs.Bool("no-scaling", false, "leave out the scaling runs (generated scenarios and fuzz cases, a child process each)")
+	chainsaw := fs.String("chainsaw", "", "a chainsaw binary (built by hand): time the seed features against it, side by side on one cluster")
+	vsRuns := fs.Int("chainsaw-runs", 5, "runs of each command in the side-by-side with --chainsaw")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if *vsRuns < 1 {
+			return cli.UsageError(cmd, fmt.Sprintf("--chainsaw-runs must be at least 1, not %d", *vsRuns))
+		}
+		if *chainsaw != "" {
+			if _, err := exec.LookPath(*chainsaw); err != nil {
+				return cli.UsageError(cmd, fmt.Sprintf("--chainsaw: %v", err))
+			}
+		}
 		interrupts, bin, err := cli.Prepare(cmd.Context(), stderr)
 		if err != nil {
 			return err
@@ -166,6 +177,21 @@ scaling alone).`,
 		}
 		fmt.Fprintf(stdout, "\nseed features (%d files, %d scenarios), start to last scenario: %s (start %s)\n",
 			len(seedFeatures), len(seedTimings.List()), seedWall.Round(time.Millisecond), sw.Started.Round(time.Millisecond))
+		if *chainsaw != "" {
+			exe, err := os.Executable()
+			if err != nil {
+				return err
+			}
+			err = compareChainsaw(interrupts.Context(), stdout, bin, exe, *chainsaw, dir, *vsRuns, func(stop func() error) {
+				interrupts.OnSignal(func() error { return errors.Join(stop(), w.Stop()) })
+			})
+			interrupts.OnSignal(w.Stop)
+			if err != nil {
+				return fmt.Errorf("side by side with chainsaw: %w", err)
+			}
+		} else {
+			fmt.Fprintf(stdout, "\nside by side with chainsaw: not measured (make bench CHAINSAW=path/to/chainsaw, a chainsaw built by hand)\n")
+		}
 
 		watched, fresh, err := watchTimes(interrupts.Context(), w, bin, dir, 10, 3)
 		if err != nil {

@@ -1,0 +1,201 @@
+package bench
+
+import (
+	"context"
+	"embed"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/internal/backend/envtest"
+	"presetsim.dev/presetsim/internal/tailbuf"
+)
+
+// chainsawTests are the seed features written as chainsaw tests, one per
+// scenario but the second conflict scenario (chainsaw sees no admission
+// warning); each file names the scenario it stands for. They are ours:
+// chainsaw itself is built by hand by whoever compares, never by this
+// repository.
+//
+//go:embed chainsaw
+var chainsawTests embed.FS
+
+// crossNamespaceTest is the chainsaw test that applies a second
+// namespace: chainsaw waits for that namespace to be deleted, even with
+// --fast-namespace-deletion, so the side by side is also timed without it.
+const crossNamespaceTest = "simple-other-namespace"
+
+// series is one side-by-side series: each command's wall time per run,
+// and the clean-up presetsim printed.
+type series struct {
+	presetsim, chainsaw, cleanUp []time.Duration
+	scenarios                    int // as presetsim run counted them
+}
+
+// compareChainsaw runs the seed features with presetsim (the binary at
+// path presetsim: run --kubeconfig) and as chainsaw tests (the fastest
+// mode: --parallel 4 --fast-namespace-deletion) against one cluster like
+// presetsim up's (the reference webhook for every namespace): all the
+// tests, then all but crossNamespaceTest (presetsim still runs all 11
+// scenarios). Each series runs each command runs times, alternating which
+// goes first, after one warm-up run of each, and prints both medians, the
+// median of the pairwise ratios, and presetsim's clean-up. Either failing
+// is an error that shows its last lines: a failed run is not a time to
+// compare. onSignal registers the stop of its control plane for a signal.
+func compareChainsaw(ctx context.Context, stdout io.Writer, bin, presetsim, chainsaw, dir string, runs int, onSignal func(stop func() error)) error {
+	sub, err := fs.Sub(chainsawTests, "chainsaw")
+	if err != nil {
+		return err
+	}
+	all, same := filepath.Join(dir, "chainsaw-all"), filepath.Join(dir, "chainsaw-same-namespace")
+	for _, d := range []string{all, same} {
+		if err := os.CopyFS(d, sub); err != nil {
+			return err
+		}
+	}
+	if err := os.RemoveAll(filepath.Join(same, crossNamespaceTest)); err != nil {
+		return err
+	}
+	w, err := harness.Start(ctx, harness.Options{Backend: envtest.New(envtest.Options{BinDir: bin}), AllNamespaces: true})
+	if err != nil {
+		return err
+	}
+	onSignal(w.Stop)
+	defer w.Stop()
+	api, ok := w.API()
+	if !ok {
+		return fmt.Errorf("the %s backend has no API server", w.Backend)
+	}
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+	if err := os.WriteFile(kubeconfig, api.KubeConfig, 0o600); err != nil {
+		return err
+	}
+	ours := append([]string{presetsim, "run", "--kubeconfig", kubeconfig}, seedFeatures...)
+	theirs := []string{chainsaw, "test", "--parallel", "4", "--fast-namespace-deletion", "--no-color"}
+	fmt.Fprintf(stdout, "\nside by side with chainsaw on one cluster: the seed features, %d runs each, alternating, after a warm-up\n", runs)
+	fmt.Fprintf(stdout, "%-66s %10s %10s   %s\n", "", "presetsim", "chainsaw", "presetsim / chainsaw (pairwise median)")
+	for _, c := range []struct {
+		name, tests string
+		count       int
+	}{
+		{"all", all, chainsawTestCount()},
+		{"without " + crossNamespaceTest, same, chainsawTestCount() - 1},
+	} {
+		s, err := timeSeries(ctx, kubeconfig, ours, append(slices.Clone(theirs), c.tests), runs)
+		if err != nil {
+			return err
+		}
+		r := s.ratio()
+		faster := fmt.Sprintf("presetsim %.2fx faster", 1/r)
+		if r > 1 {
+			faster = fmt.Sprintf("chainsaw %.2fx faster", r)
+		}
+		fmt.Fprintf(stdout, "  %-64s %10s %10s   %.3f (%s)\n", fmt.Sprintf("%s: %d scenarios, %d chainsaw tests", c.name, s.scenarios, c.count),
+			pct(s.presetsim, 50), pct(s.chainsaw, 50), r, faster)
+		fmt.Fprintf(stdout, "  %-64s %10s\n", "  of which presetsim's clean-up and stop", pct(s.cleanUp, 50))
+	}
+	return nil
+}
+
+// timeSeries times the two commands runs times each, alternating which
+// goes first, after one warm-up run of each.
+func timeSeries(ctx context.Context, kubeconfig string, ours, theirs []string, runs int) (series, error) {
+	var s series
+	for i := -1; i < runs; i++ { // run -1 is the warm-up
+		for _, presetsimNow := range []bool{i%2 == 0, i%2 != 0} {
+			if presetsimNow {
+				d, out, err := timed(ctx, kubeconfig, ours)
+				if err != nil {
+					return s, err
+				}
+				if i >= 0 {
+					s.presetsim = append(s.presetsim, d)
+					s.cleanUp = append(s.cleanUp, cleanUpTime(out))
+					s.scenarios = scenarioCount(out)
+				}
+				continue
+			}
+			d, _, err := timed(ctx, kubeconfig, theirs)
+			if err != nil {
+				return s, err
+			}
+			if i >= 0 {
+				s.chainsaw = append(s.chainsaw, d)
+			}
+		}
+	}
+	return s, nil
+}
+
+// ratio is the median of presetsim's time over chainsaw's, run by run.
+func (s series) ratio() float64 {
+	ratios := make([]float64, len(s.presetsim))
+	for i := range ratios {
+		ratios[i] = s.presetsim[i].Seconds() / s.chainsaw[i].Seconds()
+	}
+	slices.Sort(ratios)
+	return ratios[len(ratios)/2]
+}
+
+// timed runs a command with KUBECONFIG set and returns its wall time and
+// its last lines; a failure is an error with those lines.
+func timed(ctx context.Context, kubeconfig string, args []string) (time.Duration, string, error) {
+	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
+	var out tailbuf.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	start := time.Now()
+	err := cmd.Run()
+	d := time.Since(start)
+	if err != nil {
+		return 0, "", fmt.Errorf("%s %s: %w; its last lines:\n%s", filepath.Base(args[0]), args[1], err, out.Tail())
+	}
+	return d, out.Tail(), nil
+}
+
+// cleanUpTime is the "clean-up and stop" presetsim run printed (0 when it
+// printed none).
+func cleanUpTime(out string) time.Duration {
+	for line := range strings.SplitSeq(out, "\n") {
+		if rest, ok := strings.CutPrefix(line, "clean-up and stop:"); ok {
+			if d, err := time.ParseDuration(strings.TrimSpace(rest)); err == nil {
+				return d
+			}
+		}
+	}
+	return 0
+}
+
+// scenarioCount is the N of the "suite: … for N scenarios" presetsim run
+// printed (0 when it printed none).
+func scenarioCount(out string) int {
+	for line := range strings.SplitSeq(out, "\n") {
+		if rest, ok := strings.CutPrefix(line, "suite:"); ok {
+			var d string
+			var n int
+			if _, err := fmt.Sscanf(strings.TrimSpace(rest), "%s for %d scenarios", &d, &n); err == nil {
+				return n
+			}
+		}
+	}
+	return 0
+}
+
+// chainsawTestCount is how many chainsaw tests there are.
+func chainsawTestCount() int {
+	n := 0
+	_ = fs.WalkDir(chainsawTests, "chainsaw", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Name() == "chainsaw-test.yaml" {
+			n++
+		}
+		return err
+	})
+	return n
+}

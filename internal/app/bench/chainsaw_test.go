@@ -1,0 +1,131 @@
+package bench
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"sigs.k8s.io/yaml"
+)
+
+// TestChainsawTestsStandForSeedScenarios: every embedded chainsaw test is
+// a chainsaw Test with a name of its own, opens with the seed feature and
+// scenario it stands for, and that scenario is in that feature; so a
+// renamed or removed seed scenario fails here, not in someone's
+// side-by-side.
+func TestChainsawTestsStandForSeedScenarios(t *testing.T) {
+	header := regexp.MustCompile(`(?s)^# (features/\w+\.feature): "(.+?)"`)
+	names := map[string]string{}
+	err := fs.WalkDir(chainsawTests, "chainsaw", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		if d.Name() != "chainsaw-test.yaml" {
+			t.Errorf("%s: chainsaw runs only files named chainsaw-test.yaml", p)
+			return nil
+		}
+		data, err := fs.ReadFile(chainsawTests, p)
+		if err != nil {
+			return err
+		}
+		var test struct {
+			APIVersion string `json:"apiVersion"`
+			Kind       string `json:"kind"`
+			Metadata   struct {
+				Name string `json:"name"`
+			} `json:"metadata"`
+			Spec struct {
+				Steps []any `json:"steps"`
+			} `json:"spec"`
+		}
+		if err := yaml.Unmarshal(data, &test); err != nil {
+			t.Errorf("%s: %v", p, err)
+			return nil
+		}
+		if test.APIVersion != "chainsaw.kyverno.io/v1alpha1" || test.Kind != "Test" || len(test.Spec.Steps) == 0 {
+			t.Errorf("%s: %s %s with %d steps, want a chainsaw.kyverno.io/v1alpha1 Test with steps", p, test.APIVersion, test.Kind, len(test.Spec.Steps))
+		}
+		if other, ok := names[test.Metadata.Name]; ok || test.Metadata.Name != filepath.Base(filepath.Dir(p)) {
+			t.Errorf("%s: test name %q, want its folder's name, once (also %s)", p, test.Metadata.Name, other)
+		}
+		names[test.Metadata.Name] = p
+		m := header.FindStringSubmatch(strings.ReplaceAll(string(data), "\n# ", " "))
+		if m == nil {
+			t.Errorf("%s: does not open with # features/….feature: \"scenario\"", p)
+			return nil
+		}
+		feature, err := os.ReadFile(filepath.Join("..", "..", "..", m[1]))
+		if err != nil {
+			t.Errorf("%s: %v", p, err)
+			return nil
+		}
+		if !strings.Contains(string(feature), "Scenario: "+m[2]+"\n") {
+			t.Errorf("%s: %s has no scenario %q", p, m[1], m[2])
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(names) != chainsawTestCount() || len(names) == 0 {
+		t.Errorf("%d tests, chainsawTestCount says %d", len(names), chainsawTestCount())
+	}
+	if _, ok := names[crossNamespaceTest]; !ok {
+		t.Errorf("no chainsaw test %s: the second series would time all the tests again", crossNamespaceTest)
+	}
+}
+
+// TestSeriesRatio: the pairwise median, run by run, not the ratio of the
+// medians.
+func TestSeriesRatio(t *testing.T) {
+	ms := func(v ...int) []time.Duration {
+		var out []time.Duration
+		for _, x := range v {
+			out = append(out, time.Duration(x)*time.Millisecond)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name                string
+		presetsim, chainsaw []time.Duration
+		want                float64
+	}{
+		{"one run", ms(1000), ms(4000), 0.25},
+		{"pairwise, not medians (their ratio is 1)", ms(1000, 2000, 3000), ms(3000, 1000, 2000), 1.5},
+		{"chainsaw faster", ms(3000, 3000, 3000), ms(1000, 1500, 2000), 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := (series{presetsim: tc.presetsim, chainsaw: tc.chainsaw}).ratio(); got != tc.want {
+				t.Errorf("ratio = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestRunSummary: the clean-up and the scenario count are read off what
+// presetsim run prints last, and are 0 when it printed neither.
+func TestRunSummary(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		out       string
+		cleanUp   time.Duration
+		scenarios int
+	}{
+		{"both", "11 scenarios (11 passed)\nsuite:               1.37s for 11 scenarios (median 320ms per scenario)\nclean-up and stop:   1.162s\n", 1162 * time.Millisecond, 11},
+		{"neither", "error: no such file\n", 0, 0},
+		{"a scenario's line that looks alike", "  suite: whatever\nclean-up and stop: soon\n", 0, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := cleanUpTime(tc.out); got != tc.cleanUp {
+				t.Errorf("cleanUpTime = %s, want %s", got, tc.cleanUp)
+			}
+			if got := scenarioCount(tc.out); got != tc.scenarios {
+				t.Errorf("scenarioCount = %d, want %d", got, tc.scenarios)
+			}
+		})
+	}
+}
