@@ -25,6 +25,7 @@ import (
 	"presetsim.dev/presetsim/internal/app/serve"
 	"presetsim.dev/presetsim/internal/app/watch"
 	"presetsim.dev/presetsim/internal/mutants"
+	"presetsim.dev/presetsim/internal/report"
 	"presetsim.dev/presetsim/internal/suitecheck"
 	"presetsim.dev/presetsim/outcome"
 	"presetsim.dev/presetsim/steps"
@@ -209,12 +210,6 @@ usage error, 4 for mistakes in the feature files, 130 or 143 when interrupted.`,
 			return cli.ExitError{Code: code}
 		}
 		summary := runSummary(st.implementationName(), w, timings.List())
-		if *reportDir != "" {
-			if err := summary.WriteFiles(*reportDir); err != nil {
-				return err
-			}
-			fmt.Fprintf(stderr, "reports in %s: %s\n", *reportDir, strings.Join(reportFiles(*reportDir), ", "))
-		}
 		if *verdictMap != "" {
 			if err := publishVerdict(cmd.Context(), api.Client, *verdictMap, summary); err != nil {
 				return err
@@ -266,6 +261,16 @@ usage error, 4 for mistakes in the feature files, 130 or 143 when interrupted.`,
 		fmt.Fprintf(stderr, "total:               %s\n", time.Since(start).Round(time.Millisecond))
 		if output := w.ModuleOutput(); status != 0 && output != "" {
 			fmt.Fprintf(stderr, "\n%s\n", output)
+		}
+		// The reports follow the clean-up, so that they say what it took
+		// and whether the run left anything behind.
+		took, stopErr := st.stop(stderr)
+		if *reportDir != "" {
+			summary.Timing = report.NewTiming(w.Started, suiteTime, took, stopErr)
+			if err := summary.WriteFiles(*reportDir); err != nil {
+				return err
+			}
+			fmt.Fprintf(stderr, "reports in %s: %s\n", *reportDir, strings.Join(reportFiles(*reportDir), ", "))
 		}
 		if status != 0 {
 			return cli.ExitError{Code: status}

@@ -40,6 +40,13 @@ func TestRunWritesReports(t *testing.T) {
 	if s.Passed || s.Implementation != "mutant/ignores-exclude" || strings.Join(s.FailedRules(), ",") != "R2.4" {
 		t.Errorf("summary: passed %v, implementation %q, failed rules %v", s.Passed, s.Implementation, s.FailedRules())
 	}
+	// Written after the clean-up, so that they say what it took.
+	if s.Timing == nil || s.Timing.SuiteSeconds <= 0 || s.Timing.CleanUpError != "" {
+		t.Errorf("summary timing: %+v, want the suite's time and no clean-up error", s.Timing)
+	}
+	if c, r := strings.Index(stderr.String(), "clean-up and stop:"), strings.Index(stderr.String(), "reports in "); c < 0 || r < c {
+		t.Errorf("the reports were not written after the clean-up:\n%s", stderr.String())
+	}
 	junit, err := os.ReadFile(filepath.Join(dir, "junit.xml"))
 	if err != nil {
 		t.Fatal(err)

@@ -48,18 +48,32 @@ type started struct {
 	profile    *profile.Profile
 	interrupts *interrupt.Interrupts
 	began      time.Time
+	stopped    *stopped // once stop ran
+}
+
+// stopped is what stop took and returned.
+type stopped struct {
+	took time.Duration
+	err  error
 }
 
 // stop stops the World (on an existing cluster: deletes what the run
 // created and waits until it is gone), says how long that took, and
-// releases the signals.
-func (s *started) stop(stderr io.Writer) {
+// releases the signals; it returns how long it took and what it could not
+// do. Stopping again returns the same, and does nothing.
+func (s *started) stop(stderr io.Writer) (time.Duration, error) {
+	if s.stopped != nil {
+		return s.stopped.took, s.stopped.err
+	}
 	began := time.Now()
-	if err := s.world.Stop(); err != nil {
+	err := s.world.Stop()
+	if err != nil {
 		fmt.Fprintf(stderr, "error while stopping the control plane: %v\n", err)
 	}
-	fmt.Fprintf(stderr, "clean-up and stop:   %s\n", time.Since(began).Round(time.Millisecond))
+	s.stopped = &stopped{took: time.Since(began), err: err}
+	fmt.Fprintf(stderr, "clean-up and stop:   %s\n", s.stopped.took.Round(time.Millisecond))
 	s.interrupts.Release()
+	return s.stopped.took, err
 }
 
 // implementationName is the implementation as reports name it: the

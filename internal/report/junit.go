@@ -10,12 +10,14 @@ import (
 )
 
 type junitSuites struct {
-	XMLName  xml.Name     `xml:"testsuites"`
-	Name     string       `xml:"name,attr"`
-	Tests    int          `xml:"tests,attr"`
-	Failures int          `xml:"failures,attr"`
-	Skipped  int          `xml:"skipped,attr"`
-	Suites   []junitSuite `xml:"testsuite"`
+	XMLName  xml.Name `xml:"testsuites"`
+	Name     string   `xml:"name,attr"`
+	Tests    int      `xml:"tests,attr"`
+	Failures int      `xml:"failures,attr"`
+	Skipped  int      `xml:"skipped,attr"`
+	// Time is the whole run's, start and clean-up included, when known.
+	Time   string       `xml:"time,attr,omitempty"`
+	Suites []junitSuite `xml:"testsuite"`
 }
 
 type junitSuite struct {
@@ -47,6 +49,9 @@ type junitMessage struct {
 // could not run is skipped with the reason.
 func (s *Summary) WriteJUnit(w io.Writer) error {
 	root := junitSuites{Name: "presetsim: " + s.Implementation}
+	if t := s.Timing; t != nil {
+		root.Time = fmt.Sprintf("%.3f", t.StartSeconds+t.SuiteSeconds+t.CleanUpSeconds)
+	}
 	index := map[string]int{}
 	for _, sc := range s.Scenarios {
 		i, ok := index[sc.Feature]

@@ -61,7 +61,37 @@ type Summary struct {
 	Totals    outcome.Counts   `json:"totals"`
 	Rules     []RuleOutcome    `json:"rules"`
 	Scenarios []ScenarioReport `json:"scenarios"`
+	// Timing is how long the run's phases took; absent where the reports
+	// are written before the run stops (merged shards).
+	Timing *Timing `json:"timing,omitempty"`
 }
+
+// Timing is how long a run's phases took, in seconds, and whether its
+// clean-up did all it should.
+type Timing struct {
+	StartSeconds float64 `json:"startSeconds"`
+	SuiteSeconds float64 `json:"suiteSeconds"`
+	// CleanUpSeconds is the clean-up and stop: on an existing cluster,
+	// deleting what the run created and watching it go; elsewhere,
+	// stopping what the run started.
+	CleanUpSeconds float64 `json:"cleanUpSeconds"`
+	// CleanUpError is what the clean-up could not do (on an existing
+	// cluster: what it could not delete, by name); empty when it did all.
+	CleanUpError string `json:"cleanUpError,omitempty"`
+}
+
+// NewTiming is the Timing of a run's start, suite and clean-up, and of the
+// clean-up's error, if any.
+func NewTiming(start, suite, cleanUp time.Duration, cleanUpErr error) *Timing {
+	t := &Timing{StartSeconds: round(start), SuiteSeconds: round(suite), CleanUpSeconds: round(cleanUp)}
+	if cleanUpErr != nil {
+		t.CleanUpError = cleanUpErr.Error()
+	}
+	return t
+}
+
+// round is a duration in seconds, to the millisecond.
+func round(d time.Duration) float64 { return d.Round(time.Millisecond).Seconds() }
 
 // RuleOutcome is a rule with its outcome and the scenarios that decided it.
 type RuleOutcome struct {

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"strings"
 	"testing"
@@ -96,6 +97,51 @@ func TestBuildKeepsUnknownRules(t *testing.T) {
 func TestWriters(t *testing.T) {
 	s := Build("mutant/ignores-exclude", "presetsim (Kubernetes v1.37.1)", "offline", results)
 	reporttest.GoldenFiles(t, s.Files(), *update)
+}
+
+// TestTiming: a run's timing is in the summary, the JUnit root's time and
+// the HTML page, a failed clean-up named in each; without timing (merged
+// shards) none of them mentions it.
+func TestTiming(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		timing       *Timing
+		json, html   []string
+		junitRootAtt string
+	}{
+		{"a clean run", NewTiming(2*time.Second, 1500*time.Millisecond, 250*time.Millisecond, nil),
+			[]string{`"suiteSeconds": 1.5`, `"cleanUpSeconds": 0.25`}, []string{"clean-up and stop 0.25 s"}, `time="3.750"`},
+		{"a failed clean-up", NewTiming(time.Second, time.Second, time.Minute, errors.New("not deleted within 1m0s: Pod ns/p (held by finalizers x)")),
+			[]string{`"cleanUpError": "not deleted within 1m0s: Pod ns/p (held by finalizers x)"`}, []string{"the clean-up failed: not deleted within 1m0s: Pod ns/p (held by finalizers x)"}, `time="62.000"`},
+		{"no timing", nil, nil, nil, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := Build("reference", "presetsim (Kubernetes v1.37.1)", "cluster", results)
+			s.Timing = tc.timing
+			var js, html, junit bytes.Buffer
+			if err := errors.Join(s.WriteJSON(&js), s.WriteHTML(&html), s.WriteJUnit(&junit)); err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range tc.json {
+				if !strings.Contains(js.String(), want) {
+					t.Errorf("summary.json lacks %s", want)
+				}
+			}
+			for _, want := range tc.html {
+				if !strings.Contains(html.String(), want) {
+					t.Errorf("report.html lacks %s", want)
+				}
+			}
+			root, _, _ := strings.Cut(junit.String(), "<testsuite ")
+			if tc.timing == nil {
+				if strings.Contains(js.String(), "timing") || strings.Contains(html.String(), `id="timing"`) || strings.Contains(root, "time=") {
+					t.Errorf("a run without timing mentions it")
+				}
+			} else if !strings.Contains(root, tc.junitRootAtt) {
+				t.Errorf("junit root %q lacks %s", root, tc.junitRootAtt)
+			}
+		})
+	}
 }
 
 // TestHTMLRendersInChromium opens the page in headless Chromium: its script
