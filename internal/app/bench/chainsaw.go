@@ -13,6 +13,10 @@ import (
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/internal/backend/envtest"
 	"presetsim.dev/presetsim/internal/tailbuf"
@@ -45,7 +49,8 @@ type series struct {
 // presetsim up's (the reference webhook for every namespace): all the
 // tests, then all but crossNamespaceTest (presetsim still runs all 11
 // scenarios). Each series runs each command runs times, alternating which
-// goes first, after one warm-up run of each, and prints both medians, the
+// goes first, after one warm-up run of each, each run started on a quiet
+// cluster (no namespace being deleted), and prints both medians, the
 // median of the pairwise ratios, and presetsim's clean-up. Either failing
 // is an error that shows its last lines: a failed run is not a time to
 // compare. onSignal registers the stop of its control plane for a signal.
@@ -79,7 +84,7 @@ func compareChainsaw(ctx context.Context, stdout io.Writer, bin, presetsim, chai
 	}
 	ours := append([]string{presetsim, "run", "--kubeconfig", kubeconfig}, seedFeatures...)
 	theirs := []string{chainsaw, "test", "--parallel", "4", "--fast-namespace-deletion", "--no-color"}
-	fmt.Fprintf(stdout, "\nside by side with chainsaw on one cluster: the seed features, %d runs each, alternating, after a warm-up\n", runs)
+	fmt.Fprintf(stdout, "\nside by side with chainsaw on one cluster: the seed features, %d runs each, alternating, each on a quiet cluster, after a warm-up\n", runs)
 	fmt.Fprintf(stdout, "%-66s %10s %10s   %s\n", "", "presetsim", "chainsaw", "presetsim / chainsaw (pairwise median)")
 	for _, c := range []struct {
 		name, tests string
@@ -88,7 +93,7 @@ func compareChainsaw(ctx context.Context, stdout io.Writer, bin, presetsim, chai
 		{"all", all, chainsawTestCount()},
 		{"without " + crossNamespaceTest, same, chainsawTestCount() - 1},
 	} {
-		s, err := timeSeries(ctx, kubeconfig, ours, append(slices.Clone(theirs), c.tests), runs)
+		s, err := timeSeries(ctx, kubeconfig, ours, append(slices.Clone(theirs), c.tests), runs, func() error { return quiet(ctx, api.Client) })
 		if err != nil {
 			return err
 		}
@@ -105,11 +110,15 @@ func compareChainsaw(ctx context.Context, stdout io.Writer, bin, presetsim, chai
 }
 
 // timeSeries times the two commands runs times each, alternating which
-// goes first, after one warm-up run of each.
-func timeSeries(ctx context.Context, kubeconfig string, ours, theirs []string, runs int) (series, error) {
+// goes first, after one warm-up run of each; each starts once settled
+// says the cluster is quiet.
+func timeSeries(ctx context.Context, kubeconfig string, ours, theirs []string, runs int, settled func() error) (series, error) {
 	var s series
 	for i := -1; i < runs; i++ { // run -1 is the warm-up
 		for _, presetsimNow := range []bool{i%2 == 0, i%2 != 0} {
+			if err := settled(); err != nil {
+				return s, err
+			}
 			if presetsimNow {
 				d, out, err := timed(ctx, kubeconfig, ours)
 				if err != nil {
@@ -132,6 +141,39 @@ func timeSeries(ctx context.Context, kubeconfig string, ours, theirs []string, r
 		}
 	}
 	return s, nil
+}
+
+// quietBound bounds the wait for a quiet cluster.
+const quietBound = time.Minute
+
+// quiet waits until no namespace is being deleted, polling every 100 ms
+// for up to quietBound: neither command starts while the namespace
+// controller still empties the other's namespaces (chainsaw's
+// --fast-namespace-deletion does not wait for them; presetsim waits for
+// what it created, not for its namespaces to be finalized).
+func quiet(ctx context.Context, client kubernetes.Interface) error {
+	ctx, cancel := context.WithTimeout(ctx, quietBound)
+	defer cancel()
+	for {
+		list, err := client.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return fmt.Errorf("waiting for a quiet cluster: %w", err)
+		}
+		var terminating []string
+		for _, ns := range list.Items {
+			if ns.Status.Phase == corev1.NamespaceTerminating {
+				terminating = append(terminating, ns.Name)
+			}
+		}
+		if len(terminating) == 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for a quiet cluster (%w; at most %s): namespaces still being deleted: %s", ctx.Err(), quietBound, strings.Join(terminating, ", "))
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
 
 // ratio is the median of presetsim's time over chainsaw's, run by run.

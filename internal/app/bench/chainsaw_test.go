@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"context"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -9,6 +10,10 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/fake"
 	"sigs.k8s.io/yaml"
 )
 
@@ -125,6 +130,43 @@ func TestRunSummary(t *testing.T) {
 			}
 			if got := scenarioCount(tc.out); got != tc.scenarios {
 				t.Errorf("scenarioCount = %d, want %d", got, tc.scenarios)
+			}
+		})
+	}
+}
+
+// TestQuiet: waiting for a quiet cluster returns at once when no namespace
+// is being deleted, once the last one is gone, and otherwise with an error
+// that names what is still being deleted when its context ends.
+func TestQuiet(t *testing.T) {
+	terminating := func(name string) *corev1.Namespace {
+		return &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}, Status: corev1.NamespaceStatus{Phase: corev1.NamespaceTerminating}}
+	}
+	active := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "default"}, Status: corev1.NamespaceStatus{Phase: corev1.NamespaceActive}}
+	for _, tc := range []struct {
+		name    string
+		objects []runtime.Object
+		goAway  string        // deleted after 300 ms
+		within  time.Duration // the context's
+		wantErr string
+	}{
+		{"nothing being deleted", []runtime.Object{active}, "", time.Second, ""},
+		{"the last one goes", []runtime.Object{active, terminating("chainsaw-x")}, "chainsaw-x", 5 * time.Second, ""},
+		{"one stays", []runtime.Object{active, terminating("chainsaw-y")}, "", 300 * time.Millisecond, "namespaces still being deleted: chainsaw-y"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			client := fake.NewClientset(tc.objects...)
+			if tc.goAway != "" {
+				timer := time.AfterFunc(300*time.Millisecond, func() {
+					_ = client.CoreV1().Namespaces().Delete(context.Background(), tc.goAway, metav1.DeleteOptions{})
+				})
+				defer timer.Stop()
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), tc.within)
+			defer cancel()
+			err := quiet(ctx, client)
+			if tc.wantErr == "" && err != nil || tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)) {
+				t.Errorf("quiet = %v, want %q", err, tc.wantErr)
 			}
 		})
 	}
