@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"embed"
+	"encoding/json"
 	"fmt"
 	"io"
 	"io/fs"
@@ -19,6 +20,7 @@ import (
 
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/internal/backend/envtest"
+	"presetsim.dev/presetsim/internal/report"
 	"presetsim.dev/presetsim/internal/tailbuf"
 )
 
@@ -82,7 +84,8 @@ func compareChainsaw(ctx context.Context, stdout io.Writer, bin, presetsim, chai
 	if err := os.WriteFile(kubeconfig, api.KubeConfig, 0o600); err != nil {
 		return err
 	}
-	ours := append([]string{presetsim, "run", "--kubeconfig", kubeconfig}, seedFeatures...)
+	reports := filepath.Join(dir, "reports")
+	ours := append([]string{presetsim, "run", "--kubeconfig", kubeconfig, "--report-dir", reports}, seedFeatures...)
 	theirs := []string{chainsaw, "test", "--parallel", "4", "--fast-namespace-deletion", "--no-color"}
 	fmt.Fprintf(stdout, "\nside by side with chainsaw on one cluster: the seed features, %d runs each, alternating, each on a quiet cluster, after a warm-up\n", runs)
 	fmt.Fprintf(stdout, "%-66s %10s %10s   %s\n", "", "presetsim", "chainsaw", "presetsim / chainsaw (pairwise median)")
@@ -93,7 +96,7 @@ func compareChainsaw(ctx context.Context, stdout io.Writer, bin, presetsim, chai
 		{"all", all, chainsawTestCount()},
 		{"without " + crossNamespaceTest, same, chainsawTestCount() - 1},
 	} {
-		s, err := timeSeries(ctx, kubeconfig, ours, append(slices.Clone(theirs), c.tests), runs, func() error { return quiet(ctx, api.Client) })
+		s, err := timeSeries(ctx, kubeconfig, ours, append(slices.Clone(theirs), c.tests), reports, runs, func() error { return quiet(ctx, api.Client) })
 		if err != nil {
 			return err
 		}
@@ -111,8 +114,9 @@ func compareChainsaw(ctx context.Context, stdout io.Writer, bin, presetsim, chai
 
 // timeSeries times the two commands runs times each, alternating which
 // goes first, after one warm-up run of each; each starts once settled
-// says the cluster is quiet.
-func timeSeries(ctx context.Context, kubeconfig string, ours, theirs []string, runs int, settled func() error) (series, error) {
+// says the cluster is quiet. Presetsim's clean-up and scenarios are read
+// from the summary it writes into reports.
+func timeSeries(ctx context.Context, kubeconfig string, ours, theirs []string, reports string, runs int, settled func() error) (series, error) {
 	var s series
 	for i := -1; i < runs; i++ { // run -1 is the warm-up
 		for _, presetsimNow := range []bool{i%2 == 0, i%2 != 0} {
@@ -120,18 +124,22 @@ func timeSeries(ctx context.Context, kubeconfig string, ours, theirs []string, r
 				return s, err
 			}
 			if presetsimNow {
-				d, out, err := timed(ctx, kubeconfig, ours)
+				d, err := timed(ctx, kubeconfig, ours)
+				if err != nil {
+					return s, err
+				}
+				summary, err := readSummary(reports)
 				if err != nil {
 					return s, err
 				}
 				if i >= 0 {
 					s.presetsim = append(s.presetsim, d)
-					s.cleanUp = append(s.cleanUp, cleanUpTime(out))
-					s.scenarios = scenarioCount(out)
+					s.cleanUp = append(s.cleanUp, time.Duration(summary.Timing.CleanUpSeconds*float64(time.Second)))
+					s.scenarios = len(summary.Scenarios)
 				}
 				continue
 			}
-			d, _, err := timed(ctx, kubeconfig, theirs)
+			d, err := timed(ctx, kubeconfig, theirs)
 			if err != nil {
 				return s, err
 			}
@@ -186,9 +194,9 @@ func (s series) ratio() float64 {
 	return ratios[len(ratios)/2]
 }
 
-// timed runs a command with KUBECONFIG set and returns its wall time and
-// its last lines; a failure is an error with those lines.
-func timed(ctx context.Context, kubeconfig string, args []string) (time.Duration, string, error) {
+// timed runs a command with KUBECONFIG set and returns its wall time; a
+// failure is an error with its last lines.
+func timed(ctx context.Context, kubeconfig string, args []string) (time.Duration, error) {
 	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
 	var out tailbuf.Buffer
@@ -197,37 +205,26 @@ func timed(ctx context.Context, kubeconfig string, args []string) (time.Duration
 	err := cmd.Run()
 	d := time.Since(start)
 	if err != nil {
-		return 0, "", fmt.Errorf("%s %s: %w; its last lines:\n%s", filepath.Base(args[0]), args[1], err, out.Tail())
+		return 0, fmt.Errorf("%s %s: %w; its last lines:\n%s", filepath.Base(args[0]), args[1], err, out.Tail())
 	}
-	return d, out.Tail(), nil
+	return d, nil
 }
 
-// cleanUpTime is the "clean-up and stop" presetsim run printed (0 when it
-// printed none).
-func cleanUpTime(out string) time.Duration {
-	for line := range strings.SplitSeq(out, "\n") {
-		if rest, ok := strings.CutPrefix(line, "clean-up and stop:"); ok {
-			if d, err := time.ParseDuration(strings.TrimSpace(rest)); err == nil {
-				return d
-			}
-		}
+// readSummary reads the summary.json presetsim run wrote into dir; one
+// without timing is an error.
+func readSummary(dir string) (*report.Summary, error) {
+	data, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		return nil, err
 	}
-	return 0
-}
-
-// scenarioCount is the N of the "suite: … for N scenarios" presetsim run
-// printed (0 when it printed none).
-func scenarioCount(out string) int {
-	for line := range strings.SplitSeq(out, "\n") {
-		if rest, ok := strings.CutPrefix(line, "suite:"); ok {
-			var d string
-			var n int
-			if _, err := fmt.Sscanf(strings.TrimSpace(rest), "%s for %d scenarios", &d, &n); err == nil {
-				return n
-			}
-		}
+	var s report.Summary
+	if err := json.Unmarshal(data, &s); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "summary.json"), err)
 	}
-	return 0
+	if s.Timing == nil {
+		return nil, fmt.Errorf("%s has no timing", filepath.Join(dir, "summary.json"))
+	}
+	return &s, nil
 }
 
 // chainsawTestCount is how many chainsaw tests there are.

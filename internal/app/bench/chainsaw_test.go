@@ -111,30 +111,6 @@ func TestSeriesRatio(t *testing.T) {
 	}
 }
 
-// TestRunSummary: the clean-up and the scenario count are read off what
-// presetsim run prints last, and are 0 when it printed neither.
-func TestRunSummary(t *testing.T) {
-	for _, tc := range []struct {
-		name      string
-		out       string
-		cleanUp   time.Duration
-		scenarios int
-	}{
-		{"both", "11 scenarios (11 passed)\nsuite:               1.37s for 11 scenarios (median 320ms per scenario)\nclean-up and stop:   1.162s\n", 1162 * time.Millisecond, 11},
-		{"neither", "error: no such file\n", 0, 0},
-		{"a scenario's line that looks alike", "  suite: whatever\nclean-up and stop: soon\n", 0, 0},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := cleanUpTime(tc.out); got != tc.cleanUp {
-				t.Errorf("cleanUpTime = %s, want %s", got, tc.cleanUp)
-			}
-			if got := scenarioCount(tc.out); got != tc.scenarios {
-				t.Errorf("scenarioCount = %d, want %d", got, tc.scenarios)
-			}
-		})
-	}
-}
-
 // TestQuiet: waiting for a quiet cluster returns at once when no namespace
 // is being deleted, once the last one is gone, and otherwise with an error
 // that names what is still being deleted when its context ends.
@@ -167,6 +143,40 @@ func TestQuiet(t *testing.T) {
 			err := quiet(ctx, client)
 			if tc.wantErr == "" && err != nil || tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)) {
 				t.Errorf("quiet = %v, want %q", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+// TestReadSummary: the clean-up and the scenarios come from the summary
+// presetsim run wrote; a summary without timing (a run that wrote its
+// reports before it cleaned up) or none at all is an error.
+func TestReadSummary(t *testing.T) {
+	for _, tc := range []struct {
+		name, file string // no file when empty
+		wantErr    string
+	}{
+		{"timed", `{"scenarios": [{"name": "a"}, {"name": "b"}], "timing": {"cleanUpSeconds": 0.25}}`, ""},
+		{"no timing", `{"scenarios": []}`, "has no timing"},
+		{"not JSON", `{`, "summary.json"},
+		{"no summary", "", "no such file"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if tc.file != "" {
+				if err := os.WriteFile(filepath.Join(dir, "summary.json"), []byte(tc.file), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			s, err := readSummary(dir)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Errorf("readSummary = %v, want an error with %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil || len(s.Scenarios) != 2 || s.Timing.CleanUpSeconds != 0.25 {
+				t.Errorf("readSummary = %+v, %v", s, err)
 			}
 		})
 	}
