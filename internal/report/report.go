@@ -61,8 +61,9 @@ type Summary struct {
 	Totals    outcome.Counts   `json:"totals"`
 	Rules     []RuleOutcome    `json:"rules"`
 	Scenarios []ScenarioReport `json:"scenarios"`
-	// Timing is how long the run's phases took; absent where the reports
-	// are written before the run stops (merged shards).
+	// Timing is how long the run's phases took; absent where the summary
+	// is made before the run stops (the verdict ConfigMap of
+	// --summary-configmap, and so merged shards).
 	Timing *Timing `json:"timing,omitempty"`
 }
 

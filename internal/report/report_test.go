@@ -100,8 +100,8 @@ func TestWriters(t *testing.T) {
 }
 
 // TestTiming: a run's timing is in the summary, the JUnit root's time and
-// the HTML page, a failed clean-up named in each; without timing (merged
-// shards) none of them mentions it.
+// the HTML page, a failed clean-up named in each; without timing (the
+// verdict ConfigMap's, merged shards) none of them mentions it.
 func TestTiming(t *testing.T) {
 	for _, tc := range []struct {
 		name         string
