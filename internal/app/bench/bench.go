@@ -69,9 +69,11 @@ func NewCommand(stdout, stderr io.Writer) *cobra.Command {
 start-up, the seed suite, the per-scenario overhead, the suite one at a time and in parallel,
 pod-create latency through the API server with and without webhooks and with the presets
 compiled into a MutatingAdmissionPolicy, the merge rate, and the scaling runs (presetsim bench
-scaling alone).`,
+scaling alone). With --chainsaw, the seed features side by side with chainsaw on one cluster:
+the features as chainsaw tests are built in; chainsaw is yours to build.`,
 		Example: `  presetsim bench
   presetsim bench --pods 200 --scenarios 10 --no-scaling
+  presetsim bench --chainsaw ~/go/bin/chainsaw
   presetsim bench scaling`,
 		Args: cli.NoArgs,
 	}
