@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -98,5 +99,31 @@ func TestLedgerTake(t *testing.T) {
 	}
 	if got := l.unreleased([]string{"a", "b", "c", "x"}); strings.Join(got, ",") != "c" {
 		t.Errorf("unreleased = %v, want [c]: a, b and x were released", got)
+	}
+}
+
+// TestPropagation: owners go in the foreground, after their dependents;
+// kinds that own nothing a run makes, of any group, in the background.
+func TestPropagation(t *testing.T) {
+	for _, tc := range []struct {
+		kind string
+		want metav1.DeletionPropagation
+	}{
+		{"ReplicaSet", metav1.DeletePropagationForeground},
+		{"Deployment", metav1.DeletePropagationForeground},
+		{"StatefulSet", metav1.DeletePropagationForeground},
+		{"Job", metav1.DeletePropagationForeground},
+		{"Service", metav1.DeletePropagationForeground}, // its EndpointSlices
+		{"Pod", metav1.DeletePropagationBackground},
+		{"PodPreset", metav1.DeletePropagationBackground}, // settings.k8s.io or redhatcop.redhat.io
+		{"ConfigMap", metav1.DeletePropagationBackground},
+		{"Secret", metav1.DeletePropagationBackground},
+		{"Event", metav1.DeletePropagationBackground},
+	} {
+		t.Run(tc.kind, func(t *testing.T) {
+			if got := propagation(created{kind: tc.kind}); got != tc.want {
+				t.Errorf("propagation(%s) = %s, want %s", tc.kind, got, tc.want)
+			}
+		})
 	}
 }
