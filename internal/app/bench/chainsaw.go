@@ -89,12 +89,13 @@ func compareChainsaw(ctx context.Context, stdout io.Writer, bin, presetsim, chai
 	theirs := []string{chainsaw, "test", "--parallel", "4", "--fast-namespace-deletion", "--no-color"}
 	fmt.Fprintf(stdout, "\nside by side with chainsaw on one cluster: the seed features, %d runs each, alternating, each on a quiet cluster, after a warm-up\n", runs)
 	fmt.Fprintf(stdout, "%-66s %10s %10s   %s\n", "", "presetsim", "chainsaw", "presetsim / chainsaw (pairwise median)")
+	n := chainsawTestCount()
 	for _, c := range []struct {
 		name, tests string
 		count       int
 	}{
-		{"all", all, chainsawTestCount()},
-		{"without " + crossNamespaceTest, same, chainsawTestCount() - 1},
+		{"all", all, n},
+		{"without " + crossNamespaceTest, same, n - 1},
 	} {
 		s, err := timeSeries(ctx, kubeconfig, ours, append(slices.Clone(theirs), c.tests), reports, runs, func() error { return quiet(ctx, api.Client) })
 		if err != nil {
