@@ -18,7 +18,8 @@ import (
 // of the scenario's last setup step (checks in a row share it; a change
 // starts a new one), the report's check records the window it used, and a
 // window that is not a duration fails the step with a message that says how
-// to write one.
+// to write one. The scenario's phases name its steps, then what the runner
+// does after them (checkPhases).
 func TestSettleWindows(t *testing.T) {
 	const run = 300 * time.Millisecond
 	w, err := harness.Start(context.Background(), harness.Options{Backend: offline.New(), Timeouts: harness.Timeouts{Settle: run}})
@@ -75,6 +76,37 @@ func TestSettleWindows(t *testing.T) {
 			if sc.Duration < tt.atLeast {
 				t.Errorf("the scenario took %s, less than the %s its windows need", sc.Duration, tt.atLeast)
 			}
+			checkPhases(t, sc, tt.atLeast)
 		})
+	}
+}
+
+// checkPhases checks a settle scenario's phases: its steps first, the
+// Background's among them, taking together at least what its windows need;
+// then the model's check unless a step failed, the clean-up and the
+// deletion of its namespace; no more time in all than the scenario took.
+func checkPhases(t *testing.T, sc result.Scenario, atLeast time.Duration) {
+	t.Helper()
+	var names []string
+	var steps, sum time.Duration
+	for _, p := range sc.Phases {
+		names = append(names, p.Name)
+		sum += p.Duration
+		if !strings.HasPrefix(p.Name, "(") {
+			steps += p.Duration
+		}
+	}
+	after := []string{result.PhaseModel, result.PhaseCleanUp, result.PhaseNamespaces}
+	if sc.Failed {
+		after = after[1:]
+	}
+	if len(names) <= len(after) || names[0] != "I create the pod:" || strings.Join(names[len(names)-len(after):], "|") != strings.Join(after, "|") {
+		t.Fatalf("phases %q: want the steps, the Background's first, then %q", names, after)
+	}
+	if steps < atLeast {
+		t.Errorf("the steps took %s, less than the %s their windows need", steps, atLeast)
+	}
+	if sum > sc.Duration {
+		t.Errorf("phases add up to %s, more than the scenario's %s", sum, sc.Duration)
 	}
 }

@@ -46,8 +46,11 @@ type state struct {
 	holding bool
 	// tags are the scenario's tags with its feature's ("@R2.4").
 	tags []string
-	// step is the text of the step running now.
-	step string
+	// step is the text of the step running now, and began when it began.
+	step  string
+	began time.Time
+	// phases are where the scenario's time went so far (result.Phase).
+	phases []result.Phase
 	// checks are the outcomes of the steps so far (see Check).
 	checks []result.Check
 	// window is the settle window the current step watched for, when it
@@ -202,7 +205,7 @@ func initializer(w *harness.World, fsys fs.FS, work *slots) func(*godog.Scenario
 		})
 		sc.StepContext().Before(func(ctx context.Context, st *godog.Step) (context.Context, error) {
 			s := from(ctx)
-			s.step, s.window = st.Text, 0
+			s.step, s.window, s.began = st.Text, 0, time.Now()
 			for i, candidate := range s.steps {
 				if candidate.Id == st.Id {
 					s.current = s.locs[i]
@@ -210,11 +213,16 @@ func initializer(w *harness.World, fsys fs.FS, work *slots) func(*godog.Scenario
 			}
 			return ctx, nil
 		})
-		sc.StepContext().After(func(ctx context.Context, _ *godog.Step, _ godog.StepResultStatus, err error) (context.Context, error) {
-			if u, ok := backend.IsUnsupported(err); ok {
-				if s := from(ctx); s != nil && s.unsupported == nil {
-					s.unsupported = u
-				}
+		sc.StepContext().After(func(ctx context.Context, st *godog.Step, _ godog.StepResultStatus, err error) (context.Context, error) {
+			s := from(ctx)
+			if s == nil {
+				return ctx, nil
+			}
+			if !s.began.IsZero() {
+				s.phases = append(s.phases, result.Phase{Name: st.Text, Duration: time.Since(s.began)})
+			}
+			if u, ok := backend.IsUnsupported(err); ok && s.unsupported == nil {
+				s.unsupported = u
 			}
 			return ctx, nil
 		})
@@ -228,16 +236,20 @@ func initializer(w *harness.World, fsys fs.FS, work *slots) func(*godog.Scenario
 					defer s.slots.release()
 					s.holding = false
 				}
+				var verr error
 				if err == nil && ctx.Err() == nil {
-					if verr := s.finalVerdict(ctx); verr != nil {
-						if cerr := s.scenario.Cleanup(ctx); cerr != nil {
-							return ctx, errors.Join(verr, fmt.Errorf("unable to clean up after the scenario: %w", cerr))
-						}
-						return ctx, verr
-					}
+					began := time.Now()
+					verr = s.finalVerdict(ctx)
+					s.phases = append(s.phases, result.Phase{Name: result.PhaseModel, Duration: time.Since(began)})
 				}
-				if cerr := s.scenario.Cleanup(ctx); cerr != nil {
-					return ctx, fmt.Errorf("unable to clean up after the scenario: %w", cerr)
+				began := time.Now()
+				cerr := s.scenario.Cleanup(ctx)
+				s.phases = append(s.phases, result.Phase{Name: result.PhaseCleanUp, Duration: time.Since(began)})
+				if cerr != nil {
+					return ctx, errors.Join(verr, fmt.Errorf("unable to clean up after the scenario: %w", cerr))
+				}
+				if verr != nil {
+					return ctx, verr
 				}
 			}
 			return ctx, nil

@@ -197,11 +197,17 @@ func recording(w *harness.World, opts SuiteOptions, init func(*godog.ScenarioCon
 			}
 			// After the pods were read: nothing else will.
 			if s != nil && backend.IsEphemeral(w.Objects()) {
-				if derr := s.scenario.DeleteNamespaces(ctx); derr != nil && !t.Failed {
+				began := time.Now()
+				derr := s.scenario.DeleteNamespaces(ctx)
+				s.phases = append(s.phases, result.Phase{Name: result.PhaseNamespaces, Duration: time.Since(began)})
+				if derr != nil && !t.Failed {
 					t.Failed, t.Err = true, fmt.Errorf("unable to delete the scenario's namespaces: %w", derr)
 				}
 			} else if r, ok := w.Objects().(backend.Releaser); ok && s != nil {
 				r.Release(s.scenario.OwnNamespaces())
+			}
+			if s != nil {
+				t.Phases = s.phases
 			}
 			timings.mu.Lock()
 			t.Duration = time.Since(timings.start[p.Id])

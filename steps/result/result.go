@@ -68,7 +68,26 @@ type Scenario struct {
 	// Pods are the pods the scenario left behind, with logical namespace
 	// names (only with steps.SuiteOptions.KeepPods).
 	Pods []corev1.Pod
+	// Phases are where Duration went, in order: each step that ran, the
+	// model's check after the last step, the clean-up and the deletion of
+	// the scenario's namespaces (presetsim bench prints them).
+	Phases []Phase
 }
+
+// Phase is one part of a scenario's time: a step (named by its text) or
+// what the runner does after the steps (PhaseModel, PhaseCleanUp,
+// PhaseNamespaces).
+type Phase struct {
+	Name     string
+	Duration time.Duration
+}
+
+// The phases of a scenario after its steps.
+const (
+	PhaseModel      = "(the model's check after the last step)"
+	PhaseCleanUp    = "(clean-up)"
+	PhaseNamespaces = "(the namespaces deleted)"
+)
 
 // Outcome is what the scenario came to: failed, not applicable, not
 // claimed, unsupported, differs (as declared) or passed, the first that

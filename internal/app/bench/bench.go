@@ -134,6 +134,7 @@ the features as chainsaw tests are built in; chainsaw is yours to build.`,
 			}
 			d := durations(t.List())
 			fmt.Fprintf(stdout, "%-34s %10s %10s %10s\n", fmt.Sprintf("  concurrency %d", c), pct(d, 50), pct(d, 95), time.Since(start).Round(time.Millisecond))
+			printPhases(stdout, t.List())
 		}
 		fmt.Fprintf(stdout, "\n%-34s %10s %10s %10s\n", "whole suite ("+*features+")", "median", "p95", "wall")
 		var wall []time.Duration
