@@ -333,7 +333,7 @@ func (s *state) againstModel(ctx context.Context) verdict {
 		return verdict{verified: "not verified: the scenario submitted no pod itself"}
 	}
 	for ; s.model.checked < len(admissions) && s.model.disagreement == nil; s.model.checked++ {
-		d, err := fuzz.CheckAdmission(ctx, s.scenario.World(), admissions[s.model.checked])
+		d, err := fuzz.CheckAdmission(ctx, s.scenario, admissions[s.model.checked])
 		if err != nil {
 			return verdict{err: fmt.Errorf("unable to compare a pod with the model: %w", err)}
 		}

@@ -41,7 +41,7 @@ func check(ctx context.Context, w *harness.World, obs Observed, events bool) ([]
 		return out, nil
 	}
 	want := Expect(w, obs)
-	pods := &defaulter{steps: scenario.New(w)}
+	pods := scenario.New(w) // defaults each distinct pod once
 	for _, r := range []struct {
 		name     string
 		dryRun   bool
@@ -79,7 +79,7 @@ func eventDisagreements(w *harness.World, obs Observed) []Disagreement {
 // checkRequest compares one request with the outcomes the model allows:
 // it agrees when it matches any of them, and is compared with the first
 // (name order) otherwise.
-func checkRequest(ctx context.Context, w *harness.World, pods *defaulter, obs Observed, name string, dryRun bool, outcomes []model.Outcome, got Request) ([]Disagreement, error) {
+func checkRequest(ctx context.Context, w *harness.World, pods *scenario.Scenario, obs Observed, name string, dryRun bool, outcomes []model.Outcome, got Request) ([]Disagreement, error) {
 	if len(outcomes) == 0 {
 		return nil, nil
 	}
@@ -103,7 +103,7 @@ func checkRequest(ctx context.Context, w *harness.World, pods *defaulter, obs Ob
 }
 
 // compareOutcome compares a request with one outcome of the model.
-func compareOutcome(ctx context.Context, w *harness.World, pods *defaulter, obs Observed, name string, dryRun bool, want model.Outcome, got Request) (*Disagreement, error) {
+func compareOutcome(ctx context.Context, w *harness.World, pods *scenario.Scenario, obs Observed, name string, dryRun bool, want model.Outcome, got Request) (*Disagreement, error) {
 	switch {
 	case want.Refused && got.Err == nil:
 		return &Disagreement{Rules: []string{"R4.2"}, Summary: fmt.Sprintf("%s was admitted; the profile declares conflicts: reject, and the model refuses it: %s", name, want.Message)}, nil
@@ -114,11 +114,11 @@ func compareOutcome(ctx context.Context, w *harness.World, pods *defaulter, obs 
 	}
 	expected := want.Pod.DeepCopy()
 	expected.Annotations = w.Profile.Annotations(expected.Annotations)
-	defaulted, err := pods.defaulted(ctx, expected)
+	defaulted, err := pods.Defaulted(ctx, expected)
 	if err != nil {
 		return nil, fmt.Errorf("unable to default the model's pod: %w", err)
 	}
-	if err := pods.steps.CompareDefaulted(expected, defaulted, got.Pod); err != nil {
+	if err := pods.CompareDefaulted(expected, defaulted, got.Pod); err != nil {
 		var m *compare.Mismatch
 		if !errors.As(err, &m) {
 			return nil, err
@@ -137,29 +137,6 @@ func compareOutcome(ctx context.Context, w *harness.World, pods *defaulter, obs 
 		return &Disagreement{Rules: rules, Summary: fmt.Sprintf("%s returned the warnings %q; the model returns %q", name, got.Warnings, wantWarnings)}, nil
 	}
 	return nil, nil
-}
-
-// defaulter gives the model's pods the API server's defaults, each
-// distinct pod once: a case's dry run and create mostly expect the same.
-type defaulter struct {
-	steps *scenario.Scenario
-	done  []defaultedPod
-}
-
-type defaultedPod struct{ expected, defaulted *corev1.Pod }
-
-func (d *defaulter) defaulted(ctx context.Context, expected *corev1.Pod) (*corev1.Pod, error) {
-	for _, p := range d.done {
-		if equality.Semantic.DeepEqual(p.expected, expected) {
-			return p.defaulted, nil
-		}
-	}
-	defaulted, err := d.steps.Defaulted(ctx, expected)
-	if err != nil {
-		return nil, err
-	}
-	d.done = append(d.done, defaultedPod{expected, defaulted})
-	return defaulted, nil
 }
 
 // eventsSummary begins the summary of a disagreement about events.
@@ -273,15 +250,17 @@ func lostItems(submitted, got *corev1.Pod) []string {
 // the model under the World's profile, as a case's requests are compared:
 // nil when the implementation did what one of the model's outcomes does.
 // The steps use it to verify a declared difference and to credit a
-// failure to the rules its differences show.
-func CheckAdmission(ctx context.Context, w *harness.World, a scenario.Admission) (*Disagreement, error) {
+// failure to the rules its differences show; s is their scenario, whose
+// pods already defaulted for a step's check need no second dry run.
+func CheckAdmission(ctx context.Context, s *scenario.Scenario, a scenario.Admission) (*Disagreement, error) {
+	w := s.World()
 	obs := Observed{Presets: a.Presets, Pod: a.Pod}
 	want, got := Expect(w, obs), Request{Pod: a.Returned, Err: a.Err, Warnings: a.Warnings}
 	outcomes, name := want.Create, "the create"
 	if a.DryRun {
 		outcomes, name = want.DryRun, "the dry-run create"
 	}
-	ds, err := checkRequest(ctx, w, &defaulter{steps: scenario.New(w)}, obs, name, a.DryRun, outcomes, got)
+	ds, err := checkRequest(ctx, w, s, obs, name, a.DryRun, outcomes, got)
 	if err != nil || len(ds) == 0 {
 		return nil, err
 	}

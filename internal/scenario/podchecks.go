@@ -10,8 +10,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"presetsim.dev/presetsim/harness"
@@ -19,7 +17,6 @@ import (
 	"presetsim.dev/presetsim/internal/compare"
 	"presetsim.dev/presetsim/internal/compare/valuediff"
 	"presetsim.dev/presetsim/internal/manifest"
-	"presetsim.dev/presetsim/presets/merge"
 )
 
 // PodShouldBe compares the stored pod with the expected one in the
@@ -102,13 +99,6 @@ func (s *Scenario) Compare(ctx context.Context, want, got *corev1.Pod) error {
 	return s.CompareDefaulted(want, defaulted, got)
 }
 
-// Defaulted is an expected pod with the backend's defaults, as Compare
-// gives it; CompareDefaulted then compares it with actual pods, so that a
-// caller comparing one expectation with several pods defaults it once.
-func (s *Scenario) Defaulted(ctx context.Context, want *corev1.Pod) (*corev1.Pod, error) {
-	return s.defaultPod(ctx, want)
-}
-
 // CompareDefaulted is Compare with the expected pod already defaulted
 // (want is the expectation as written, defaulted its Defaulted form).
 func (s *Scenario) CompareDefaulted(want, defaulted, got *corev1.Pod) error {
@@ -117,45 +107,6 @@ func (s *Scenario) CompareDefaulted(want, defaulted, got *corev1.Pod) error {
 		return m
 	}
 	return nil
-}
-
-// defaultPod gives an expected pod the backend's defaults by a dry-run
-// create in the defaulting namespace, where no module under test runs.
-func (s *Scenario) defaultPod(ctx context.Context, want *corev1.Pod) (*corev1.Pod, error) {
-	p := want.DeepCopy()
-	p.Namespace, p.Name, p.GenerateName = s.World().DefaultingNamespace, "", "expected-"
-	p.OwnerReferences, p.ResourceVersion, p.UID, p.CreationTimestamp = nil, "", "", metav1.Time{}
-	// No module under test is registered for the defaulting namespace, and
-	// it holds no presets; on an existing cluster the implementation may
-	// still see it, so the pod also opts out. It keeps the expected
-	// annotations, as some change what the API server defaults (a mirror
-	// pod gets no service account); they are set back as expected below.
-	p.Annotations = maps.Clone(want.Annotations)
-	if p.Annotations == nil {
-		p.Annotations = map[string]string{}
-	}
-	p.Annotations[merge.ExcludeAnnotation] = "true"
-	p.Annotations[s.World().Profile.Spec.Annotations.Exclude] = "true"
-	p.TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"}
-	if d, ok := s.Objects().(backend.PodDefaulter); ok {
-		got := d.DefaultPod(p)
-		got.Labels, got.Annotations = want.Labels, want.Annotations
-		return got, nil
-	}
-	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(p)
-	if err != nil {
-		return nil, err
-	}
-	created, err := s.Objects().Create(ctx, backend.Pods, &unstructured.Unstructured{Object: u}, backend.CreateOptions{DryRun: true})
-	if err != nil {
-		return nil, fmt.Errorf("the expected pod is not valid (dry-run create: %v)", err)
-	}
-	got, err := backend.ToPod(created)
-	if err != nil {
-		return nil, err
-	}
-	got.Labels, got.Annotations = want.Labels, want.Annotations
-	return got, nil
 }
 
 // DryRunPodShouldBe compares the pod returned by the last (dry-run) try

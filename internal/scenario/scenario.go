@@ -47,6 +47,11 @@ type Scenario struct {
 
 	notesMu sync.Mutex
 	notes   []string // what the run should tell the reader, though no step failed
+
+	// defaults are the pods dry-run for their defaults (Defaulted); a
+	// check defaults its expected pod beside reading the actual one.
+	defaultsMu sync.Mutex
+	defaults   []defaultedPod
 }
 
 // Notes are what the scenario's steps want the reader to know although no
