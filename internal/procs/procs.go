@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -242,6 +243,34 @@ func kill(p Process) error {
 		time.Sleep(20 * time.Millisecond)
 	}
 	return nil
+}
+
+// ChildWith returns the live child of this process that has arg among its
+// command-line arguments, the first found; ok is false when none has (or
+// there is no /proc).
+func ChildWith(arg string) (p Process, ok bool) {
+	children, err := childrenOf(os.Getpid())
+	if err != nil {
+		return Process{}, false
+	}
+	for _, c := range children {
+		cmdline, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(c.PID), "cmdline"))
+		if err == nil && slices.Contains(strings.Split(string(cmdline), "\x00"), arg) {
+			return c, true
+		}
+	}
+	return Process{}, false
+}
+
+// Kill sends SIGKILL to p (and to its process group when it leads one) and
+// waits up to 5 s for it to be gone. A process that has ended already, or
+// whose pid now names another process (its start time differs), is left
+// alone.
+func Kill(p Process) error {
+	if !running(p) {
+		return nil
+	}
+	return kill(p)
 }
 
 // running reports whether p still runs: a live process with its pid and

@@ -15,7 +15,13 @@ import (
 // of its own as envtest starts etcd, and stops it when the test ends.
 func sleeper(t *testing.T) (*exec.Cmd, Process) {
 	t.Helper()
-	cmd := exec.Command("sleep", "60")
+	return sleeperFor(t, "60")
+}
+
+// sleeperFor is sleeper with the seconds it sleeps, its only argument.
+func sleeperFor(t *testing.T, seconds string) (*exec.Cmd, Process) {
+	t.Helper()
+	cmd := exec.Command("sleep", seconds)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -220,5 +226,37 @@ func TestReapReturnsResources(t *testing.T) {
 	}
 	if err != nil || len(rec.Resources) != 1 {
 		t.Errorf("record %+v (%v), want the tracked resource", rec, err)
+	}
+}
+
+// TestChildWithAndKill: ChildWith finds the child that has an argument,
+// and none when no child has it; Kill leaves a process whose start time
+// differs from the one recorded (a pid reused) alone, kills the child,
+// and then, the child gone, does nothing.
+func TestChildWithAndKill(t *testing.T) {
+	_, first := sleeperFor(t, "61")
+	_, second := sleeperFor(t, "62")
+	if got, ok := ChildWith("62"); !ok || got.PID != second.PID {
+		t.Errorf("ChildWith(62) = %v, %v; want %v", got, ok, second)
+	}
+	if got, ok := ChildWith("63"); ok {
+		t.Errorf("ChildWith(63) = %v, want none", got)
+	}
+	reused := first
+	reused.Start++
+	if err := Kill(reused); err != nil || !running(first) {
+		t.Errorf("Kill of a reused pid: %v, and the process running %v; want nil and running", err, running(first))
+	}
+	if err := Kill(first); err != nil {
+		t.Fatalf("Kill: %v", err)
+	}
+	if running(first) {
+		t.Errorf("%v still runs after Kill", first)
+	}
+	if err := Kill(first); err != nil {
+		t.Errorf("a second Kill: %v, want nil", err)
+	}
+	if !running(second) {
+		t.Errorf("Kill of %v stopped %v too", first, second)
 	}
 }

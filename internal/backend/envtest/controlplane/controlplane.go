@@ -18,6 +18,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"presetsim.dev/presetsim/internal/procs"
 )
 
 // DefaultControllers are the kube-controller-manager controllers started by
@@ -62,7 +64,8 @@ type ControlPlane struct {
 	KubeConfig []byte
 
 	env        *envtest.Environment
-	components []*component // started after the API server, stopped before it
+	apiserver  procs.Process // kube-apiserver, which Stop kills (zero when not found)
+	components []*component  // started after the API server, stopped before it
 	// root holds everything the control plane writes (private, 0700):
 	// apiserver/ (certificates and keys), etcd/ (its data) and dir.
 	root string
@@ -149,6 +152,9 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("unable to start etcd and kube-apiserver: %w", err)
 	}
+	// envtest keeps the process to itself; its certificate directory,
+	// ours, is in its command line.
+	cp.apiserver, _ = procs.ChildWith("--cert-dir=" + certDir)
 	cp.Config = rest.AnonymousClientConfig(cfg)
 	cp.Config.BearerToken = token
 	if cp.KubeConfig, err = kubeconfigOf(cp.Config); err != nil {
@@ -292,6 +298,18 @@ func (cp *ControlPlane) Stop() error {
 		}
 	}
 	cp.components = nil
+	// kube-apiserver's graceful shutdown ends in net/http's Server.Shutdown,
+	// which looks for idle connections at doubling intervals: the API server
+	// exited about 1.05 s after it had drained its requests, in every stop
+	// (2026-11-27). A throwaway control plane needs none of that — what
+	// used it is stopped, etcd keeps what was written — so it is killed,
+	// and envtest finds it gone.
+	if cp.apiserver.PID != 0 {
+		if err := procs.Kill(cp.apiserver); err != nil {
+			errs = append(errs, fmt.Errorf("unable to stop kube-apiserver: %w", err))
+		}
+		cp.apiserver = procs.Process{}
+	}
 	if cp.env != nil {
 		if err := cp.env.Stop(); err != nil {
 			errs = append(errs, fmt.Errorf("unable to stop etcd and kube-apiserver: %w", err))
