@@ -161,11 +161,19 @@ func Start(ctx context.Context, opts Options) (_ *ControlPlane, err error) {
 		return nil, fmt.Errorf("unable to write the admin kubeconfig: %w", err)
 	}
 	cp.dir = componentsDir
+	// The scheduler first, without waiting: its start overlaps the
+	// controller-manager's.
+	var schedulerUp func() error
+	if !opts.NoScheduler {
+		if schedulerUp, err = cp.startScheduler(ctx, opts); err != nil {
+			return nil, err
+		}
+	}
 	if err := cp.startControllerManager(ctx, opts); err != nil {
 		return nil, err
 	}
-	if !opts.NoScheduler {
-		if err := cp.startScheduler(ctx, opts); err != nil {
+	if schedulerUp != nil {
+		if err := schedulerUp(); err != nil {
 			return nil, err
 		}
 	}
@@ -259,10 +267,10 @@ func (cp *ControlPlane) startControllerManager(ctx context.Context, opts Options
 	})
 }
 
-func (cp *ControlPlane) startScheduler(ctx context.Context, opts Options) error {
+func (cp *ControlPlane) startScheduler(ctx context.Context, opts Options) (up func() error, err error) {
 	kubeconfig, err := cp.kubeconfig()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	c, err := cp.start("kube-scheduler", filepath.Join(opts.BinDir, "kube-scheduler"),
 		"--kubeconfig="+kubeconfig,
@@ -273,14 +281,16 @@ func (cp *ControlPlane) startScheduler(ctx context.Context, opts Options) error 
 		"--v=1",
 	)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// There is no health endpoint without secure serving; a scheduler that
 	// stays up for a moment has parsed its flags and reached the API server.
 	deadline := time.Now().Add(300 * time.Millisecond)
-	return cp.waitFor(ctx, c, opts.StartTimeout, func(context.Context) (bool, error) {
-		return time.Now().After(deadline), nil
-	})
+	return func() error {
+		return cp.waitFor(ctx, c, opts.StartTimeout, func(context.Context) (bool, error) {
+			return time.Now().After(deadline), nil
+		})
+	}, nil
 }
 
 // Stop stops the scheduler, the controller-manager, the API server and
