@@ -66,7 +66,8 @@ func NewCommand(stdout, stderr io.Writer) *cobra.Command {
 		Use:   "bench [flags]",
 		Short: "measure start-up, per-scenario overhead, pod-create latency, merge rate and scaling",
 		Long: `Starts the envtest control plane and measures the figures of docs/performance.md in one run:
-start-up, the seed suite, the per-scenario overhead, the suite one at a time and in parallel,
+start-up, the seed suite, the per-scenario overhead (and the median of each of the minimal
+scenario's steps, and of what the runner does after them), the suite one at a time and in parallel,
 pod-create latency through the API server with and without webhooks and with the presets
 compiled into a MutatingAdmissionPolicy, the merge rate, and the scaling runs (presetsim bench
 scaling alone). With --chainsaw, the seed features side by side with chainsaw on one cluster:
