@@ -218,8 +218,9 @@ func initializer(w *harness.World, fsys fs.FS, work *slots) func(*godog.Scenario
 			if s == nil {
 				return ctx, nil
 			}
-			if !s.began.IsZero() {
+			if !s.began.IsZero() { // a step godog skipped had no Before
 				s.phases = append(s.phases, result.Phase{Name: st.Text, Duration: time.Since(s.began)})
+				s.began = time.Time{}
 			}
 			if u, ok := backend.IsUnsupported(err); ok && s.unsupported == nil {
 				s.unsupported = u
