@@ -20,9 +20,10 @@ import (
 )
 
 // InstallCRD installs the CRD of the profile's presets (its spec.crd, or
-// the reference CRD) and waits until it is established, its presets can
-// be watched (watchServed) and created at once (untilCreatesProceed). A CRD of the same name, left by an earlier
-// run on a cluster that stays, is made ours.
+// the reference CRD) and waits until it is established, its presets can be
+// watched (watchServed) and created at once (untilCreatesProceed). A CRD of
+// the same name, left by an earlier run on a cluster that stays, is made
+// ours.
 func InstallCRD(ctx context.Context, api *backend.API, p *profile.Profile) error {
 	kind := p.PresetGVK().Kind
 	crd, err := presets.CRD()

@@ -301,8 +301,8 @@ func (cp *ControlPlane) startScheduler(ctx context.Context, opts Options) (up fu
 	}, nil
 }
 
-// Stop stops the scheduler, the controller-manager, the API server and
-// etcd, and removes their files. It is safe to call more than once.
+// Stop stops the controller-manager and the scheduler, kills the API server,
+// stops etcd, and removes their files. It is safe to call more than once.
 func (cp *ControlPlane) Stop() error {
 	var errs []error
 	for i := len(cp.components) - 1; i >= 0; i-- {
