@@ -11,11 +11,12 @@
 //     were created in; waitwatch.go: waiting on a watch rather than a timer,
 //     and the settle window;
 //   - podchecks.go: a pod as expected (compared as harness.md "Comparing
-//     pods" says: the expected pod defaulted by a dry-run create, the fields
-//     a workload controller sets left out unless expected —
-//     controllerfields.go), a dry-run pod, a pod that must not exist, a
-//     pod's annotations, any object as submitted; ComparePod is the same
-//     comparison outside a scenario, for the differential run;
+//     pods" says: the expected pod defaulted by a dry-run create, once per
+//     distinct pod in a scenario — defaults.go —, the fields a workload
+//     controller sets left out unless expected — controllerfields.go), a
+//     dry-run pod, a pod that must not exist, a pod's annotations, any
+//     object as submitted; ComparePod is the same comparison outside a
+//     scenario, for the differential run;
 //   - objectchecks.go: objects of any kind match a partial object (maps as
 //     subsets, lists by their merge keys where the kind's Go type has them,
 //     by position otherwise), do not exist, are deleted; a Secret's data is
