@@ -254,8 +254,7 @@ func ChildWith(arg string) (p Process, ok bool) {
 		return Process{}, false
 	}
 	for _, c := range children {
-		cmdline, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(c.PID), "cmdline"))
-		if err == nil && slices.Contains(strings.Split(string(cmdline), "\x00"), arg) {
+		if slices.Contains(commandLine(c.PID), arg) {
 			return c, true
 		}
 	}
@@ -320,10 +319,20 @@ func read(pid int) (status, bool) {
 // /proc/<pid>/cmdline, as its command (the kernel keeps only 15 bytes of
 // the short name): what a user reads in "stopped etcd (pid 123)".
 func named(p Process) Process {
-	if cmdline, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p.PID), "cmdline")); err == nil && len(cmdline) > 0 {
-		p.Command = filepath.Base(strings.SplitN(string(cmdline), "\x00", 2)[0])
+	if args := commandLine(p.PID); len(args) > 0 {
+		p.Command = filepath.Base(args[0])
 	}
 	return p
+}
+
+// commandLine is a process's executable and arguments, from
+// /proc/<pid>/cmdline; nil when it cannot be read.
+func commandLine(pid int) []string {
+	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "cmdline"))
+	if err != nil || len(data) == 0 {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(string(data), "\x00"), "\x00")
 }
 
 // childrenOf lists the live children of pid.

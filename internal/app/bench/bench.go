@@ -565,7 +565,12 @@ func pct(d []time.Duration, p int) string {
 	if len(d) == 0 {
 		return "-"
 	}
-	v := percentile(d, p)
+	return display(percentile(d, p))
+}
+
+// display rounds a duration for the tables: to 10 µs under 10 ms, to the
+// millisecond above.
+func display(v time.Duration) string {
 	if v < 10*time.Millisecond {
 		return strings.TrimSpace(fmt.Sprintf("%.2fms", float64(v.Microseconds())/1000))
 	}

@@ -62,6 +62,6 @@ func printPhases(out io.Writer, ts []result.Scenario) {
 		if len(name) > 48 {
 			name = append(name[:47], '…')
 		}
-		fmt.Fprintf(out, "      %-48s %10s\n", string(name), pct([]time.Duration{r.median}, 50))
+		fmt.Fprintf(out, "      %-48s %10s\n", string(name), display(r.median))
 	}
 }
