@@ -122,3 +122,48 @@ Feature: Conflicts
       | type    | reason            | message                                                                                                                                                                                                     |
       | Warning | PodPresetConflict | Conflict on pod preset database: duplicate env DB_HOST in container website; duplicate env DB_PORT in container website; duplicate env DB_HOST in container proxy; duplicate env DB_PORT in container proxy |
       | Warning | PodPresetConflict | Conflict on pod preset replica: duplicate env DB_HOST in container website; duplicate env DB_HOST in container proxy                                                                                        |
+
+  @events @warnings @R3.7
+  Scenario: A pod copied from one the preset was applied to, then edited, is warned of
+    # kubectl get pod -o yaml, edit, create: the copy carries the preset's
+    # annotation at its version, and an item that now conflicts with it.
+    # The annotation says nothing of the items: the preset is compared
+    # with the pod as it is.
+    Given the PodPreset:
+      """
+      apiVersion: settings.k8s.io/v1alpha1
+      kind: PodPreset
+      metadata:
+        name: allow-database
+      spec:
+        selector:
+          matchLabels:
+            role: frontend
+        env:
+          - name: DB_PORT
+            value: "6379"
+      """
+    When I try to create:
+      """
+      apiVersion: v1
+      kind: Pod
+      metadata:
+        name: website-copy
+        labels:
+          role: frontend
+        annotations:
+          podpreset.admission.kubernetes.io/podpreset-allow-database: "${rv:allow-database}"
+      spec:
+        containers:
+          - name: website
+            image: ecorp/website
+            env:
+              - name: DB_PORT
+                value: "6380"
+      """
+    Then the request should succeed
+    And the pod "website-copy" should be as submitted
+    And the request should have a warning containing "Conflict on pod preset allow-database: duplicate env DB_PORT in container website"
+    And the pod "website-copy" should have the event:
+      | type    | reason            | message                                                                    |
+      | Warning | PodPresetConflict | Conflict on pod preset allow-database: duplicate env DB_PORT in container website |

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+
+	"presetsim.dev/presetsim/presets/merge"
 )
 
 // An API server admits an IfNeeded policy's output a second time: the
@@ -19,7 +21,8 @@ import (
 // patch would be empty because the pod already holds what it would add: no
 // preset that selects the pod lacks its annotation at its version, and
 // each list of the pod ends with the keys, in order, of the items of the
-// presets that select it — as the policy's own output does. The skip is
+// presets that select it — as the policy's own output does (tails.go).
+// The skip is
 // sound, not complete:
 //
 //   - every item the patch could add is an item of a preset that selects
@@ -39,79 +42,65 @@ import (
 // maxGate (a namespace of several hundred presets): the policy then always
 // runs, as exactly.
 func (c *compiler) appliedCondition() (admissionregistrationv1.MatchCondition, bool) {
-	// s[g] is whether the g-th distinct selector selects the pod, each
-	// evaluated once.
-	var sels []string
-	group := make([]int, len(c.presets))
-	for i, p := range c.presets {
-		if c.selects[i] != i {
-			group[i] = group[c.selects[i]]
-			continue
-		}
-		sel, err := selector(p.Spec.Selector, "m[0]")
-		if err != nil {
-			return admissionregistrationv1.MatchCondition{}, false
-		}
-		group[i] = len(sels)
-		sels = append(sels, sel)
-	}
-	// An annotation is looked at only when its selector selects the pod
-	// (s[g] cannot fail to be written, so unapplied's ok is true).
-	unapplied, _ := c.unapplied(func(i int) (string, error) { return fmt.Sprintf("s[%d]", group[i]), nil })
-	// When no preset that selects the pod lacks its annotation, the items
-	// the policy could add are those of the presets that select it; k[n]
-	// are their keys, that the n-th list must end with.
-	var keys, volumes, inContainers []string
-	for n, l := range lists {
-		if len(c.items[n]) == 0 {
-			continue
-		}
-		k := fmt.Sprintf("k[%d]", len(keys))
-		keys = append(keys, concat(keyRuns(l, c.items[n], group), " "))
-		if l.field == "volumes" {
-			volumes = append(volumes, endsWith("object.spec.volumes", k, l.keys[0]))
-			continue
-		}
-		inContainers = append(inContainers, endsWith("c."+l.field, k, l.keys[0]))
-	}
-	present := volumes
-	if len(inContainers) > 0 {
-		for _, containers := range []string{"initContainers", "containers"} {
-			present = append(present, fmt.Sprintf("(!has(object.spec.%[1]s) || object.spec.%[1]s.all(c, %[2]s))", containers, strings.Join(inContainers, " && ")))
-		}
-	}
-	held := "true"
-	if len(present) > 0 {
-		held = fmt.Sprintf("[[%s]].map(k, %s)[0]", strings.Join(keys, ",\n"), strings.Join(present, "\n&& "))
-	}
-	expr := fmt.Sprintf("[[%s, %s]].map(m, [[%s]].map(s, %s\n|| !%s)[0])[0]",
-		labelsOrNone, annotationsOrNone, strings.Join(sels, ",\n"), anyOf(unapplied, "\n"), held)
-	if len(expr) > maxGate {
+	// A preset's annotation is looked at only when its selector selects
+	// the pod.
+	expr, ok := c.gate(tailKeys, func(group []int) string {
+		return anyOf(c.unapplied(func(i int) string { return fmt.Sprintf("s[%d]", group[i]) }), "\n")
+	})
+	if !ok {
 		return admissionregistrationv1.MatchCondition{}, false
 	}
 	return admissionregistrationv1.MatchCondition{Name: "not-applied-yet", Expression: expr}, true
 }
 
-// keyRuns are the terms of the list of the keys of es, in order: one
-// constant list per run of items of presets of one selector, under "it
-// selects the pod" (s[g]).
-func keyRuns(l itemList, es []entry, group []int) []string {
-	var terms []string
-	for i := 0; i < len(es); {
-		j := i
-		var ks []string
-		for ; j < len(es) && group[es[j].preset] == group[es[i].preset]; j++ {
-			ks = append(ks, quote(l.keys[0].value(es[j].item)))
+// unapplied are the terms of "the pod is a probe, or a preset selects it
+// and its annotation at its version is missing", for an expression that
+// binds m to [labels, annotations] ([x].map(m, e(m))[0]: the environment
+// has no cel.bind): one term per selector, selected(i) being whether the
+// selector of preset i (the first with it) selects the pod.
+func (c *compiler) unapplied(selected func(i int) string) []string {
+	terms := []string{fmt.Sprintf("%s in m[1]", quote(ProbeAnnotation))}
+	for i := range c.presets {
+		if c.selects[i] != i {
+			continue // written with the first preset of its selector
 		}
-		terms = append(terms, fmt.Sprintf("(s[%d] ? [%s] : [])", group[es[i].preset], strings.Join(ks, ", ")))
-		i = j
+		var group []int
+		for k := range c.presets {
+			if c.selects[k] == i {
+				group = append(group, k)
+			}
+		}
+		terms = append(terms, fmt.Sprintf("((%s) && %s)", selected(i), c.anyUnannotated(group, "m[1]")))
 	}
 	return terms
 }
 
-// endsWith is whether list (a CEL expression) ends with the keys k, by
-// key: an absent list ends with no keys only.
-func endsWith(list, k string, key itemKey) string {
-	return fmt.Sprintf("(has(%[1]s) ? size(%[1]s) >= size(%[2]s) && %[1]s.slice(size(%[1]s) - size(%[2]s), size(%[1]s)).map(x, %[3]s) == %[2]s : size(%[2]s) == 0)",
-		list, k, key.expr("x"))
+// anyUnannotated is whether annotations (a CEL map) lack the annotation at
+// its version of one of the presets (indexes into c.presets, at least one).
+// For several: the first's is absent, or the list of their keys' optional
+// values differs from the list of their versions as optionals — two steps
+// of CEL per preset (a look-up, an optional.of) and one native comparison
+// of the lists, where a test per preset is six steps. The API server
+// evaluates it for every pod the mutating policy sees, on every preset
+// that selects a pod it mutated.
+func (c *compiler) anyUnannotated(presets []int, annotations string) string {
+	if len(presets) == 1 {
+		return "!" + c.annotated(presets[0], annotations)
+	}
+	got := make([]string, len(presets))
+	want := make([]string, len(presets))
+	for n, i := range presets {
+		got[n] = fmt.Sprintf("%s[?%s]", annotations, c.annotationKey(i))
+		want[n] = fmt.Sprintf("optional.of(%s)", quote(c.presets[i].ResourceVersion))
+	}
+	return fmt.Sprintf("(!(%s in %s) || [%s] != [%s])", c.annotationKey(presets[0]), annotations, strings.Join(got, ", "), strings.Join(want, ", "))
+}
+
+// annotationKey is preset i's annotation key (R3.7), a CEL string.
+func (c *compiler) annotationKey(i int) string { return quote(merge.AnnotationKey(c.presets[i].Name)) }
+
+// annotated is whether annotations (a CEL map) hold preset i's annotation
+// at its version (R3.7): the mutating policy applied the preset.
+func (c *compiler) annotated(i int, annotations string) string {
+	return fmt.Sprintf("(%[1]s in %[3]s && %[3]s[%[1]s] == %[2]s)", c.annotationKey(i), quote(c.presets[i].ResourceVersion), annotations)
 }

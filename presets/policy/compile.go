@@ -188,7 +188,7 @@ func Compile(namespace string, presets []*v1alpha1.PodPreset, o Options) (Object
 			FailurePolicy: &ignore,
 		},
 	}
-	if gate, ok := c.unappliedGate(); ok {
+	if gate, ok := c.warnGate(); ok {
 		warning.Spec.MatchConditions = append(warning.Spec.MatchConditions, gate)
 	}
 	if err := fit(warning); err != nil {

@@ -178,7 +178,7 @@ func TestWarningPolicyFits(t *testing.T) {
 		name        string
 		presets     int
 		validations int  // the probe's and one per preset, or the probe's alone
-		gate        bool // the match condition a-preset-not-applied is there
+		gate        bool // the match condition a-preset-may-conflict is there
 	}{
 		{name: "100 presets are each warned of", presets: 100, validations: 101, gate: true},
 		{name: "300 presets of one selector", presets: 300, validations: 301, gate: true},
@@ -209,8 +209,8 @@ func TestWarningPolicyFits(t *testing.T) {
 				t.Errorf("annotation %s present: %v", policy.WarningsOmittedAnnotation, omitted)
 			}
 			conds := objs.Warning.Spec.MatchConditions
-			if gate := slices.ContainsFunc(conds, func(c admissionregistrationv1.MatchCondition) bool { return c.Name == "a-preset-not-applied" }); gate != tt.gate {
-				t.Errorf("the match condition a-preset-not-applied is there: %v, want %v", gate, tt.gate)
+			if gate := slices.ContainsFunc(conds, func(c admissionregistrationv1.MatchCondition) bool { return c.Name == "a-preset-may-conflict" }); gate != tt.gate {
+				t.Errorf("the match condition a-preset-may-conflict is there: %v, want %v", gate, tt.gate)
 			}
 			// As the API server compiles them when it stores the policy.
 			if errs := compileConditions(t, conds); len(errs) > 0 {

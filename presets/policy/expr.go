@@ -125,17 +125,22 @@ func (c *compiler) add(name, expr string) {
 // terms are few and short, or as variables name0, name1, … of a chunk each
 // and name joining them. With no terms, join must give the empty value.
 func (c *compiler) joined(name string, terms []string, join func(terms []string, sep string) string) {
+	c.vars = append(c.vars, joinedVariables(name, terms, join)...)
+}
+
+// joinedVariables are the variables of joined.
+func joinedVariables(name string, terms []string, join func(terms []string, sep string) string) []admissionregistrationv1.Variable {
 	chunks := chunk(terms)
 	if len(chunks) <= 1 {
-		c.add(name, join(terms, "\n"))
-		return
+		return []admissionregistrationv1.Variable{{Name: name, Expression: join(terms, "\n")}}
 	}
+	vars := make([]admissionregistrationv1.Variable, 0, len(chunks)+1)
 	parts := make([]string, len(chunks))
 	for i, ch := range chunks {
 		parts[i] = fmt.Sprintf("variables.%s%d", name, i)
-		c.add(fmt.Sprintf("%s%d", name, i), join(ch, "\n"))
+		vars = append(vars, admissionregistrationv1.Variable{Name: fmt.Sprintf("%s%d", name, i), Expression: join(ch, "\n")})
 	}
-	c.add(name, join(parts, " "))
+	return append(vars, admissionregistrationv1.Variable{Name: name, Expression: join(parts, " ")})
 }
 
 // chunk splits terms into runs of at most chunkTerms terms and chunkChars

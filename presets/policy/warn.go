@@ -3,7 +3,6 @@ package policy
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -20,10 +19,10 @@ import (
 // It has the mutating policy's first variables (labels and the selectors
 // p<i>), then those of warnVariables, among them one per preset, w<i>: the
 // conflicts of preset i, as merge.Conflict.String gives them; and one
-// validation per preset, failing when preset i selects the pod, was not
-// applied (its annotation at its version is missing) and has conflicts,
-// with the message of merge.Messages ("Conflict on pod preset <name>:
-// <conflict>; …"). The API server returns each failed validation as one
+// validation per preset, failing when preset i selects the pod, the pod
+// does not hold every item of the presets that select it (held, below)
+// and preset i has conflicts, with the message of merge.Messages
+// ("Conflict on pod preset <name>: <conflict>; …"). The API server returns each failed validation as one
 // warning, prefixed with "Validation failed for ValidatingAdmissionPolicy
 // '<policy>' with binding '<binding>': ".
 //
@@ -37,10 +36,23 @@ import (
 // that themselves conflicted (steps.go).
 
 // warnVariables are the warning policy's variables after the selectors:
-// containers, every init container and container; the held_<list>_<n>
-// of steps.go; and w<i>, one per preset.
+// held, whether each list of the pod ends with the items of the presets
+// that select it (tails.go: then none conflicts), and the lists it
+// compares with, tail_<list>; containers, every init container and
+// container; the held_<list>_<n> of steps.go; and w<i>, one per preset.
 func (c *compiler) warnVariables() ([]admissionregistrationv1.Variable, error) {
-	vars := []admissionregistrationv1.Variable{{Name: "containers", Expression: "(has(object.spec.initContainers) ? object.spec.initContainers : []) + (has(object.spec.containers) ? object.spec.containers : [])"}}
+	var vars []admissionregistrationv1.Variable
+	ends := make([]string, len(lists))
+	for n, l := range lists {
+		if len(c.items[n]) == 0 {
+			continue
+		}
+		ends[n] = "variables.tail_" + l.field
+		vars = append(vars, joinedVariables("tail_"+l.field, c.tailRuns(n, tailItems, c.matches), concat)...)
+	}
+	vars = append(vars,
+		admissionregistrationv1.Variable{Name: "held", Expression: tailsHeld(ends, tailItems)},
+		admissionregistrationv1.Variable{Name: "containers", Expression: "(has(object.spec.initContainers) ? object.spec.initContainers : []) + (has(object.spec.containers) ? object.spec.containers : [])"})
 	all := make([]*steps, len(lists))
 	for n, l := range lists {
 		s, err := c.stepsOf(l)
@@ -72,77 +84,21 @@ const (
 // has no gate (its validations decide alone, as exactly, more slowly).
 const maxGate = 60000
 
-// unappliedGate is a match condition that holds when the warning policy
-// may have something to say: the pod is a probe, or a preset selects it
-// and its annotation at its version is missing — when the mutating policy
-// applied the presets (no conflict) it is false and the API server skips
-// the validations and their messages, which it would evaluate for every
-// pod otherwise. A match condition cannot read variables, so the
-// selectors are written out, once per selector; ok is false when that is
-// too long.
-func (c *compiler) unappliedGate() (admissionregistrationv1.MatchCondition, bool) {
-	terms, ok := c.unapplied(func(i int) (string, error) { return selector(c.presets[i].Spec.Selector, "m[0]") })
+// warnGate is a match condition that holds when the warning policy may
+// have something to say: the pod is a probe, or it does not hold every
+// item of the presets that select it at the ends of its lists (tails.go).
+// The pod the mutating policy applied the presets to does: the API server
+// then skips the validations and their messages, which it would evaluate
+// for every pod otherwise. A match condition cannot read variables, so the
+// selectors and the items are written out; ok is false when that is too
+// long (the validations then ask held).
+func (c *compiler) warnGate() (admissionregistrationv1.MatchCondition, bool) {
+	expr, ok := c.gate(tailItems, func([]int) string { return quote(ProbeAnnotation) + " in m[1]" })
 	if !ok {
 		return admissionregistrationv1.MatchCondition{}, false
 	}
-	expr := fmt.Sprintf("[[%s, %s]].map(m, %s)[0]", labelsOrNone, annotationsOrNone, anyOf(terms, "\n"))
-	if len(expr) > maxGate {
-		return admissionregistrationv1.MatchCondition{}, false
-	}
-	return admissionregistrationv1.MatchCondition{Name: "a-preset-not-applied", Expression: expr}, true
+	return admissionregistrationv1.MatchCondition{Name: "a-preset-may-conflict", Expression: expr}, true
 }
-
-// unapplied are the terms of "the pod is a probe, or a preset selects it
-// and its annotation at its version is missing", for an expression that
-// binds m to [labels, annotations] ([x].map(m, e(m))[0]: the environment
-// has no cel.bind): one term per selector, selected(i) being whether the
-// selector of preset i (the first with it) selects the pod. A match
-// condition cannot read variables, so the terms are written out; ok is
-// false when a selector cannot be.
-func (c *compiler) unapplied(selected func(i int) (string, error)) (terms []string, ok bool) {
-	terms = []string{fmt.Sprintf("%s in m[1]", quote(ProbeAnnotation))}
-	for i := range c.presets {
-		if c.selects[i] != i {
-			continue // written with the first preset of its selector
-		}
-		sel, err := selected(i)
-		if err != nil {
-			return nil, false
-		}
-		var group []int
-		for k := range c.presets {
-			if c.selects[k] == i {
-				group = append(group, k)
-			}
-		}
-		terms = append(terms, fmt.Sprintf("((%s) && %s)", sel, c.anyUnannotated(group, "m[1]")))
-	}
-	return terms, true
-}
-
-// anyUnannotated is whether annotations (a CEL map) lack the annotation at
-// its version of one of the presets (indexes into c.presets, at least one).
-// For several: the first's is absent, or the list of their keys' optional
-// values differs from the list of their versions as optionals — two steps
-// of CEL per preset (a look-up, an optional.of) and one native comparison
-// of the lists, where a test per preset is six steps. The API server
-// evaluates it for every pod the policies see, on every preset that
-// selects a pod they mutated.
-func (c *compiler) anyUnannotated(presets []int, annotations string) string {
-	if len(presets) == 1 {
-		return "!" + c.annotated(presets[0], annotations)
-	}
-	got := make([]string, len(presets))
-	want := make([]string, len(presets))
-	for n, i := range presets {
-		got[n] = fmt.Sprintf("%s[?%s]", annotations, c.annotationKey(i))
-		want[n] = fmt.Sprintf("optional.of(%s)", quote(c.presets[i].ResourceVersion))
-	}
-	return fmt.Sprintf("(!(%s in %s) || [%s] != [%s])", c.annotationKey(presets[0]), annotations, strings.Join(got, ", "), strings.Join(want, ", "))
-}
-
-// annotationKey is preset i's annotation key (R3.7), a CEL string.
-func (c *compiler) annotationKey(i int) string { return quote(merge.AnnotationKey(c.presets[i].Name)) }
 
 // labelsOrNone and annotationsOrNone are the pod's labels and annotations,
 // an empty map when it has none.
@@ -150,12 +106,6 @@ const (
 	labelsOrNone      = "(has(object.metadata.labels) ? object.metadata.labels : {})"
 	annotationsOrNone = "(has(object.metadata.annotations) ? object.metadata.annotations : {})"
 )
-
-// annotated is whether annotations (a CEL map) hold preset i's annotation
-// at its version (R3.7): the mutating policy applied the preset.
-func (c *compiler) annotated(i int, annotations string) string {
-	return fmt.Sprintf("(%[1]s in %[3]s && %[3]s[%[1]s] == %[2]s)", c.annotationKey(i), quote(c.presets[i].ResourceVersion), annotations)
-}
 
 // validations are the probe's, then one per preset, in name order.
 func (c *compiler) validations(compiled string) []admissionregistrationv1.Validation {
@@ -165,14 +115,14 @@ func (c *compiler) validations(compiled string) []admissionregistrationv1.Valida
 		Message:    ProbeMessage + compiled,
 	})
 	for i, p := range c.presets {
-		// Preset i does not select the pod, or its annotation is there at
-		// its version (it was applied, so nothing conflicted): w<i> is not
+		// Preset i does not select the pod, or the pod holds every item of
+		// the presets that select it (so nothing conflicts): w<i> is not
 		// needed. The API server evaluates every messageExpression of the
 		// policy for every pod, whatever the validations come to
 		// (k8s.io/apiserver v0.37.1, validating/validator.go), so the
 		// message asks first too: without it, a namespace of 100 presets
 		// added 8 ms to every pod create, none of them selected.
-		clear := fmt.Sprintf("!%s || %s", c.matches(i), c.annotated(i, annotationsOrNone))
+		clear := fmt.Sprintf("!%s || variables.held", c.matches(i))
 		out = append(out, admissionregistrationv1.Validation{
 			Expression:        fmt.Sprintf("%s || size(variables.w%d) == 0", clear, i),
 			MessageExpression: fmt.Sprintf(`(%s) ? "" : %s + variables.w%d.join("; ")`, clear, quote("Conflict on pod preset "+p.Name+": "), i),
