@@ -55,12 +55,18 @@ func Feature(w *harness.World, c Case, obs Observed, rep *Report) string {
 		b.WriteString("    # The case's pod had a generateName and no name; it is named here.\n")
 	}
 	pod.OwnerReferences = nil
+	for _, copied := range c.Copied {
+		// A copy's annotation is at the version the preset is stored at.
+		if _, ok := pod.Annotations[merge.AnnotationKey(copied)]; ok {
+			pod.Annotations[merge.AnnotationKey(copied)] = "${rv:" + copied + "}"
+		}
+	}
 	claims := w.Profile.Claims
 	if len(want.DryRun) > 0 && !want.DryRun[0].Refused {
 		b.WriteString("    When I try to create with a server-side dry run:\n")
 		docString(&b, pod)
 		b.WriteString("    Then the dry-run pod should be:\n")
-		docString(&b, expectedPod(want.DryRun[0], name))
+		docString(&b, expectedPod(want.DryRun[0], name, c.Copied))
 	}
 	create := want.Create[0]
 	if create.Refused {
@@ -82,7 +88,7 @@ func Feature(w *harness.World, c Case, obs Observed, rep *Report) string {
 		}
 	}
 	fmt.Fprintf(&b, "    And the pod %q should be:\n", name)
-	docString(&b, expectedPod(create, name))
+	docString(&b, expectedPod(create, name, c.Copied))
 	if claims("events") {
 		if len(create.Events) == 0 {
 			fmt.Fprintf(&b, "    And the pod %q should have no events with reason %q\n", name, admission.ConflictReason)
@@ -118,13 +124,15 @@ func invalidFeature(b *strings.Builder, c Case, inv *InvalidPreset) {
 }
 
 // expectedPod is the model's pod as a "should be" DocString writes it:
-// labels, annotations (an applied preset's version as ${rv:<name>}) and
-// spec.
-func expectedPod(o model.Outcome, name string) map[string]any {
+// labels, annotations (the version of a preset applied, or of one the pod
+// was copied with, as ${rv:<name>}) and spec.
+func expectedPod(o model.Outcome, name string, copied []string) map[string]any {
 	p := o.Pod.DeepCopy()
 	annotations := maps.Clone(p.Annotations)
-	for _, applied := range o.Applied {
-		annotations[merge.AnnotationKey(applied)] = "${rv:" + applied + "}"
+	for _, preset := range slices.Concat(o.Applied, copied) {
+		if _, ok := annotations[merge.AnnotationKey(preset)]; ok {
+			annotations[merge.AnnotationKey(preset)] = "${rv:" + preset + "}"
+		}
 	}
 	meta := map[string]any{"name": name}
 	if len(p.Labels) > 0 {

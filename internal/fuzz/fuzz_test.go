@@ -49,13 +49,15 @@ func TestReferenceAgrees(t *testing.T) {
 	}
 }
 
-// TestMutantsFound: three mutants, each found with the rule it breaks
-// named, and shrunk to a scenario.
+// TestMutantsFound: four mutants, each found with the rule it breaks
+// named, and shrunk to a scenario. trusts-annotations is found only on the
+// pods generated as copies (Case.Copied): a conflict it leaves unwarned.
 func TestMutantsFound(t *testing.T) {
 	for _, m := range []struct{ name, rule string }{
 		{"partial-apply", "R4.2"},
 		{"skips-init-containers", "R3.2"},
 		{"ignores-exclude", "R2.4"},
+		{"trusts-annotations", "R4.3"},
 	} {
 		t.Run(m.name, func(t *testing.T) {
 			w := startOffline(t, mutants.Prefix+m.name)

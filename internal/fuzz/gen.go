@@ -29,6 +29,36 @@ type Case struct {
 	// Owned gives the pod a controller owner (a ConfigMap named OwnerName
 	// that the runner creates first), as a controller's pods have.
 	Owned bool
+	// Copied are presets whose annotation the pod carries at the preset's
+	// version (AnnotateCopied), as a pod copied from one they were applied
+	// to does (kubectl get -o yaml, edit, create): the version is the
+	// stored preset's, known once it is created.
+	Copied []string
+}
+
+// Versions are the presets' resourceVersions by name, for AnnotateCopied.
+func Versions(presets []*v1alpha1.PodPreset) map[string]string {
+	out := make(map[string]string, len(presets))
+	for _, p := range presets {
+		out[p.Name] = p.ResourceVersion
+	}
+	return out
+}
+
+// AnnotateCopied gives pod the annotation of each of the case's Copied
+// presets at its version in versions (by preset name); a preset without
+// one (not stored) is left out.
+func (c Case) AnnotateCopied(pod *corev1.Pod, versions map[string]string) {
+	for _, name := range c.Copied {
+		v, ok := versions[name]
+		if !ok {
+			continue
+		}
+		if pod.Annotations == nil {
+			pod.Annotations = map[string]string{}
+		}
+		pod.Annotations[merge.AnnotationKey(name)] = v
+	}
 }
 
 // namespaces are the logical namespaces of a case: the pod's (default)
@@ -98,7 +128,30 @@ func Generate(seed uint64) Case {
 		g.echo(c.Pod, c.Presets[g.n(len(c.Presets))])
 	}
 	breakOne(seed, &c)
+	copies(seed, &c)
 	return c
+}
+
+// CopiedPercent is the share of cases whose pod is a copy (Case.Copied).
+const CopiedPercent = 20
+
+// copies makes the pod, in CopiedPercent of the cases, a copy of one that
+// presets were applied to: it carries the annotations of some of the
+// presets (whether or not they select it, whether or not it holds their
+// items, which it may hold edited: the small pools make that frequent).
+// The annotations say nothing of the items, so an implementation that
+// trusts them is caught. It draws from a source of its own, so that the
+// rest of every case is what the same seed made before.
+func copies(seed uint64, c *Case) {
+	g := gen{rand.New(rand.NewPCG(seed^0xc0b1ed, seed))}
+	if _, mirror := c.Pod.Annotations[corev1.MirrorPodAnnotationKey]; mirror || !g.chance(CopiedPercent) {
+		return
+	}
+	for _, p := range c.Presets {
+		if g.chance(60) {
+			c.Copied = append(c.Copied, p.Name)
+		}
+	}
 }
 
 // share copies one item of a preset into another, as written: two

@@ -204,6 +204,7 @@ func (r runner) admit(ctx context.Context, c Case) (_ *trial, err error) {
 	} else if !ok {
 		return t, nil
 	}
+	c.AnnotateCopied(pod, Versions(t.obs.Presets))
 	t.obs.DryRun = r.create(ctx, t.s, pod, true)
 	t.obs.Create = r.create(ctx, t.s, pod, false)
 	want := Expect(r.w, t.obs)

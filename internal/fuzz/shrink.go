@@ -76,6 +76,9 @@ func simplifications(c Case) []Case {
 	if c.Owned {
 		edit(func(n *Case) bool { n.Owned = false; return true })
 	}
+	for i := range c.Copied {
+		edit(func(n *Case) bool { n.Copied = slices.Delete(n.Copied, i, i+1); return true })
+	}
 	if c.Pod.Name == "" {
 		edit(func(n *Case) bool { n.Pod.Name, n.Pod.GenerateName, n.Owned = "website", "", false; return true })
 	}
@@ -216,7 +219,7 @@ func equalPodSpec(a, b corev1.PodSpec) bool {
 
 // clone is a deep copy of a case.
 func clone(c Case) Case {
-	n := Case{Seed: c.Seed, Owned: c.Owned, Pod: c.Pod.DeepCopy()}
+	n := Case{Seed: c.Seed, Owned: c.Owned, Pod: c.Pod.DeepCopy(), Copied: slices.Clone(c.Copied)}
 	for _, p := range c.Presets {
 		n.Presets = append(n.Presets, p.DeepCopy())
 	}

@@ -246,6 +246,13 @@ var decoratedMutants = []decoratedMutant{
 		}}},
 	{Mutant{"no-owner-events", "R4.3", "records conflict events only on named pods, never on a controller owner"}, fault{
 		events: func(ref *corev1.ObjectReference) bool { return ref.Kind == "Pod" }}},
+	{Mutant{"trusts-annotations", "R4.3", "skips a preset whose podpreset-<name> annotation the pod already carries at its version (idempotence by annotation): a copied pod's conflict with it goes unwarned, its missing items unadded"}, fault{
+		presets: func(pod *corev1.Pod, all []*v1alpha1.PodPreset) []*v1alpha1.PodPreset {
+			return slices.DeleteFunc(slices.Clone(all), func(p *v1alpha1.PodPreset) bool {
+				v, ok := pod.Annotations[merge.AnnotationKey(p.Name)]
+				return ok && v == p.ResourceVersion
+			})
+		}}},
 	// R4.4
 	{Mutant{"conflict-overrides", "R4.4", "on a conflict, the preset's item replaces the pod's own"}, fault{
 		around: func(ctx context.Context, _ admission.Attributes, pod *corev1.Pod, env *call, next func(context.Context) error) error {

@@ -246,6 +246,7 @@ func TestWarningsOfGeneratedCases(t *testing.T) {
 		}
 		pod := defaults.Pod(c.Pod)
 		pod.Namespace = "default"
+		c.AnnotateCopied(pod, fuzz.Versions(c.Presets))
 		out := model.Admit(model.Admission{Presets: c.Presets, Pod: pod}, model.Options{})[0]
 		if len(out.Warnings) == 0 || len(out.InvalidSelectors) > 0 {
 			continue

@@ -138,6 +138,7 @@ func TestAppliedConditionOfGeneratedCases(t *testing.T) {
 		}
 		pod := defaults.Pod(c.Pod)
 		pod.Namespace = "default"
+		c.AnnotateCopied(pod, fuzz.Versions(c.Presets))
 		skipped(t, "a new pod", with, without, pod)
 		output, err := without.admit(ctx, pod.DeepCopy())
 		if err != nil {

@@ -42,6 +42,7 @@ func TestMatchesModel(t *testing.T) {
 		}
 		pod := defaults.Pod(c.Pod)
 		pod.Namespace = "default"
+		c.AnnotateCopied(pod, fuzz.Versions(c.Presets))
 		want := model.Admit(model.Admission{Presets: c.Presets, Pod: pod}, model.Options{})[0]
 		if len(want.InvalidSelectors) > 0 {
 			continue
