@@ -16,8 +16,12 @@
 // between presets, several at once and in every kind of container, are
 // frequent; some pods already carry a preset's items as written, and some
 // presets share an item, so that items equal only once defaulted and items
-// two presets inject alike are frequent too. The same seed gives the same
-// cases.
+// two presets inject alike are frequent too. In CopiedPercent of the cases
+// the pod is a copy of one presets were applied to: it carries some
+// presets' annotations at the versions they are stored at (Case.Copied,
+// written once they are), whatever its items, so that an implementation
+// that takes them for proof of anything is caught. The same seed gives
+// the same cases.
 //
 // In InvalidPercent of the cases one preset is made invalid, one way of
 // the specification's R1.3–R1.6 (invalid.go); the implementation's API must

@@ -22,9 +22,10 @@ import (
 // validation per preset, failing when preset i selects the pod, the pod
 // does not hold every item of the presets that select it (held, below)
 // and preset i has conflicts, with the message of merge.Messages
-// ("Conflict on pod preset <name>: <conflict>; …"). The API server returns each failed validation as one
-// warning, prefixed with "Validation failed for ValidatingAdmissionPolicy
-// '<policy>' with binding '<binding>': ".
+// ("Conflict on pod preset <name>: <conflict>; …"). The API server
+// returns each failed validation as one warning, prefixed with
+// "Validation failed for ValidatingAdmissionPolicy '<policy>' with
+// binding '<binding>': ".
 //
 // The conflicts of a preset are found in the order of the reference merge
 // (its volumes, then in each init container and container its env, envFrom
