@@ -231,6 +231,20 @@ spec: {containers: [{name: web, image: nginx}]}`)}, model.Options{})[0].Pod
 	}
 }
 
+// generated is the i-th case of a run's seed, its presets in namespace
+// default at version 1, and its pod as submitted, defaulted, with the
+// annotations of the presets it is a copy with.
+func generated(seed uint64, i int) (fuzz.Case, *corev1.Pod) {
+	c := fuzz.Generate(fuzz.CaseSeed(seed, i))
+	for _, p := range c.Presets {
+		p.Namespace, p.ResourceVersion = "default", "1"
+	}
+	pod := defaults.Pod(c.Pod)
+	pod.Namespace = "default"
+	c.AnnotateCopied(pod, fuzz.Versions(c.Presets))
+	return c, pod
+}
+
 // TestWarningsOfGeneratedCases: the same on cases presetsim fuzz generates
 // (small pools of keys: identical items and conflicts are frequent).
 func TestWarningsOfGeneratedCases(t *testing.T) {
@@ -240,13 +254,7 @@ func TestWarningsOfGeneratedCases(t *testing.T) {
 	}
 	checked := 0
 	for i := range n {
-		c := fuzz.Generate(fuzz.CaseSeed(20261126, i))
-		for _, p := range c.Presets {
-			p.Namespace, p.ResourceVersion = "default", "1"
-		}
-		pod := defaults.Pod(c.Pod)
-		pod.Namespace = "default"
-		c.AnnotateCopied(pod, fuzz.Versions(c.Presets))
+		c, pod := generated(20261126, i)
 		out := model.Admit(model.Admission{Presets: c.Presets, Pod: pod}, model.Options{})[0]
 		if len(out.Warnings) == 0 || len(out.InvalidSelectors) > 0 {
 			continue
@@ -271,18 +279,13 @@ func TestWarningsOfGeneratedCases(t *testing.T) {
 // item changed, as a copied and edited pod would be: the warning policy
 // warns as the reference does.
 func TestWarningsOfGeneratedCopies(t *testing.T) {
-	n := 80 // about half apply presets; each check starts the plug-ins anew, 0.1 s
+	n := 80 // about a fifth inject a volume or an env var; each check starts the plug-ins anew, 0.1 s
 	if testing.Short() {
 		n = 20
 	}
 	checked, warned := 0, 0
 	for i := range n {
-		c := fuzz.Generate(fuzz.CaseSeed(20261127, i))
-		for _, p := range c.Presets {
-			p.Namespace, p.ResourceVersion = "default", "1"
-		}
-		pod := defaults.Pod(c.Pod)
-		pod.Namespace = "default"
+		c, pod := generated(20261127, i)
 		out := model.Admit(model.Admission{Presets: c.Presets, Pod: pod}, model.Options{})[0]
 		if len(out.Applied) == 0 || len(out.InvalidSelectors) > 0 || !editInjected(out.Pod, len(pod.Spec.Volumes), len(pod.Spec.Containers[0].Env)) {
 			continue
