@@ -22,8 +22,7 @@ import (
 // preset that selects the pod lacks its annotation at its version, and
 // each list of the pod ends with the keys, in order, of the items of the
 // presets that select it — as the policy's own output does (tails.go).
-// The skip is
-// sound, not complete:
+// The skip is sound, not complete:
 //
 //   - every item the patch could add is an item of a preset that selects
 //     the pod, so its key is among the keys the pod's list ends with;
