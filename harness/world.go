@@ -143,6 +143,9 @@ type World struct {
 	// keepsRecord is true once the run started a process or made a
 	// directory: then it keeps a record.
 	keepsRecord bool
+	// procsMu guards procs and keepsRecord while a start saves the record
+	// beside the backend's or implementation's own calls (recordWhile).
+	procsMu sync.Mutex
 	stop        sync.Once
 	stopErr     error
 
@@ -208,19 +211,25 @@ func Start(ctx context.Context, opts Options) (_ *World, err error) {
 	reapLeftovers(procs.Records{}, progress)
 	w.procs = &procs.Records{Run: w.RunID}
 	keepDir := func(dir string) error {
+		w.procsMu.Lock()
+		defer w.procsMu.Unlock()
 		w.keepsRecord = true
 		return w.procs.Track(dir)
 	}
 	keepResource := func(name string) error {
+		w.procsMu.Lock()
+		defer w.procsMu.Unlock()
 		w.keepsRecord = true
 		return w.procs.TrackResource(procs.Resource{Backend: opts.Backend.Name(), Name: name})
 	}
 	w.keepsRecord = startsProcesses(opts.Backend) || startsProcesses(opts.Implementation)
 
-	w.cluster, err = opts.Backend.Start(ctx, backend.Run{
-		ID: w.RunID, Scheme: w.Scheme, Profile: w.Profile, Progress: progress, Wait: w.Timeouts.Wait, Nodes: opts.Nodes, KeepDir: keepDir, KeepResource: keepResource,
+	err = w.recordWhile(progress, func() (err error) {
+		w.cluster, err = opts.Backend.Start(ctx, backend.Run{
+			ID: w.RunID, Scheme: w.Scheme, Profile: w.Profile, Progress: progress, Wait: w.Timeouts.Wait, Nodes: opts.Nodes, KeepDir: keepDir, KeepResource: keepResource,
+		})
+		return err
 	})
-	w.saveProcs(progress)
 	if err != nil {
 		return nil, err
 	}
@@ -235,9 +244,8 @@ func Start(ctx context.Context, opts Options) (_ *World, err error) {
 	if opts.AllNamespaces {
 		target.Namespaces = nil
 	}
-	err = w.impl.Install(ctx, target)
-	w.saveProcs(progress) // the implementation's process, if any
-	if err != nil {
+	// The implementation's process, if any.
+	if err := w.recordWhile(progress, func() error { return w.impl.Install(ctx, target) }); err != nil {
 		return nil, err
 	}
 
@@ -290,9 +298,43 @@ func reapLeftovers(records procs.Records, progress io.Writer) {
 	}
 }
 
+// recordEvery is how often recordWhile saves the record during a start.
+const recordEvery = 100 * time.Millisecond
+
+// recordWhile runs start (a backend's or the implementation's), saving the
+// run's record every recordEvery meanwhile and once more after it: a
+// start launches processes without a word to the harness (envtest's etcd
+// and kube-apiserver), and a run killed before it returns would otherwise
+// leave them with no record for the next run to reap them by.
+func (w *World) recordWhile(progress io.Writer, start func() error) error {
+	done := make(chan struct{})
+	var saver sync.WaitGroup
+	saver.Add(1)
+	go func() {
+		defer saver.Done()
+		t := time.NewTicker(recordEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				w.saveProcs(io.Discard) // the last save reports
+			}
+		}
+	}()
+	err := start()
+	close(done)
+	saver.Wait()
+	w.saveProcs(progress)
+	return err
+}
+
 // saveProcs records the processes the run has started so far, so that the
 // next run can stop them if this one is killed; a failure is a warning.
 func (w *World) saveProcs(progress io.Writer) {
+	w.procsMu.Lock()
+	defer w.procsMu.Unlock()
 	if !w.keepsRecord {
 		return
 	}
@@ -351,6 +393,8 @@ func (w *World) stopAll() error {
 	if err := errors.Join(errs...); err != nil {
 		return err // the record stays, for the next run to reap what is left
 	}
+	w.procsMu.Lock()
+	defer w.procsMu.Unlock()
 	if w.procs != nil && w.keepsRecord {
 		return w.procs.Remove()
 	}
