@@ -70,13 +70,17 @@ func (i *Interrupts) Code() int {
 }
 
 // OnSignal makes a signal call stop and exit the process; if a signal came
-// already, it does so at once.
+// already, it does so at once. OnSignal(nil) makes a signal only cancel
+// Context again, as before the World was up: for another World starting
+// beside a running one, whose Start stops what it started when Context
+// ends (a signal that stopped the running World and exited meanwhile would
+// leave the starting one's processes behind).
 func (i *Interrupts) OnSignal(stop func() error) {
 	i.mu.Lock()
 	caught := i.caught != nil
 	i.stop = stop
 	i.mu.Unlock()
-	if caught {
+	if caught && stop != nil {
 		i.stopAndExit(stop)
 	}
 }

@@ -114,6 +114,8 @@ the features as chainsaw tests are built in; chainsaw is yours to build.`,
 			return err
 		}
 		defer os.RemoveAll(dir)
+		side := beside{interrupts: interrupts, main: w, stopMain: func() error { return errors.Join(w.Stop(), os.RemoveAll(dir)) }}
+		interrupts.OnSignal(side.stopMain)
 		var minimal []string
 		for i := 0; i < *repeat; i++ {
 			p := filepath.Join(dir, fmt.Sprintf("minimal-%03d.feature", i))
@@ -142,20 +144,18 @@ the features as chainsaw tests are built in; chainsaw is yours to build.`,
 		for _, c := range []int{1, steps.DefaultConcurrency} {
 			// A fresh control plane per run: features pin Service cluster IPs,
 			// which can be allocated once per API server.
-			sw, err := harness.Start(interrupts.Context(), harness.Options{Backend: envtest.New(envtest.Options{BinDir: bin})})
+			sw, err := side.start(harness.Options{Backend: envtest.New(envtest.Options{BinDir: bin})})
 			if err != nil {
 				return err
 			}
-			interrupts.OnSignal(func() error { return errors.Join(sw.Stop(), w.Stop()) })
 			start := time.Now()
 			status, t := steps.Run(sw, steps.SuiteOptions{Paths: []string{*features}, Format: "progress", Output: io.Discard, Concurrency: c})
 			// The suite's wall time, as run prints it ("suite:"): not the
 			// control plane's stop (until 2026-11-26 it was counted).
 			wall = append(wall, time.Since(start))
-			if err := sw.Stop(); err != nil {
+			if err := side.stop(sw); err != nil {
 				return err
 			}
-			interrupts.OnSignal(w.Stop)
 			if status != 0 {
 				return fmt.Errorf("the suite failed with concurrency %d", c)
 			}
@@ -165,17 +165,15 @@ the features as chainsaw tests are built in; chainsaw is yours to build.`,
 		fmt.Fprintf(stdout, "  parallel speed-up: %.2fx\n", wall[0].Seconds()/wall[1].Seconds())
 
 		began := time.Now()
-		sw, err := harness.Start(interrupts.Context(), harness.Options{Backend: envtest.New(envtest.Options{BinDir: bin})})
+		sw, err := side.start(harness.Options{Backend: envtest.New(envtest.Options{BinDir: bin})})
 		if err != nil {
 			return err
 		}
-		interrupts.OnSignal(func() error { return errors.Join(sw.Stop(), w.Stop()) })
 		status, seedTimings := steps.Run(sw, steps.SuiteOptions{Paths: seedFeatures, Format: "progress", Output: io.Discard})
 		seedWall := time.Since(began)
-		if err := sw.Stop(); err != nil {
+		if err := side.stop(sw); err != nil {
 			return err
 		}
-		interrupts.OnSignal(w.Stop)
 		if status != 0 {
 			return fmt.Errorf("the seed features failed")
 		}
@@ -186,10 +184,7 @@ the features as chainsaw tests are built in; chainsaw is yours to build.`,
 			if err != nil {
 				return err
 			}
-			err = compareChainsaw(interrupts.Context(), stdout, bin, exe, *chainsaw, dir, *vsRuns, func(stop func() error) {
-				interrupts.OnSignal(func() error { return errors.Join(stop(), w.Stop()) })
-			})
-			interrupts.OnSignal(w.Stop)
+			err = compareChainsaw(interrupts.Context(), stdout, side, bin, exe, *chainsaw, dir, *vsRuns)
 			if err != nil {
 				return fmt.Errorf("side by side with chainsaw: %w", err)
 			}
@@ -197,7 +192,7 @@ the features as chainsaw tests are built in; chainsaw is yours to build.`,
 			fmt.Fprintf(stdout, "\nside by side with chainsaw: not measured (make bench CHAINSAW=path/to/chainsaw, a chainsaw built by hand)\n")
 		}
 
-		watched, fresh, err := watchTimes(interrupts.Context(), w, bin, dir, 10, 3)
+		watched, fresh, err := watchTimes(interrupts.Context(), side, bin, dir, 10, 3)
 		if err != nil {
 			return err
 		}

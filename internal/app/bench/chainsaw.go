@@ -55,8 +55,8 @@ type series struct {
 // cluster (no namespace being deleted), and prints both medians, the
 // median of the pairwise ratios, and presetsim's clean-up. Either failing
 // is an error that shows its last lines: a failed run is not a time to
-// compare. onSignal registers the stop of its control plane for a signal.
-func compareChainsaw(ctx context.Context, stdout io.Writer, bin, presetsim, chainsaw, dir string, runs int, onSignal func(stop func() error)) error {
+// compare. Its control plane is started beside the bench's.
+func compareChainsaw(ctx context.Context, stdout io.Writer, side beside, bin, presetsim, chainsaw, dir string, runs int) error {
 	sub, err := fs.Sub(chainsawTests, "chainsaw")
 	if err != nil {
 		return err
@@ -70,12 +70,11 @@ func compareChainsaw(ctx context.Context, stdout io.Writer, bin, presetsim, chai
 	if err := os.RemoveAll(filepath.Join(same, crossNamespaceTest)); err != nil {
 		return err
 	}
-	w, err := harness.Start(ctx, harness.Options{Backend: envtest.New(envtest.Options{BinDir: bin}), AllNamespaces: true})
+	w, err := side.start(harness.Options{Backend: envtest.New(envtest.Options{BinDir: bin}), AllNamespaces: true})
 	if err != nil {
 		return err
 	}
-	onSignal(w.Stop)
-	defer w.Stop()
+	defer side.stop(w)
 	api, ok := w.API()
 	if !ok {
 		return fmt.Errorf("the %s backend has no API server", w.Backend)

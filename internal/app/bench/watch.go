@@ -14,12 +14,14 @@ import (
 	"presetsim.dev/presetsim/steps"
 )
 
-// watchTimes measures "presetsim run --watch" on the warm control plane w:
+// watchTimes measures "presetsim run --watch" on the bench's warm control
+// plane:
 // the time from saving a one-scenario feature to its report, for saves a
 // person's second apart; and, for comparison, a fresh run of the same file
 // (start a control plane, run, stop), as "presetsim run FILE" does, less
-// the program's own start.
-func watchTimes(ctx context.Context, w *harness.World, bin, dir string, saves, fresh int) (watched, started []time.Duration, err error) {
+// the program's own start, beside it.
+func watchTimes(ctx context.Context, side beside, bin, dir string, saves, fresh int) (watched, started []time.Duration, err error) {
+	w := side.main
 	file := filepath.Join(dir, "watched", "one.feature")
 	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
 		return nil, nil, err
@@ -55,12 +57,12 @@ func watchTimes(ctx context.Context, w *harness.World, bin, dir string, saves, f
 	}
 	for i := 0; i < fresh; i++ {
 		start := time.Now()
-		fw, err := harness.Start(ctx, harness.Options{Backend: envtest.New(envtest.Options{BinDir: bin})})
+		fw, err := side.start(harness.Options{Backend: envtest.New(envtest.Options{BinDir: bin})})
 		if err != nil {
 			return nil, nil, err
 		}
 		status, _ := steps.Run(fw, steps.SuiteOptions{Paths: []string{file}, Format: "progress", Output: io.Discard})
-		if err := fw.Stop(); err != nil {
+		if err := side.stop(fw); err != nil {
 			return nil, nil, err
 		}
 		if status != 0 {

@@ -1,0 +1,43 @@
+package bench
+
+import (
+	"errors"
+
+	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/internal/interrupt"
+)
+
+// beside starts and stops the control planes the bench runs beside its
+// main World, one at a time, keeping a signal's stop in step with what is
+// up: while one starts, a signal only cancels the context (harness.Start
+// then stops what it had started, and the main World is stopped once
+// Start returns); once it is up, a signal stops it and the main World.
+// Until 2026-11-27 a signal during such a start stopped the main World and
+// exited, and the starting control plane's etcd and kube-apiserver stayed
+// (seen after a Ctrl-C of presetsim bench; the next run reaps them).
+type beside struct {
+	interrupts *interrupt.Interrupts
+	main       *harness.World
+	// stopMain stops the main World and removes what else the bench made
+	// (its temporary directory): a signal exits without deferred calls.
+	stopMain func() error
+}
+
+// start starts a World with opts, in the interrupts' context.
+func (b beside) start(opts harness.Options) (*harness.World, error) {
+	b.interrupts.OnSignal(nil)
+	w, err := harness.Start(b.interrupts.Context(), opts)
+	if err != nil {
+		b.interrupts.OnSignal(b.stopMain)
+		return nil, err
+	}
+	b.interrupts.OnSignal(func() error { return errors.Join(w.Stop(), b.stopMain()) })
+	return w, nil
+}
+
+// stop stops a World start started, and leaves a signal to the main one.
+func (b beside) stop(w *harness.World) error {
+	err := w.Stop()
+	b.interrupts.OnSignal(b.stopMain)
+	return err
+}
