@@ -146,8 +146,8 @@ type World struct {
 	// procsMu guards procs and keepsRecord while a start saves the record
 	// beside the backend's or implementation's own calls (recordWhile).
 	procsMu sync.Mutex
-	stop        sync.Once
-	stopErr     error
+	stop    sync.Once
+	stopErr error
 
 	// probeNote is what the readiness probe saw that the run should know.
 	probeNote string

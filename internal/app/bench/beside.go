@@ -14,7 +14,8 @@ import (
 // Start returns); once it is up, a signal stops it and the main World.
 // Until 2026-11-27 a signal during such a start stopped the main World and
 // exited, and the starting control plane's etcd and kube-apiserver stayed
-// (seen after a Ctrl-C of presetsim bench; the next run reaps them).
+// (seen after a Ctrl-C of presetsim bench), with no record for the next
+// run to reap them by (the harness now keeps one during a start).
 type beside struct {
 	interrupts *interrupt.Interrupts
 	main       *harness.World

@@ -15,11 +15,10 @@ import (
 )
 
 // watchTimes measures "presetsim run --watch" on the bench's warm control
-// plane:
-// the time from saving a one-scenario feature to its report, for saves a
-// person's second apart; and, for comparison, a fresh run of the same file
-// (start a control plane, run, stop), as "presetsim run FILE" does, less
-// the program's own start, beside it.
+// plane: the time from saving a one-scenario feature to its report, for
+// saves a person's second apart; and, for comparison, a fresh run of the
+// same file (start a control plane beside it, run, stop), as "presetsim
+// run FILE" does, less the program's own start.
 func watchTimes(ctx context.Context, side beside, bin, dir string, saves, fresh int) (watched, started []time.Duration, err error) {
 	w := side.main
 	file := filepath.Join(dir, "watched", "one.feature")
