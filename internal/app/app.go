@@ -128,8 +128,9 @@ undefined step (with the nearest defined one), YAML that does not parse, an unkn
 a did-you-mean) in the objects a step creates — are reported with their file and line before
 anything starts, and judge no rule.
 
-Exit status: 0 when every scenario passed or differs as declared, 1 when one failed, 2 on a
-usage error, 4 for mistakes in the feature files, 130 or 143 when interrupted.`,
+Exit status: 0 when every scenario passed or differs as declared, 1 when one failed (or the
+clean-up did), 2 on a usage error, 4 for mistakes in the feature files, 130 or 143 when
+interrupted.`,
 		Example: `  presetsim run
   presetsim run --tags @R4.2 features/conflict.feature
   presetsim run --backend offline --module mutant/ignores-exclude
@@ -275,7 +276,7 @@ usage error, 4 for mistakes in the feature files, 130 or 143 when interrupted.`,
 		if status != 0 {
 			return cli.ExitError{Code: status}
 		}
-		return nil
+		return cleanUpExit(stopErr)
 	}
 	return cmd
 }

@@ -27,8 +27,8 @@ events, refusal) with the model: the reference behaviour, under the profile's de
 The first disagreement of each kind is shrunk to a small case and written to --out as a
 ready-to-run scenario, tagged with the rules it breaks. The same seed gives the same cases.
 
-Exit status: 0 when every case agrees with the model, 1 when one disagrees, 2 on a usage
-error, 130 or 143 when interrupted.`,
+Exit status: 0 when every case agrees with the model, 1 when one disagrees (or the clean-up
+failed), 2 on a usage error, 130 or 143 when interrupted.`,
 		Example: `  presetsim fuzz --backend offline --cases 2000
   presetsim fuzz --module mutant/partial-apply --seed 7 --out fuzz-cases
   presetsim fuzz --implementation policy --cases 10000 --concurrency 16
@@ -96,7 +96,8 @@ error, 130 or 143 when interrupted.`,
 		if len(sum.Disagreements) > 0 {
 			return cli.ExitError{Code: 1}
 		}
-		return nil
+		_, stopErr := st.stop(stderr)
+		return cleanUpExit(stopErr)
 	}
 	return cmd
 }

@@ -181,3 +181,27 @@ func stderrOf(t *testing.T, args ...string) string {
 	_ = Run(context.Background(), &stdout, &stderr, append([]string{"run", "--backend", "offline"}, args...))
 	return stderr.String()
 }
+
+// TestCleanUpExit: a run whose scenarios (or fuzz cases) all passed but
+// whose clean-up failed exits 1, not 0: it left something behind.
+func TestCleanUpExit(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		stopErr error
+		want    int // the exit status; 0 for no error
+	}{
+		{"clean-up done", nil, 0},
+		{"clean-up failed", errors.New(`namespaces "team-x" not deleted`), 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			err := cleanUpExit(c.stopErr)
+			var exit cli.ExitError
+			switch {
+			case c.want == 0 && err != nil:
+				t.Errorf("cleanUpExit(%v) = %v, want nil", c.stopErr, err)
+			case c.want != 0 && (!errors.As(err, &exit) || exit.Code != c.want):
+				t.Errorf("cleanUpExit(%v) = %v, want exit status %d", c.stopErr, err, c.want)
+			}
+		})
+	}
+}

@@ -76,6 +76,17 @@ func (s *started) stop(stderr io.Writer) (time.Duration, error) {
 	return s.stopped.took, err
 }
 
+// cleanUpExit is the exit of a command whose own work passed: status 1
+// when its clean-up failed (stop said what it could not do), for a run
+// that left something behind on a cluster is not a pass; none otherwise.
+// Until 2026-11-27 such a run exited 0.
+func cleanUpExit(stopErr error) error {
+	if stopErr != nil {
+		return cli.ExitError{Code: 1}
+	}
+	return nil
+}
+
 // implementationName is the implementation as reports name it: the
 // profile's implementation and version, then what ran.
 func (s *started) implementationName() string {
