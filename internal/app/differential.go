@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/internal/app/cli"
 	"presetsim.dev/presetsim/internal/differential"
 	"presetsim.dev/presetsim/internal/implementation/module"
@@ -50,7 +49,7 @@ whose outcome or pods differ. With no path, the suite built into this binary run
 		defer interrupts.Release()
 		report, err := differential.Run(interrupts.Context(), differential.Options{
 			Paths: paths, FS: fsys, Tags: *tags, Module: *name, Modules: mutants.Registry(), Policy: *impl == "policy", BinDir: bin, Progress: stderr,
-			Started: func(w *harness.World) { interrupts.OnSignal(w.Stop) },
+			OnSignal: interrupts.OnSignal,
 		})
 		if err != nil {
 			if code := interrupts.Code(); code != 0 {

@@ -51,9 +51,11 @@ type Options struct {
 	BinDir string
 	// Progress receives start-up progress and the suites' output; io.Discard when nil.
 	Progress io.Writer
-	// Started, when set, is called with each World once it is up, e.g. to
-	// stop it on a signal (interrupt.Interrupts.OnSignal).
-	Started func(*harness.World)
+	// OnSignal, when set, is given the stop of each World once it is up,
+	// and nil once it is stopped, before the next starts
+	// (interrupt.Interrupts.OnSignal: a signal while the envtest World
+	// starts then only cancels ctx, and its Start stops what it started).
+	OnSignal func(stop func() error)
 }
 
 // Missing is a scenario's outcome on a backend it did not run on; it is no
@@ -131,13 +133,17 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	if opts.Started != nil {
-		opts.Started(offline)
+	onSignal := func(stop func() error) {
+		if opts.OnSignal != nil {
+			opts.OnSignal(stop)
+		}
 	}
+	onSignal(offline.Stop)
 	_, offlineRun := steps.Run(offline, suite)
 	if err := offline.Stop(); err != nil {
 		return nil, fmt.Errorf("unable to stop the offline backend: %w", err)
 	}
+	onSignal(nil)
 
 	if impl, prof, err = opts.implementation(); err != nil {
 		return nil, err
@@ -147,9 +153,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 		return nil, err
 	}
 	defer envtest.Stop()
-	if opts.Started != nil {
-		opts.Started(envtest)
-	}
+	onSignal(envtest.Stop)
 	_, envtestRun := steps.Run(envtest, suite)
 	return Compare(ctx, envtest, offlineRun.List(), envtestRun.List())
 }
