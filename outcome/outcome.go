@@ -77,3 +77,34 @@ type InvalidError struct{ Text string }
 func (e *InvalidError) Error() string {
 	return fmt.Sprintf("%q is no outcome (want one of %v)", e.Text, All)
 }
+
+// Scenario is what decides a scenario's outcome: whether a step failed,
+// why it did not run, and whether a check differed as the profile
+// declares.
+type Scenario struct {
+	Failed bool
+	// NotApplicable, NotClaimed and Unsupported say why the scenario did
+	// not run ("" when they do not hold).
+	NotApplicable, NotClaimed, Unsupported string
+	// Differs: a check differed as the profile declares.
+	Differs bool
+}
+
+// Of is what a scenario came to: failed, not applicable, not claimed,
+// unsupported, differs (as declared) or passed, the first that holds. It
+// is the one place that decides; the run's results and every report ask it.
+func Of(s Scenario) Outcome {
+	switch {
+	case s.Failed:
+		return Failed
+	case s.NotApplicable != "":
+		return NotApplicable
+	case s.NotClaimed != "":
+		return NotClaimed
+	case s.Unsupported != "":
+		return Unsupported
+	case s.Differs:
+		return Differs
+	}
+	return Passed
+}

@@ -84,3 +84,26 @@ func TestCountsString(t *testing.T) {
 		})
 	}
 }
+
+// TestOf: a scenario's outcome is the first of failed, not applicable, not
+// claimed, unsupported, differs and passed that holds.
+func TestOf(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		s    Scenario
+		want Outcome
+	}{
+		{"nothing holds", Scenario{}, Passed},
+		{"a declared difference", Scenario{Differs: true}, Differs},
+		{"unsupported over differs", Scenario{Unsupported: "no kubelet", Differs: true}, Unsupported},
+		{"not claimed over unsupported", Scenario{NotClaimed: "events", Unsupported: "no kubelet"}, NotClaimed},
+		{"not applicable over not claimed", Scenario{NotApplicable: "a webhook only", NotClaimed: "events"}, NotApplicable},
+		{"failed over everything", Scenario{Failed: true, NotApplicable: "x", NotClaimed: "y", Unsupported: "z", Differs: true}, Failed},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Of(tc.s); got != tc.want {
+				t.Errorf("Of(%+v) = %s, want %s", tc.s, got, tc.want)
+			}
+		})
+	}
+}

@@ -15,7 +15,7 @@ import (
 	"presetsim.dev/presetsim/harness/backend"
 	"presetsim.dev/presetsim/harness/profile"
 	"presetsim.dev/presetsim/internal/attribution"
-	"presetsim.dev/presetsim/internal/fuzz"
+	"presetsim.dev/presetsim/internal/oracle"
 	"presetsim.dev/presetsim/outcome"
 	"presetsim.dev/presetsim/steps/result"
 )
@@ -315,7 +315,7 @@ func (s *state) finalVerdict(ctx context.Context) error {
 type verdict struct {
 	// disagreement is the first admission the implementation made
 	// differently from every outcome the model allows.
-	disagreement *fuzz.Disagreement
+	disagreement *oracle.Disagreement
 	// verified says what was checked when nothing disagreed.
 	verified string
 	// explained are the profile's declarations that change the model's
@@ -325,7 +325,7 @@ type verdict struct {
 }
 
 // againstModel compares every pod the scenario's steps submitted with the
-// model under the profile (internal/fuzz.CheckAdmission); each admission
+// model under the profile (internal/oracle.CheckAdmission); each admission
 // is checked once, and the first that disagrees is kept.
 func (s *state) againstModel(ctx context.Context) verdict {
 	admissions := s.scenario.Admissions()
@@ -333,7 +333,7 @@ func (s *state) againstModel(ctx context.Context) verdict {
 		return verdict{verified: "not verified: the scenario submitted no pod itself"}
 	}
 	for ; s.model.checked < len(admissions) && s.model.disagreement == nil; s.model.checked++ {
-		d, err := fuzz.CheckAdmission(ctx, s.scenario, admissions[s.model.checked])
+		d, err := oracle.CheckAdmission(ctx, s.scenario, admissions[s.model.checked])
 		if err != nil {
 			return verdict{err: fmt.Errorf("unable to compare a pod with the model: %w", err)}
 		}
@@ -342,7 +342,7 @@ func (s *state) againstModel(ctx context.Context) verdict {
 	if s.model.disagreement != nil {
 		return verdict{disagreement: s.model.disagreement}
 	}
-	return verdict{explained: fuzz.Explain(s.scenario.World(), admissions), verified: fmt.Sprintf("verified: the %s the scenario submitted came out as the model makes them under the profile", plural(len(admissions), "pod"))}
+	return verdict{explained: oracle.Explain(s.scenario.World(), admissions), verified: fmt.Sprintf("verified: the %s the scenario submitted came out as the model makes them under the profile", plural(len(admissions), "pod"))}
 }
 
 // mergeRules is a ∪ b, in a's order, then b's.

@@ -18,8 +18,8 @@ import (
 	"presetsim.dev/presetsim/harness/profile"
 	"presetsim.dev/presetsim/internal/attribution"
 	"presetsim.dev/presetsim/internal/featureloc"
-	"presetsim.dev/presetsim/internal/fuzz"
 	"presetsim.dev/presetsim/internal/manifest"
+	"presetsim.dev/presetsim/internal/oracle"
 	"presetsim.dev/presetsim/internal/scenario"
 	"presetsim.dev/presetsim/steps/result"
 )
@@ -62,9 +62,9 @@ type state struct {
 	acted time.Time
 	// model is how far the scenario's pods were compared with the model.
 	model struct {
-		checked      int                // admissions compared so far
-		disagreement *fuzz.Disagreement // the first that disagreed
-		reported     bool               // whether a check reported it
+		checked      int                  // admissions compared so far
+		disagreement *oracle.Disagreement // the first that disagreed
+		reported     bool                 // whether a check reported it
 	}
 }
 

@@ -4,7 +4,8 @@
 // the implementation under test admit each (a server-side dry run, then a
 // real create) on any backend, and compares the whole outcome (the stored
 // pod, its annotations, the warnings, the conflict events, a refusal)
-// with the model (presets/model) under the profile's declarations.
+// with the model (presets/model) under the profile's declarations, through
+// the oracle.
 //
 // Generation (gen.go) draws from the API surface rather than from a
 // hand-picked list — every kind of env var source, envFrom source, the
@@ -29,11 +30,9 @@
 // declares validation: schema or none. Offline no API server validates,
 // so the case goes on without that preset, unjudged.
 //
-// CheckAdmission and Explain serve the steps as well: a scenario's pods are
-// compared with the model there, and a declared difference is verified.
-//
-// A disagreement is credited to the rules its differences show, read with
-// the model's explanation (rules.go); the first of each kind is shrunk,
+// Every case is judged by the oracle (internal/oracle), as the steps'
+// scenarios are: the disagreements it finds are grouped by kind (their
+// rules and the aspect of the outcome); the first of each kind is shrunk,
 // greedily, to a smaller case that still breaks the rule (shrink.go) and
 // written as a ready-to-run scenario (feature.go).
 //

@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/internal/oracle"
 	"presetsim.dev/presetsim/presets/admission"
 	"presetsim.dev/presetsim/presets/merge"
 	"presetsim.dev/presetsim/presets/model"
@@ -20,7 +21,7 @@ import (
 // Given its presets, When the pod is created (a server-side dry run
 // first), Then the outcome the model expects under the profile. The
 // scenario is tagged with the rules the report names.
-func Feature(w *harness.World, c Case, obs Observed, rep *Report) string {
+func Feature(w *harness.World, c Case, obs oracle.Observed, rep *Report) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Written by presetsim fuzz: case seed %d, shrunk.\n", rep.CaseSeed)
 	fmt.Fprintf(&b, "# The implementation disagreed with the model (profile %s): %s\n", w.Profile.Metadata.Name, rep.Summary)
@@ -30,11 +31,11 @@ func Feature(w *harness.World, c Case, obs Observed, rep *Report) string {
 		tags = append(tags, "@"+r)
 	}
 	fmt.Fprintf(&b, "  %s\n  Scenario: case %d\n", strings.Join(tags, " "), rep.CaseSeed)
-	if inv := obs.Invalid; len(invalidDisagreements(w, inv)) > 0 {
+	if inv := obs.Invalid; len(oracle.InvalidDisagreements(w, inv)) > 0 {
 		invalidFeature(&b, c, inv)
 		return b.String()
 	}
-	want := Expect(w, obs)
+	want := oracle.Expect(w, obs)
 
 	var objects []any
 	for _, p := range slices.Concat(c.Others, c.Presets) {
@@ -107,7 +108,7 @@ func Feature(w *harness.World, c Case, obs Observed, rep *Report) string {
 // stored, or refused without naming the field: Given the case's other
 // presets, When the invalid one is created, Then the refusal names the
 // first offending field path (R1.3–R1.6, R1.8).
-func invalidFeature(b *strings.Builder, c Case, inv *InvalidPreset) {
+func invalidFeature(b *strings.Builder, c Case, inv *oracle.InvalidPreset) {
 	var objects []any
 	for _, p := range slices.Concat(c.Others, c.Presets) {
 		if p != inv.Preset && (p.Namespace != inv.Preset.Namespace || p.Name != inv.Preset.Name) {

@@ -7,15 +7,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/internal/oracle"
 )
 
 // Options configure a fuzz run.
@@ -98,6 +97,8 @@ type Report struct {
 	// Count is how many cases disagreed this way.
 	Count  int    `json:"count"`
 	Detail string `json:"detail,omitempty"`
+	// aspect is what of the outcome the first disagreement was about.
+	aspect oracle.Aspect
 }
 
 // CaseSeed is the seed of case i of a run (splitmix64 of the two).
@@ -146,7 +147,7 @@ func Run(ctx context.Context, w *harness.World, opts Options) (_ Summary, err er
 		wg         sync.WaitGroup
 	)
 	progress := newProgress(opts.Progress, own)
-	record := func(c Case, ds []Disagreement, err error) {
+	record := func(c Case, ds []oracle.Disagreement, err error) {
 		mu.Lock()
 		defer mu.Unlock()
 		if err != nil {
@@ -162,7 +163,7 @@ func Run(ctx context.Context, w *harness.World, opts Options) (_ Summary, err er
 				rep.Count++
 				continue
 			}
-			byKind[k] = &Report{Rules: d.Rules, Summary: d.Summary, CaseSeed: c.Seed, Count: 1, Detail: d.Detail}
+			byKind[k] = &Report{Rules: d.Rules, Summary: d.Summary, CaseSeed: c.Seed, Count: 1, Detail: d.Detail, aspect: d.Aspect}
 			kinds = append(kinds, k)
 			if opts.Log != nil {
 				fmt.Fprintf(opts.Log, "disagreement (%s), case seed %d: %s\n", strings.Join(d.Rules, ", "), c.Seed, d.Summary)
@@ -189,9 +190,9 @@ func Run(ctx context.Context, w *harness.World, opts Options) (_ Summary, err er
 				c := Generate(CaseSeed(opts.Seed, caseIndex(k)))
 				inflight <- struct{}{}
 				t, err := r.admit(ctx, c)
-				var ds []Disagreement
+				var ds []oracle.Disagreement
 				if err == nil {
-					ds, err = check(ctx, w, t.obs, false)
+					ds, err = oracle.Check(ctx, w, t.obs, false)
 				}
 				if err != nil {
 					if t != nil {
@@ -204,7 +205,7 @@ func Run(ctx context.Context, w *harness.World, opts Options) (_ Summary, err er
 				settlers.Go(func() {
 					defer func() { <-inflight }()
 					err := r.settle(ctx, t)
-					record(c, append(ds, eventDisagreements(w, t.obs)...), err)
+					record(c, append(ds, oracle.EventDisagreements(w, t.obs)...), err)
 				})
 			}
 		})
@@ -234,7 +235,7 @@ func Run(ctx context.Context, w *harness.World, opts Options) (_ Summary, err er
 }
 
 // disagreements runs one case and checks it, its events too when asked.
-func (r runner) disagreements(ctx context.Context, c Case, events bool) ([]Disagreement, error) {
+func (r runner) disagreements(ctx context.Context, c Case, events bool) ([]oracle.Disagreement, error) {
 	t, err := r.admit(ctx, c)
 	if err != nil {
 		return nil, err
@@ -244,36 +245,26 @@ func (r runner) disagreements(ctx context.Context, c Case, events bool) ([]Disag
 		if err != nil {
 			return nil, err
 		}
-		return check(ctx, r.w, t.obs, false)
+		return oracle.Check(ctx, r.w, t.obs, false)
 	}
 	if err := r.settle(ctx, t); err != nil {
 		return nil, err
 	}
-	return check(ctx, r.w, t.obs, true)
+	return oracle.Check(ctx, r.w, t.obs, true)
 }
 
-// kindOf groups disagreements: the same rules and the same kind of
-// summary (up to its first colon), whichever of the two requests showed it
-// and whichever preset was the invalid one.
-func kindOf(d Disagreement) string {
-	head, _, _ := strings.Cut(d.Summary, ":")
-	head = strings.Replace(head, "the dry-run create", "the create", 1)
-	head = invalidName.ReplaceAllString(head, "the invalid preset")
-	if strings.HasPrefix(d.Summary, eventsSummary) {
-		// Events differ by their messages; missing ones are one kind.
-		head = eventsSummary + " " + strconv.FormatBool(strings.HasPrefix(d.Summary, eventsSummary+" []"))
-	}
-	return strings.Join(d.Rules, ",") + "|" + head
+// kindOf groups disagreements: the same rules and the same aspect of the
+// outcome, whichever of the two requests showed it and whichever preset
+// was the invalid one.
+func kindOf(d oracle.Disagreement) string {
+	return strings.Join(d.Rules, ",") + "|" + string(d.Aspect)
 }
-
-// invalidName is the name in "the invalid preset NAME …".
-var invalidName = regexp.MustCompile(`the invalid preset \S+`)
 
 // shrinkAndWrite shrinks a report's case and writes it as a feature.
 func (r runner) shrinkAndWrite(ctx context.Context, rep *Report, opts Options) error {
 	c := Generate(rep.CaseSeed)
 	r.eventWait = r.w.Timeouts.Settle
-	small, d := r.shrink(ctx, c, rep.Rules, strings.HasPrefix(rep.Summary, eventsSummary))
+	small, d := r.shrink(ctx, c, rep.Rules, rep.aspect.AboutEvents())
 	if d != nil {
 		rep.Summary, rep.Detail = d.Summary, d.Detail
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -15,45 +14,12 @@ import (
 
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/harness/backend"
+	"presetsim.dev/presetsim/internal/oracle"
 	"presetsim.dev/presetsim/internal/scenario"
 	"presetsim.dev/presetsim/presets/admission"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
-	"presetsim.dev/presetsim/presets/defaults"
 	"presetsim.dev/presetsim/presets/model"
 )
-
-// Observed is what the implementation under test did with a case.
-type Observed struct {
-	// PresetErr is set when the implementation's API refused a valid
-	// preset of the case; nothing else was tried then.
-	PresetErr error
-	// Invalid is the case's preset that the specification refuses, if it
-	// has one. When the API stored it, nothing else was tried; when the
-	// API refused it, the case goes on without it.
-	Invalid *InvalidPreset
-	// Presets are the presets of the pod's namespace as created, with
-	// their resourceVersions: the model's input.
-	Presets []*v1alpha1.PodPreset
-	// Pod is the pod as submitted, with its owner when the case has one.
-	Pod *corev1.Pod
-	// DryRun and Create are the two requests: a server-side dry run, then
-	// a real create.
-	DryRun, Create Request
-	// Events are the PodPresetConflict events of the pod's namespace.
-	Events []model.Event
-	// expected is the model's outcome for the case once admitted (the
-	// presets and the pod are then known); Expect computes it otherwise.
-	expected *Expectation
-}
-
-// Request is one create of the case's pod.
-type Request struct {
-	// Pod is what the API server returned (nil when refused), Err the
-	// refusal.
-	Pod      *corev1.Pod
-	Err      error
-	Warnings []string
-}
 
 // UnscheduledName is the schedulerName of the pods fuzz creates.
 const UnscheduledName = "presetsim-fuzz-unscheduled"
@@ -73,7 +39,7 @@ type runner struct {
 // namespaces are still to be deleted (settle).
 type trial struct {
 	s   *scenario.Scenario
-	obs Observed
+	obs oracle.Observed
 	// taken are the case's namespaces from the pool, by logical name.
 	taken map[string]string
 	// owner is the UID of the pod's owner, when it has one.
@@ -86,10 +52,10 @@ type trial struct {
 }
 
 // run admits one case and settles it.
-func (r runner) run(ctx context.Context, c Case) (Observed, error) {
+func (r runner) run(ctx context.Context, c Case) (oracle.Observed, error) {
 	t, err := r.admit(ctx, c)
 	if err != nil {
-		return Observed{}, err
+		return oracle.Observed{}, err
 	}
 	err = r.settle(ctx, t)
 	return t.obs, err
@@ -162,7 +128,7 @@ func (r runner) admit(ctx context.Context, c Case) (_ *trial, err error) {
 		if len(reasons) > 0 && !t.s.Objects().Validates() {
 			// No API server validates here (offline): the case goes on
 			// without the preset, which is not judged.
-			t.obs.Invalid = &InvalidPreset{Preset: p, Reasons: reasons, Unvalidated: true}
+			t.obs.Invalid = &oracle.InvalidPreset{Preset: p, Reasons: reasons, Unvalidated: true}
 			continue
 		}
 		if len(reasons) > 0 {
@@ -178,7 +144,7 @@ func (r runner) admit(ctx context.Context, c Case) (_ *trial, err error) {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			t.obs.Invalid = &InvalidPreset{Preset: p, Reasons: reasons, Err: err}
+			t.obs.Invalid = &oracle.InvalidPreset{Preset: p, Reasons: reasons, Err: err}
 			if err == nil {
 				return t, nil
 			}
@@ -207,8 +173,7 @@ func (r runner) admit(ctx context.Context, c Case) (_ *trial, err error) {
 	c.AnnotateCopied(pod, Versions(t.obs.Presets))
 	t.obs.DryRun = r.create(ctx, t.s, pod, true)
 	t.obs.Create = r.create(ctx, t.s, pod, false)
-	want := Expect(r.w, t.obs)
-	t.obs.expected = &want
+	t.obs.Remember(r.w)
 	t.settled = time.Now().Add(t.s.SettleWindow(0))
 	return t, nil
 }
@@ -224,10 +189,10 @@ func (r runner) settle(ctx context.Context, t *trial) (err error) {
 			err = fmt.Errorf("unable to clean the case's namespaces: %w", derr)
 		}
 	}()
-	if !t.obs.admitted() || !r.w.Profile.Claims("events") {
+	if !t.obs.Admitted() || !r.w.Profile.Claims("events") {
 		return nil
 	}
-	expected := Expect(r.w, t.obs)
+	expected := oracle.Expect(r.w, t.obs)
 	ns, err := t.s.Namespace(ctx, "default")
 	if err != nil {
 		return err
@@ -238,12 +203,12 @@ func (r runner) settle(ctx context.Context, t *trial) (err error) {
 		t.obs.Events, t.quiet, err = conflictEvents(ctx, events, ns, t.uids())
 		return err
 	}
-	if t.obs.Create.Err != nil && !expected.refused() {
+	if t.obs.Create.Err != nil && !expected.Refused() {
 		// Refused, where the model admits: that is the disagreement
 		// already, and no event is waited for.
 		return list(ctx)
 	}
-	if want := expected.eventCount(); want > 0 {
+	if want := expected.EventCount(); want > 0 {
 		wait := r.eventWait
 		if wait == 0 {
 			wait = r.w.Timeouts.Wait
@@ -258,7 +223,7 @@ func (r runner) settle(ctx context.Context, t *trial) (err error) {
 			return err
 		}
 	}
-	if expected.conflicts() {
+	if expected.Conflicts() {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
@@ -268,17 +233,11 @@ func (r runner) settle(ctx context.Context, t *trial) (err error) {
 	return list(ctx)
 }
 
-// admitted reports whether the case's pod was submitted: no valid preset
-// was refused and no invalid one stored.
-func (o Observed) admitted() bool {
-	return o.PresetErr == nil && (o.Invalid == nil || o.Invalid.Err != nil || o.Invalid.Unvalidated)
-}
-
 // create creates the case's pod, with a dry run or not.
-func (r runner) create(ctx context.Context, s *scenario.Scenario, pod *corev1.Pod, dryRun bool) Request {
+func (r runner) create(ctx context.Context, s *scenario.Scenario, pod *corev1.Pod, dryRun bool) oracle.Request {
 	warnings := &backend.Warnings{}
 	created, err := s.CreateObject(ctx, pod, &backend.CreateOptions{DryRun: dryRun, Warnings: warnings})
-	req := Request{Err: err, Warnings: warnings.List()}
+	req := oracle.Request{Err: err, Warnings: warnings.List()}
 	if err == nil {
 		req.Pod, req.Err = backend.ToPod(created)
 	}
@@ -346,63 +305,4 @@ func conflictEvents(ctx context.Context, events *scenario.Scenario, ns string, u
 	return out, len(list) == 0, nil
 }
 
-// Expectation is what the model says a case's two requests make, under
-// the profile's options.
-type Expectation struct {
-	DryRun, Create []model.Outcome
-}
-
-// Expect runs the model on what a case submitted.
-func Expect(w *harness.World, obs Observed) Expectation {
-	if obs.expected != nil {
-		return *obs.expected
-	}
-	pod := defaults.Pod(obs.Pod)
-	opts := w.Profile.Options()
-	return Expectation{
-		DryRun: model.Admit(model.Admission{Presets: obs.Presets, Pod: pod, DryRun: true}, opts),
-		Create: model.Admit(model.Admission{Presets: obs.Presets, Pod: pod}, opts),
-	}
-}
-
-// eventCount is the number of events every allowed outcome records.
-func (e Expectation) eventCount() int {
-	if len(e.Create) == 0 {
-		return 0
-	}
-	return len(e.Create[0].Events)
-}
-
-// refused reports whether the model refuses the real create.
-func (e Expectation) refused() bool {
-	return len(e.Create) > 0 && e.Create[0].Refused
-}
-
-// conflicts reports whether the case has a conflict in some outcome.
-func (e Expectation) conflicts() bool {
-	for _, o := range slices.Concat(e.DryRun, e.Create) {
-		if len(o.Conflicts) > 0 {
-			return true
-		}
-	}
-	return false
-}
-
 func ptr[T any](v T) *T { return &v }
-
-// sortedCopy is a sorted copy of a list of strings.
-func sortedCopy(list []string) []string {
-	out := slices.Clone(list)
-	slices.Sort(out)
-	return out
-}
-
-// eventKeys renders events for comparison, sorted.
-func eventKeys(events []model.Event) []string {
-	out := make([]string, len(events))
-	for i, e := range events {
-		out[i] = strings.Join([]string{e.Kind, e.Name, e.Type, e.Reason, e.Message}, " ")
-	}
-	slices.Sort(out)
-	return out
-}

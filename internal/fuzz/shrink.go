@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"presetsim.dev/presetsim/internal/oracle"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
 )
 
@@ -22,8 +23,8 @@ const maxShrinkRuns = 300
 //
 // Events are waited for only when the disagreement is about them
 // (events): a settle window per run would make shrinking slow.
-func (r runner) shrink(ctx context.Context, c Case, rules []string, events bool) (Case, *Disagreement) {
-	fails := func(c Case) *Disagreement {
+func (r runner) shrink(ctx context.Context, c Case, rules []string, events bool) (Case, *oracle.Disagreement) {
+	fails := func(c Case) *oracle.Disagreement {
 		ds, err := r.disagreements(ctx, c, events)
 		if err != nil {
 			return nil

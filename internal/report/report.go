@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -231,30 +232,20 @@ func (o *RuleOutcome) with(oc outcome.Outcome) []string {
 func scenarioReport(res ScenarioResult) ScenarioReport {
 	sc := ScenarioReport{Name: res.Name, Tags: res.Tags, Seconds: res.Duration.Seconds(), Failure: res.Failure, Reason: res.Unsupported, Checks: res.Checks}
 	sc.Feature, sc.Scenario, _ = strings.Cut(res.Name, ": ")
-	switch {
-	case res.Failed:
-		sc.Outcome = outcome.Failed
-		for _, c := range res.Checks {
-			if c.Outcome == outcome.Failed {
-				sc.FailedCheck = fmt.Sprintf("%s → %s", c.Step, strings.Join(c.Rules, ", "))
-				break
-			}
+	differs := slices.IndexFunc(res.Checks, func(c Check) bool { return c.Outcome == outcome.Differs })
+	sc.Outcome = outcome.Of(outcome.Scenario{Failed: res.Failed, NotApplicable: res.NotApplicable, NotClaimed: res.NotClaimed,
+		Unsupported: res.Unsupported, Differs: differs >= 0})
+	switch sc.Outcome {
+	case outcome.Failed:
+		if i := slices.IndexFunc(res.Checks, func(c Check) bool { return c.Outcome == outcome.Failed }); i >= 0 {
+			sc.FailedCheck = fmt.Sprintf("%s → %s", res.Checks[i].Step, strings.Join(res.Checks[i].Rules, ", "))
 		}
-	case res.NotApplicable != "":
-		sc.Outcome, sc.Reason = outcome.NotApplicable, res.NotApplicable
-	case res.NotClaimed != "":
-		sc.Outcome = outcome.NotClaimed
+	case outcome.NotApplicable:
+		sc.Reason = res.NotApplicable
+	case outcome.NotClaimed:
 		sc.Reason = "needs @" + res.NotClaimed + ", which the profile does not claim"
-	case res.Unsupported != "":
-		sc.Outcome = outcome.Unsupported
-	default:
-		sc.Outcome = outcome.Passed
-		for _, c := range res.Checks {
-			if c.Outcome == outcome.Differs {
-				sc.Outcome, sc.Reason = outcome.Differs, c.Detail
-				break
-			}
-		}
+	case outcome.Differs:
+		sc.Reason = res.Checks[differs].Detail
 	}
 	return sc
 }

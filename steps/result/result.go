@@ -93,19 +93,8 @@ const (
 // claimed, unsupported, differs (as declared) or passed, the first that
 // holds.
 func (t Scenario) Outcome() outcome.Outcome {
-	switch {
-	case t.Failed:
-		return outcome.Failed
-	case t.NotApplicable != "":
-		return outcome.NotApplicable
-	case t.NotClaimed != "":
-		return outcome.NotClaimed
-	case t.Unsupported != "":
-		return outcome.Unsupported
-	case t.Declared() != nil:
-		return outcome.Differs
-	}
-	return outcome.Passed
+	return outcome.Of(outcome.Scenario{Failed: t.Failed, NotApplicable: t.NotApplicable, NotClaimed: t.NotClaimed,
+		Unsupported: t.Unsupported, Differs: t.Declared() != nil})
 }
 
 // Declared returns the check that differed as the profile declares, or nil.

@@ -1,4 +1,4 @@
-package fuzz
+package oracle
 
 import (
 	"context"
@@ -24,20 +24,54 @@ type Disagreement struct {
 	// Rules are the rules of the specification the difference shows
 	// broken.
 	Rules []string
+	// Aspect is what of the outcome differs.
+	Aspect Aspect
 	// Summary is one line; Detail the whole difference (a pod diff, say).
 	Summary, Detail string
 }
 
-// check compares what the implementation did with the model's outcomes
+// Aspect is what of an admission's outcome a disagreement is about; two
+// disagreements with the same rules and aspect are one kind of fault,
+// whichever request or preset showed it.
+type Aspect string
+
+// The aspects of an outcome.
+const (
+	// PresetRefused: the implementation's API refused a valid preset.
+	PresetRefused Aspect = "a valid preset refused"
+	// InvalidStored: its API stored a preset the specification refuses.
+	InvalidStored Aspect = "an invalid preset stored"
+	// InvalidUnnamed: its API refused an invalid preset without naming
+	// the field.
+	InvalidUnnamed Aspect = "an invalid preset refused without its field"
+	// Admitted: a pod the model refuses was admitted.
+	Admitted Aspect = "admitted"
+	// Refused: a pod the model admits was refused.
+	Refused Aspect = "refused"
+	// Pod: the pod came out otherwise than the model makes it.
+	Pod Aspect = "pod"
+	// Warnings: the admission warnings differ.
+	Warnings Aspect = "warnings"
+	// Events: the conflict events differ; EventsMissing: none came where
+	// the model records some.
+	Events        Aspect = "events"
+	EventsMissing Aspect = "events missing"
+)
+
+// AboutEvents reports whether an aspect is about conflict events, which
+// are read only once a case has settled.
+func (a Aspect) AboutEvents() bool { return a == Events || a == EventsMissing }
+
+// Check compares what the implementation did with the model's outcomes
 // under the profile and returns every disagreement; none means the case
 // agrees. The events are compared only after the case settled (events).
-func check(ctx context.Context, w *harness.World, obs Observed, events bool) ([]Disagreement, error) {
+func Check(ctx context.Context, w *harness.World, obs Observed, events bool) ([]Disagreement, error) {
 	if obs.PresetErr != nil {
-		return []Disagreement{{Rules: []string{"R1.2", "R1.3"}, Summary: "a valid preset was refused: " + oneLine(obs.PresetErr.Error()),
+		return []Disagreement{{Rules: []string{"R1.2", "R1.3"}, Aspect: PresetRefused, Summary: "a valid preset was refused: " + oneLine(obs.PresetErr.Error()),
 			Detail: obs.PresetErr.Error()}}, nil
 	}
-	out := invalidDisagreements(w, obs.Invalid)
-	if !obs.admitted() {
+	out := InvalidDisagreements(w, obs.Invalid)
+	if !obs.Admitted() {
 		return out, nil
 	}
 	want := Expect(w, obs)
@@ -55,15 +89,15 @@ func check(ctx context.Context, w *harness.World, obs Observed, events bool) ([]
 		out = append(out, d...)
 	}
 	if events {
-		out = append(out, eventDisagreements(w, obs)...)
+		out = append(out, EventDisagreements(w, obs)...)
 	}
 	return out, nil
 }
 
-// eventDisagreements compares a settled case's conflict events with the
+// EventDisagreements compares a settled case's conflict events with the
 // model's, when the profile claims events.
-func eventDisagreements(w *harness.World, obs Observed) []Disagreement {
-	if !obs.admitted() || !w.Profile.Claims("events") {
+func EventDisagreements(w *harness.World, obs Observed) []Disagreement {
+	if !obs.Admitted() || !w.Profile.Claims("events") {
 		return nil
 	}
 	want := Expect(w, obs)
@@ -106,9 +140,9 @@ func checkRequest(ctx context.Context, w *harness.World, pods *scenario.Scenario
 func compareOutcome(ctx context.Context, w *harness.World, pods *scenario.Scenario, obs Observed, name string, dryRun bool, want model.Outcome, got Request) (*Disagreement, error) {
 	switch {
 	case want.Refused && got.Err == nil:
-		return &Disagreement{Rules: []string{"R4.2"}, Summary: fmt.Sprintf("%s was admitted; the profile declares conflicts: reject, and the model refuses it: %s", name, want.Message)}, nil
+		return &Disagreement{Rules: []string{"R4.2"}, Aspect: Admitted, Summary: fmt.Sprintf("%s was admitted; the profile declares conflicts: reject, and the model refuses it: %s", name, want.Message)}, nil
 	case !want.Refused && got.Err != nil:
-		return &Disagreement{Rules: refusalRules(want, got.Err), Summary: fmt.Sprintf("%s was refused: %s", name, oneLine(got.Err.Error())), Detail: got.Err.Error()}, nil
+		return &Disagreement{Rules: refusalRules(want, got.Err), Aspect: Refused, Summary: fmt.Sprintf("%s was refused: %s", name, oneLine(got.Err.Error())), Detail: got.Err.Error()}, nil
 	case want.Refused:
 		return nil, nil
 	}
@@ -123,7 +157,7 @@ func compareOutcome(ctx context.Context, w *harness.World, pods *scenario.Scenar
 		if !errors.As(err, &m) {
 			return nil, err
 		}
-		return &Disagreement{Rules: podRules(w, obs, want, got, dryRun, m), Summary: fmt.Sprintf("%s made another pod than the model: %s", name, firstLine(m.Error())), Detail: m.Error()}, nil
+		return &Disagreement{Rules: podRules(w, obs, want, got, dryRun, m), Aspect: Pod, Summary: fmt.Sprintf("%s made another pod than the model: %s", name, firstLine(m.Error())), Detail: m.Error()}, nil
 	}
 	wantWarnings := make([]string, len(want.Warnings))
 	for i, m := range want.Warnings {
@@ -134,13 +168,10 @@ func compareOutcome(ctx context.Context, w *harness.World, pods *scenario.Scenar
 		if foreign(obs, got.Warnings) {
 			rules = []string{"R2.2"}
 		}
-		return &Disagreement{Rules: rules, Summary: fmt.Sprintf("%s returned the warnings %q; the model returns %q", name, got.Warnings, wantWarnings)}, nil
+		return &Disagreement{Rules: rules, Aspect: Warnings, Summary: fmt.Sprintf("%s returned the warnings %q; the model returns %q", name, got.Warnings, wantWarnings)}, nil
 	}
 	return nil, nil
 }
-
-// eventsSummary begins the summary of a disagreement about events.
-const eventsSummary = "conflict events"
 
 // checkEvents compares the conflict events with the model's for the real
 // create (a dry run records none, R2.1).
@@ -152,14 +183,17 @@ func checkEvents(obs Observed, want Expectation) *Disagreement {
 		}
 	}
 	expected := eventKeys(want.Create[0].Events)
-	rules := []string{"R4.3"}
+	rules, aspect := []string{"R4.3"}, Events
+	if len(got) == 0 {
+		aspect = EventsMissing
+	}
 	if foreign(obs, got) {
-		return &Disagreement{Rules: []string{"R2.2"}, Summary: fmt.Sprintf(eventsSummary+" %q name presets of another namespace; the model records %q", got, expected)}
+		return &Disagreement{Rules: []string{"R2.2"}, Aspect: aspect, Summary: fmt.Sprintf("conflict events %q name presets of another namespace; the model records %q", got, expected)}
 	}
 	if len(got) > len(expected) && len(want.DryRun) > 0 && len(want.DryRun[0].Conflicts) > 0 {
 		rules = []string{"R2.1", "R4.3"} // the dry run's conflict recorded too, most likely
 	}
-	return &Disagreement{Rules: rules, Summary: fmt.Sprintf(eventsSummary+" %q; the model records %q", got, expected)}
+	return &Disagreement{Rules: rules, Aspect: aspect, Summary: fmt.Sprintf("conflict events %q; the model records %q", got, expected)}
 }
 
 // refusalRules are the rules a refusal the model does not make breaks:

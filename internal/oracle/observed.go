@@ -1,0 +1,117 @@
+package oracle
+
+import (
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
+	"presetsim.dev/presetsim/presets/defaults"
+	"presetsim.dev/presetsim/presets/model"
+)
+
+// Observed is what the implementation under test did with a case.
+type Observed struct {
+	// PresetErr is set when the implementation's API refused a valid
+	// preset of the case; nothing else was tried then.
+	PresetErr error
+	// Invalid is the case's preset that the specification refuses, if it
+	// has one. When the API stored it, nothing else was tried; when the
+	// API refused it, the case goes on without it.
+	Invalid *InvalidPreset
+	// Presets are the presets of the pod's namespace as created, with
+	// their resourceVersions: the model's input.
+	Presets []*v1alpha1.PodPreset
+	// Pod is the pod as submitted, with its owner when the case has one.
+	Pod *corev1.Pod
+	// DryRun and Create are the two requests: a server-side dry run, then
+	// a real create.
+	DryRun, Create Request
+	// Events are the PodPresetConflict events of the pod's namespace.
+	Events []model.Event
+	// expected is the model's outcome for the case, once Remember kept
+	// it; Expect computes it otherwise.
+	expected *Expectation
+}
+
+// Remember computes the model's outcome for the case once (its presets and
+// pod are known), so that every later Expect returns it.
+func (o *Observed) Remember(w *harness.World) {
+	want := Expect(w, *o)
+	o.expected = &want
+}
+
+// Request is one create of the case's pod.
+type Request struct {
+	// Pod is what the API server returned (nil when refused), Err the
+	// refusal.
+	Pod      *corev1.Pod
+	Err      error
+	Warnings []string
+}
+
+// Admitted reports whether the case's pod was submitted: no valid preset
+// was refused and no invalid one stored.
+func (o Observed) Admitted() bool {
+	return o.PresetErr == nil && (o.Invalid == nil || o.Invalid.Err != nil || o.Invalid.Unvalidated)
+}
+
+// Expectation is what the model says a case's two requests make, under
+// the profile's options.
+type Expectation struct {
+	DryRun, Create []model.Outcome
+}
+
+// Expect runs the model on what a case submitted.
+func Expect(w *harness.World, obs Observed) Expectation {
+	if obs.expected != nil {
+		return *obs.expected
+	}
+	pod := defaults.Pod(obs.Pod)
+	opts := w.Profile.Options()
+	return Expectation{
+		DryRun: model.Admit(model.Admission{Presets: obs.Presets, Pod: pod, DryRun: true}, opts),
+		Create: model.Admit(model.Admission{Presets: obs.Presets, Pod: pod}, opts),
+	}
+}
+
+// EventCount is the number of events every allowed outcome records.
+func (e Expectation) EventCount() int {
+	if len(e.Create) == 0 {
+		return 0
+	}
+	return len(e.Create[0].Events)
+}
+
+// Refused reports whether the model refuses the real create.
+func (e Expectation) Refused() bool {
+	return len(e.Create) > 0 && e.Create[0].Refused
+}
+
+// Conflicts reports whether the case has a conflict in some outcome.
+func (e Expectation) Conflicts() bool {
+	for _, o := range slices.Concat(e.DryRun, e.Create) {
+		if len(o.Conflicts) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// sortedCopy is a sorted copy of a list of strings.
+func sortedCopy(list []string) []string {
+	out := slices.Clone(list)
+	slices.Sort(out)
+	return out
+}
+
+// eventKeys renders events for comparison, sorted.
+func eventKeys(events []model.Event) []string {
+	out := make([]string, len(events))
+	for i, e := range events {
+		out[i] = strings.Join([]string{e.Kind, e.Name, e.Type, e.Reason, e.Message}, " ")
+	}
+	slices.Sort(out)
+	return out
+}
