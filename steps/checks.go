@@ -4,8 +4,10 @@ import (
 	"errors"
 	"slices"
 
+	"presetsim.dev/presetsim/rule"
+
 	"presetsim.dev/presetsim/internal/admit"
-	"presetsim.dev/presetsim/internal/attribution"
+	"presetsim.dev/presetsim/internal/oracle"
 	"presetsim.dev/presetsim/internal/scenario"
 )
 
@@ -14,7 +16,7 @@ import (
 // can still fail: it is blamed on its rules (when the scenario's tags hold
 // them) or on the scenario's rules, and never credited.
 type checkSpec struct {
-	rules []string
+	rules []rule.ID
 	// setup marks a step that prepares rather than checks.
 	setup bool
 	// needs is the profile capability the check needs ("events"); a profile
@@ -26,7 +28,7 @@ type checkSpec struct {
 	// narrow, when set, narrows a failure to the rules it points at (a pod
 	// comparison's differences, say); prefix is the implementation's
 	// annotation domain.
-	narrow func(err error, prefix string) []string
+	narrow func(err error, prefix string) []rule.ID
 }
 
 // shows names the kinds of checks, as profile.Difference.Checks lists them.
@@ -36,31 +38,31 @@ var shows = struct{ admitted, rejected, content, events, warnings string }{
 
 // setup is a step that prepares the scenario; on failure it is blamed on
 // rules (within the scenario's tags).
-func setup(kind string, rules ...string) checkSpec {
+func setup(kind string, rules ...rule.ID) checkSpec {
 	return checkSpec{rules: rules, setup: true, shows: kind, narrow: denied}
 }
 
 // denied narrows a refused request: a pod the implementation denied at
 // admission breaks R4.2's "admission still succeeds" (the only rule under
 // which the specification's implementation refuses nothing).
-func denied(err error, _ string) []string {
+func denied(err error, _ string) []rule.ID {
 	if admit.Denied(err) {
-		return []string{"R4.2"}
+		return []rule.ID{rule.R4_2}
 	}
 	return nil
 }
 
 // check is a step that checks rules, in a way of the kind shows.
-func check(kind string, rules ...string) checkSpec { return checkSpec{rules: rules, shows: kind} }
+func check(kind string, rules ...rule.ID) checkSpec { return checkSpec{rules: rules, shows: kind} }
 
 // podCheck compares a pod with an expectation; a failure is narrowed by its
 // differences.
-func podCheck(rules ...string) checkSpec {
-	return checkSpec{rules: slices.Concat(attribution.PodContent, rules), shows: shows.content, narrow: func(err error, prefix string) []string {
+func podCheck(rules ...rule.ID) checkSpec {
+	return checkSpec{rules: slices.Concat(rule.PodContent, rules), shows: shows.content, narrow: func(err error, prefix string) []rule.ID {
 		if r := denied(err, prefix); r != nil {
 			return r // a workload's pods refused at admission
 		}
-		return attribution.DifferenceRules(err, prefix)
+		return oracle.DifferenceRules(err, prefix)
 	}}
 }
 
@@ -74,10 +76,10 @@ func needs(capability string, c checkSpec) checkSpec {
 // containing": a request that succeeded breaks the validation rule the
 // scenario is about; a rejection with another message breaks R1.8.
 func rejectionCheck() checkSpec {
-	return checkSpec{rules: attribution.Validation, shows: shows.rejected, narrow: func(err error, _ string) []string {
+	return checkSpec{rules: rule.Validation, shows: shows.rejected, narrow: func(err error, _ string) []rule.ID {
 		if errors.Is(err, scenario.ErrAccepted) {
-			return slices.DeleteFunc(slices.Clone(attribution.Validation), func(r string) bool { return r == "R1.8" })
+			return slices.DeleteFunc(slices.Clone(rule.Validation), func(r rule.ID) bool { return r == rule.R1_8 })
 		}
-		return []string{"R1.8"}
+		return []rule.ID{rule.R1_8}
 	}}
 }

@@ -6,7 +6,7 @@
 // of the specification its check can establish, the capability it needs, and
 // the kind of evidence it is. Its outcome is recorded as a Check credited
 // to those rules, narrowed by the scenario's rule tags and, for a failed
-// pod comparison, by the paths of the differences (package attribution);
+// pod comparison, by the paths of the differences (internal/oracle);
 // how each scenario went is a result.Scenario. Reports
 // credit rules by checks, so a failure is blamed on the failing check's
 // rules, not on every tag of its scenario.

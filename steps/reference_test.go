@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"presetsim.dev/presetsim/rule"
 )
 
 var update = flag.Bool("update", false, "rewrite docs/steps.md from the step registry")
@@ -51,14 +53,14 @@ func TestStepReference(t *testing.T) {
 		case d.Table:
 			takes = "table"
 		}
-		var rules []string
+		var rules []rule.ID
 		for _, r := range d.Rules {
 			if !slices.Contains(rules, r) {
 				rules = append(rules, r)
 			}
 		}
 		text = strings.ReplaceAll(text, "|", `\|`)
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s |\n", text, takes, d.Kind, strings.Join(rules, ", "), d.Shows, d.Needs)
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s |\n", text, takes, d.Kind, rule.Join(rules, ", "), d.Shows, d.Needs)
 	}
 	const path = "../docs/steps.md"
 	if *update {

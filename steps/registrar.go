@@ -14,9 +14,9 @@ import (
 
 	"presetsim.dev/presetsim/harness/backend"
 	"presetsim.dev/presetsim/harness/profile"
-	"presetsim.dev/presetsim/internal/attribution"
 	"presetsim.dev/presetsim/internal/oracle"
 	"presetsim.dev/presetsim/outcome"
+	"presetsim.dev/presetsim/rule"
 	"presetsim.dev/presetsim/steps/result"
 )
 
@@ -92,7 +92,7 @@ func (r registrar) Step(expr string, spec checkSpec, handler any) {
 			return v.Call(args)
 		}
 		if spec.needs != "" && !s.profile().Claims(spec.needs) {
-			s.record(result.Check{Rules: attribution.Attribute(nil, spec.rules, s.tags), Outcome: outcome.NotClaimed,
+			s.record(result.Check{Rules: oracle.Attribute(nil, spec.rules, s.tags), Outcome: outcome.NotClaimed,
 				Reason: fmt.Sprintf("needs %s, which profile %s does not claim", spec.needs, s.profile().Metadata.Name)})
 			return zeroResults(v.Type())
 		}
@@ -144,7 +144,7 @@ type StepDoc struct {
 	Kind string
 	// Rules are the rules of the specification a failure is credited to
 	// (before narrowing by the scenario's tags and the differences).
-	Rules []string
+	Rules []rule.ID
 	// Shows is the kind of evidence a check is (content, events, ...): a
 	// profile's declared difference can excuse only checks that show it.
 	Shows string
@@ -218,15 +218,15 @@ func (s *state) judge(ctx context.Context, spec checkSpec, err error) error {
 	}
 	if err == nil {
 		if !spec.setup {
-			s.record(result.Check{Rules: attribution.Attribute(nil, spec.rules, s.tags), Outcome: outcome.Passed})
+			s.record(result.Check{Rules: oracle.Attribute(nil, spec.rules, s.tags), Outcome: outcome.Passed})
 		}
 		return nil
 	}
-	var narrowed []string
+	var narrowed []rule.ID
 	if spec.narrow != nil {
 		narrowed = spec.narrow(err, s.profile().AnnotationPrefix())
 	}
-	rules := attribution.Attribute(narrowed, spec.rules, s.tags)
+	rules := oracle.Attribute(narrowed, spec.rules, s.tags)
 	v := s.againstModel(ctx)
 	if v.disagreement != nil {
 		rules = mergeRules(rules, v.disagreement.Rules)
@@ -303,7 +303,7 @@ func (s *state) finalVerdict(ctx context.Context) error {
 	default:
 		return nil
 	}
-	var rules []string
+	var rules []rule.ID
 	if v.disagreement != nil {
 		rules = v.disagreement.Rules
 	}
@@ -346,7 +346,7 @@ func (s *state) againstModel(ctx context.Context) verdict {
 }
 
 // mergeRules is a ∪ b, in a's order, then b's.
-func mergeRules(a, b []string) []string {
+func mergeRules(a, b []rule.ID) []rule.ID {
 	out := slices.Clone(a)
 	for _, r := range b {
 		if !slices.Contains(out, r) {

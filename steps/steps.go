@@ -11,12 +11,13 @@ import (
 	"sync"
 	"time"
 
+	"presetsim.dev/presetsim/rule"
+
 	"github.com/cucumber/godog"
 
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/harness/backend"
 	"presetsim.dev/presetsim/harness/profile"
-	"presetsim.dev/presetsim/internal/attribution"
 	"presetsim.dev/presetsim/internal/featureloc"
 	"presetsim.dev/presetsim/internal/manifest"
 	"presetsim.dev/presetsim/internal/oracle"
@@ -101,7 +102,7 @@ func (s *state) profile() *profile.Profile { return s.scenario.World().Profile }
 // declared reports whether a failed check is a difference the profile
 // declares: every rule it is credited to is declared different, in a way
 // this kind of check shows.
-func (s *state) declared(rules []string, spec checkSpec) (string, bool) {
+func (s *state) declared(rules []rule.ID, spec checkSpec) (string, bool) {
 	if len(rules) == 0 || spec.shows == "" {
 		return "", false
 	}
@@ -121,9 +122,9 @@ func (s *state) declared(rules []string, spec checkSpec) (string, bool) {
 // onlyAPIRules reports whether every rule a scenario is tagged with is one
 // of R1, the API object's.
 func onlyAPIRules(tags []string) bool {
-	rules := attribution.RuleTags(tags)
+	rules := rule.Tags(tags)
 	for _, r := range rules {
-		if !strings.HasPrefix(r, "R1.") {
+		if r.Section() != "R1" {
 			return false
 		}
 	}
@@ -260,10 +261,10 @@ func initializer(w *harness.World, fsys fs.FS, work *slots) func(*godog.Scenario
 }
 
 func register(sc registrar) {
-	sc.Step(`^the objects:$`, setup(shows.admitted, "R4.2"), createObjects)
-	sc.Step(`^I create the objects:$`, setup(shows.admitted, "R4.2"), createObjects)
-	sc.Step(`^the (PodPreset|ConfigMap|Secret|Service):$`, setup("", "R1.2"), createKind)
-	sc.Step(`^I create the pod:$`, setup(shows.admitted, "R4.2"), func(ctx context.Context, doc *godog.DocString) error {
+	sc.Step(`^the objects:$`, setup(shows.admitted, rule.R4_2), createObjects)
+	sc.Step(`^I create the objects:$`, setup(shows.admitted, rule.R4_2), createObjects)
+	sc.Step(`^the (PodPreset|ConfigMap|Secret|Service):$`, setup("", rule.R1_2), createKind)
+	sc.Step(`^I create the pod:$`, setup(shows.admitted, rule.R4_2), func(ctx context.Context, doc *godog.DocString) error {
 		return createKind(ctx, "Pod", doc)
 	})
 	sc.Step(`^I try to create:$`, setup(""), func(ctx context.Context, doc *godog.DocString) error {
@@ -274,11 +275,11 @@ func register(sc registrar) {
 		s := from(ctx)
 		return s.scenario.TryCreate(ctx, s.source(), doc.Content, true)
 	})
-	sc.Step(`^the dry-run pod should be:$`, podCheck("R2.1"), func(ctx context.Context, doc *godog.DocString) error {
+	sc.Step(`^the dry-run pod should be:$`, podCheck(rule.R2_1), func(ctx context.Context, doc *godog.DocString) error {
 		s := from(ctx)
 		return s.scenario.DryRunPodShouldBe(ctx, s.source(), doc.Content)
 	})
-	sc.Step(`^the pod "([^"]*)" should not exist$`, check(shows.content, "R2.1"), func(ctx context.Context, name string) error {
+	sc.Step(`^the pod "([^"]*)" should not exist$`, check(shows.content, rule.R2_1), func(ctx context.Context, name string) error {
 		return from(ctx).scenario.PodShouldNotExist(ctx, name)
 	})
 	sc.Step(`^the ([A-Z]\w*) "([^"]*)" should match:$`, check(""), func(ctx context.Context, kind, name string, doc *godog.DocString) error {
@@ -292,23 +293,23 @@ func register(sc registrar) {
 		s := from(ctx)
 		return s.scenario.TryUpdatePreset(ctx, name, s.source(), doc.Content)
 	})
-	sc.Step(`^the request should succeed$`, checkSpec{rules: append(slices.Clone(attribution.Validation), "R2.1", "R4.2"), shows: shows.admitted, narrow: denied}, func(ctx context.Context) error {
+	sc.Step(`^the request should succeed$`, checkSpec{rules: append(slices.Clone(rule.Validation), rule.R2_1, rule.R4_2), shows: shows.admitted, narrow: denied}, func(ctx context.Context) error {
 		return from(ctx).scenario.Succeeded()
 	})
 	sc.Step(`^the request should be rejected with a message containing "(.*)"$`, rejectionCheck(), func(ctx context.Context, text string) error {
 		return from(ctx).scenario.Rejected(unquote(text))
 	})
-	sc.Step(`^the request should have a warning containing "(.*)"$`, needs("warnings", check(shows.warnings, "R4.3")), func(ctx context.Context, text string) error {
+	sc.Step(`^the request should have a warning containing "(.*)"$`, needs("warnings", check(shows.warnings, rule.R4_3)), func(ctx context.Context, text string) error {
 		return from(ctx).scenario.Warned(unquote(text))
 	})
-	sc.Step(`^the request should have no warnings$`, needs("warnings", check(shows.warnings, "R4.3")), func(ctx context.Context) error {
+	sc.Step(`^the request should have no warnings$`, needs("warnings", check(shows.warnings, rule.R4_3)), func(ctx context.Context) error {
 		return from(ctx).scenario.NotWarned()
 	})
 	sc.Step(`^the pod "([^"]*)" should be:$`, podCheck(), func(ctx context.Context, name string, doc *godog.DocString) error {
 		s := from(ctx)
 		return s.scenario.PodShouldBe(ctx, name, s.source(), doc.Content)
 	})
-	sc.Step(`^the pod "([^"]*)" should have the annotations:$`, check(shows.content, "R3.7"), func(ctx context.Context, name string, table *godog.Table) error {
+	sc.Step(`^the pod "([^"]*)" should have the annotations:$`, check(shows.content, rule.R3_7), func(ctx context.Context, name string, table *godog.Table) error {
 		rows, err := tableRows(table, "key", "value")
 		if err != nil {
 			return err
@@ -319,7 +320,7 @@ func register(sc registrar) {
 		}
 		return from(ctx).scenario.PodHasAnnotations(ctx, name, want)
 	})
-	sc.Step(`^the pod "([^"]*)" should have no PodPreset annotations$`, check(shows.content, attribution.Selection...), func(ctx context.Context, name string) error {
+	sc.Step(`^the pod "([^"]*)" should have no PodPreset annotations$`, check(shows.content, rule.Selection...), func(ctx context.Context, name string) error {
 		return from(ctx).scenario.PodHasNoPresetAnnotations(ctx, name)
 	})
 	sc.Step(`^(\d+) pods? owned by the (\w+) "([^"]*)" should be:$`, podCheck(), func(ctx context.Context, n, kind, name string, doc *godog.DocString) error {
@@ -333,7 +334,7 @@ func register(sc registrar) {
 	sc.Step(`^the (\w+) "([^"]*)" should be as submitted$`, podCheck(), func(ctx context.Context, kind, name string) error {
 		return from(ctx).scenario.ObjectAsSubmitted(ctx, kind, name)
 	})
-	sc.Step(`^the (\w+) "([^"]*)" should have the event:$`, needs("events", check(shows.events, "R4.3", "R4.1")), func(ctx context.Context, kind, name string, table *godog.Table) error {
+	sc.Step(`^the (\w+) "([^"]*)" should have the event:$`, needs("events", check(shows.events, rule.R4_3, rule.R4_1)), func(ctx context.Context, kind, name string, table *godog.Table) error {
 		rows, err := tableRows(table, "type", "reason", "message")
 		if err != nil {
 			return err
@@ -346,7 +347,7 @@ func register(sc registrar) {
 		}
 		return nil
 	})
-	sc.Step(`^the (\w+) "([^"]*)" should have no events with reason "([^"]*)"`+forWindow, needs("events", check(shows.events, "R2.1", "R3.4", "R4.1", "R4.3")), func(ctx context.Context, kind, name, reason, window string) error {
+	sc.Step(`^the (\w+) "([^"]*)" should have no events with reason "([^"]*)"`+forWindow, needs("events", check(shows.events, rule.R2_1, rule.R3_4, rule.R4_1, rule.R4_3)), func(ctx context.Context, kind, name, reason, window string) error {
 		s := from(ctx)
 		win, err := s.settle(window)
 		if err != nil {
@@ -381,13 +382,13 @@ func registerWorkloads(sc registrar) {
 	sc.Step(`^I trigger a rollout of the (\w+) "([^"]*)"$`, setup(""), func(ctx context.Context, kind, name string) error {
 		return from(ctx).scenario.Rollout(ctx, kind, name)
 	})
-	sc.Step(`^the pods of the (\w+) "([^"]*)" should have been created in order$`, check("", "R2.6"), func(ctx context.Context, kind, name string) error {
+	sc.Step(`^the pods of the (\w+) "([^"]*)" should have been created in order$`, check("", rule.R2_6), func(ctx context.Context, kind, name string) error {
 		return from(ctx).scenario.PodsCreatedInOrder(ctx, kind, name)
 	})
-	sc.Step(`^each simulated node should run one pod of the (\w+) "([^"]*)"$`, check("", "R2.6"), func(ctx context.Context, kind, name string) error {
+	sc.Step(`^each simulated node should run one pod of the (\w+) "([^"]*)"$`, check("", rule.R2_6), func(ctx context.Context, kind, name string) error {
 		return from(ctx).scenario.OnePodPerNode(ctx, kind, name)
 	})
-	sc.Step(`^the (\w+) "([^"]*)" should have (\d+) ready pods?$`, check(shows.admitted, "R2.6"), func(ctx context.Context, kind, name, n string) error {
+	sc.Step(`^the (\w+) "([^"]*)" should have (\d+) ready pods?$`, check(shows.admitted, rule.R2_6), func(ctx context.Context, kind, name, n string) error {
 		count, err := strconv.Atoi(n)
 		if err != nil {
 			return err
@@ -412,7 +413,7 @@ func registerWorkloads(sc registrar) {
 		}
 		return s.idle(ctx, func() error { return s.scenario.StaysAsSubmitted(ctx, kind, name, win) })
 	})
-	sc.Step(`^the Job "([^"]*)" should complete$`, check(shows.admitted, "R2.6"), func(ctx context.Context, name string) error {
+	sc.Step(`^the Job "([^"]*)" should complete$`, check(shows.admitted, rule.R2_6), func(ctx context.Context, name string) error {
 		return from(ctx).scenario.JobCompletes(ctx, name)
 	})
 }
@@ -469,9 +470,9 @@ func registerEnvironment(sc registrar) {
 			return from(ctx).scenario.SeesEnvironment(ctx, pod, container, want, exact)
 		}
 	}
-	sc.Step(`^the container "([^"]*)" of pod "([^"]*)" should see the environment:$`, check(shows.content, attribution.Injection...), sees(false))
-	sc.Step(`^the container "([^"]*)" of pod "([^"]*)" should see exactly the environment:$`, check(shows.content, attribution.Injection...), sees(true))
-	sc.Step(`^the container "([^"]*)" of pod "([^"]*)" should not see the variables:$`, check(shows.content, attribution.Selection...), func(ctx context.Context, container, pod string, table *godog.Table) error {
+	sc.Step(`^the container "([^"]*)" of pod "([^"]*)" should see the environment:$`, check(shows.content, rule.Injection...), sees(false))
+	sc.Step(`^the container "([^"]*)" of pod "([^"]*)" should see exactly the environment:$`, check(shows.content, rule.Injection...), sees(true))
+	sc.Step(`^the container "([^"]*)" of pod "([^"]*)" should not see the variables:$`, check(shows.content, rule.Selection...), func(ctx context.Context, container, pod string, table *godog.Table) error {
 		rows, err := tableRows(table, "name")
 		if err != nil {
 			return err
@@ -482,10 +483,10 @@ func registerEnvironment(sc registrar) {
 		}
 		return from(ctx).scenario.DoesNotSee(ctx, pod, container, names)
 	})
-	sc.Step(`^the container "([^"]*)" of pod "([^"]*)" should fail to start with "([^"]*)" and a message containing "(.*)"$`, check(shows.content, attribution.Injection...), func(ctx context.Context, container, pod, reason, message string) error {
+	sc.Step(`^the container "([^"]*)" of pod "([^"]*)" should fail to start with "([^"]*)" and a message containing "(.*)"$`, check(shows.content, rule.Injection...), func(ctx context.Context, container, pod, reason, message string) error {
 		return from(ctx).scenario.FailsToStart(ctx, pod, container, reason, unquote(message))
 	})
-	sc.Step(`^the pod "([^"]*)" should become ready$`, check(shows.content, attribution.Injection...), func(ctx context.Context, pod string) error {
+	sc.Step(`^the pod "([^"]*)" should become ready$`, check(shows.content, rule.Injection...), func(ctx context.Context, pod string) error {
 		return from(ctx).scenario.BecomesReady(ctx, pod)
 	})
 }

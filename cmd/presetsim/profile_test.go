@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"presetsim.dev/presetsim/rule"
+
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/harness/profile"
 	"presetsim.dev/presetsim/internal/app"
@@ -78,10 +80,10 @@ func TestShippedCRDs(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		profile string
-		pass    []string
+		pass    []rule.ID
 	}{
-		{"redhat-cop-podpreset-webhook.yaml", []string{"R1.2"}},
-		{"kubeflow-poddefault.yaml", []string{"R1.2"}},
+		{"redhat-cop-podpreset-webhook.yaml", []rule.ID{rule.R1_2}},
+		{"kubeflow-poddefault.yaml", []rule.ID{rule.R1_2}},
 		{"wozniakjan-podpreset-crd.yaml", nil},
 	} {
 		t.Run(tc.profile, func(t *testing.T) {
@@ -105,9 +107,9 @@ func TestShippedCRDs(t *testing.T) {
 					t.Errorf("%s: %s (%s%s)\n  %s", sc.Name, sc.Outcome, sc.FailedCheck, sc.Reason, strings.SplitN(sc.Failure, "\n", 2)[0])
 				}
 			}
-			got := map[string]outcome.Outcome{}
+			got := map[rule.ID]outcome.Outcome{}
 			for _, r := range summary.Rules {
-				if strings.HasPrefix(r.ID, "R1.") {
+				if r.ID.Section() == "R1" {
 					got[r.ID] = r.Outcome
 				}
 			}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"presetsim.dev/presetsim/rule"
+
 	"presetsim.dev/presetsim/presets/merge"
 	"presetsim.dev/presetsim/presets/model"
 )
@@ -76,28 +78,28 @@ var settings = map[string][]string{
 // "content": a pod's content; "events", "warnings").
 type Difference struct {
 	Setting, Value string
-	Rules          []string
+	Rules          []rule.ID
 	Checks         []string
 }
 
 // String is "conflicts: reject (R4.2, R4.4)".
 func (d Difference) String() string {
-	return fmt.Sprintf("%s: %s (%s)", d.Setting, d.Value, strings.Join(d.Rules, ", "))
+	return fmt.Sprintf("%s: %s (%s)", d.Setting, d.Value, rule.Join(d.Rules, ", "))
 }
 
 // differences are what each non-specification value declares.
 var differences = []Difference{
-	{"conflicts", ConflictReject, []string{"R4.2", "R4.4"}, []string{"admitted", "content"}},
-	{"conflicts", ConflictReject, []string{"R4.3"}, []string{"events", "warnings"}},
-	{"conflicts", ConflictSkipPreset, []string{"R4.2"}, []string{"content"}},
-	{"conflicts", ConflictApply, []string{"R4.2", "R4.4"}, []string{"content"}},
-	{"validation", ValidationSchema, []string{"R1.3", "R1.4", "R1.5", "R1.6", "R1.7", "R1.8"}, []string{"rejected"}},
-	{"validation", ValidationNone, []string{"R1.2", "R1.3", "R1.4", "R1.5", "R1.6", "R1.7", "R1.8"}, []string{"rejected"}},
-	{"order", OrderUnspecified, []string{"R3.6"}, []string{"content"}},
-	{"initContainers", InitUntouched, []string{"R3.2"}, []string{"content"}},
-	{"envFrom", EnvFromDeduplicated, []string{"R4.1", "R3.5"}, []string{"content"}},
-	{"envFrom", EnvFromAppended, []string{"R3.4", "R4.1", "R3.5"}, []string{"content"}},
-	{"envFrom", EnvFromAppendedUnlessSubmitted, []string{"R3.4", "R4.1", "R3.5"}, []string{"content"}},
+	{"conflicts", ConflictReject, []rule.ID{rule.R4_2, rule.R4_4}, []string{"admitted", "content"}},
+	{"conflicts", ConflictReject, []rule.ID{rule.R4_3}, []string{"events", "warnings"}},
+	{"conflicts", ConflictSkipPreset, []rule.ID{rule.R4_2}, []string{"content"}},
+	{"conflicts", ConflictApply, []rule.ID{rule.R4_2, rule.R4_4}, []string{"content"}},
+	{"validation", ValidationSchema, []rule.ID{rule.R1_3, rule.R1_4, rule.R1_5, rule.R1_6, rule.R1_7, rule.R1_8}, []string{"rejected"}},
+	{"validation", ValidationNone, []rule.ID{rule.R1_2, rule.R1_3, rule.R1_4, rule.R1_5, rule.R1_6, rule.R1_7, rule.R1_8}, []string{"rejected"}},
+	{"order", OrderUnspecified, []rule.ID{rule.R3_6}, []string{"content"}},
+	{"initContainers", InitUntouched, []rule.ID{rule.R3_2}, []string{"content"}},
+	{"envFrom", EnvFromDeduplicated, []rule.ID{rule.R4_1, rule.R3_5}, []string{"content"}},
+	{"envFrom", EnvFromAppended, []rule.ID{rule.R3_4, rule.R4_1, rule.R3_5}, []string{"content"}},
+	{"envFrom", EnvFromAppendedUnlessSubmitted, []rule.ID{rule.R3_4, rule.R4_1, rule.R3_5}, []string{"content"}},
 }
 
 // Differences are the profile's declared departures from the specification.
@@ -111,12 +113,12 @@ func (p *Profile) Differences() []Difference {
 	return out
 }
 
-// Declared returns the declared difference that affects rule in a way a
+// Declared returns the declared difference that affects rule id in a way a
 // check of the kind shows, if the profile declares one.
-func (p *Profile) Declared(rule, shows string) (Difference, bool) {
+func (p *Profile) Declared(id rule.ID, shows string) (Difference, bool) {
 	for _, d := range p.Differences() {
-		if slices.Contains(d.Rules, rule) && slices.Contains(d.Checks, shows) {
-			return Difference{Setting: d.Setting, Value: d.Value, Rules: []string{rule}, Checks: d.Checks}, true
+		if slices.Contains(d.Rules, id) && slices.Contains(d.Checks, shows) {
+			return Difference{Setting: d.Setting, Value: d.Value, Rules: []rule.ID{id}, Checks: d.Checks}, true
 		}
 	}
 	return Difference{}, false

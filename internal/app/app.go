@@ -28,6 +28,7 @@ import (
 	"presetsim.dev/presetsim/internal/report"
 	"presetsim.dev/presetsim/internal/suitecheck"
 	"presetsim.dev/presetsim/outcome"
+	"presetsim.dev/presetsim/rule"
 	"presetsim.dev/presetsim/steps"
 	"presetsim.dev/presetsim/steps/result"
 )
@@ -232,7 +233,7 @@ interrupted.`,
 				fmt.Fprintf(stderr, "                 not applicable: %s\n", t.NotApplicable)
 			}
 			if c := t.FailedCheck(); c != nil {
-				fmt.Fprintf(stderr, "                 failed check (%s): %s → %s\n", where(t, c), c.Step, strings.Join(c.Rules, ", "))
+				fmt.Fprintf(stderr, "                 failed check (%s): %s → %s\n", where(t, c), c.Step, rule.Join(c.Rules, ", "))
 				if c.Err != nil {
 					fmt.Fprintln(stderr, indent(c.Err.Error(), "                   "))
 				}
@@ -240,7 +241,7 @@ interrupted.`,
 				fmt.Fprintln(stderr, indent(t.Err.Error(), "                   "))
 			}
 			if c := t.Declared(); c != nil {
-				fmt.Fprintf(stderr, "                 differs as declared (%s): %s → %s: %s\n", where(t, c), c.Step, strings.Join(c.Rules, ", "), c.Reason)
+				fmt.Fprintf(stderr, "                 differs as declared (%s): %s → %s: %s\n", where(t, c), c.Step, rule.Join(c.Rules, ", "), c.Reason)
 			}
 			for _, c := range t.Checks {
 				if c.Outcome == outcome.NotClaimed {
@@ -284,19 +285,19 @@ interrupted.`,
 // failedRules lists the rules the failed scenarios' failing checks are
 // credited to, with how many scenarios failed each: "R2.4 (1 scenario)".
 func failedRules(timings []result.Scenario) []string {
-	count := map[string]int{}
+	count := map[rule.ID]int{}
 	for _, t := range timings {
-		for _, rule := range t.FailedRules() {
-			count[rule]++
+		for _, id := range t.FailedRules() {
+			count[id]++
 		}
 	}
 	var out []string
-	for _, rule := range slices.Sorted(maps.Keys(count)) {
+	for _, id := range slices.Sorted(maps.Keys(count)) {
 		noun := "scenarios"
-		if count[rule] == 1 {
+		if count[id] == 1 {
 			noun = "scenario"
 		}
-		out = append(out, fmt.Sprintf("%s (%d %s)", rule, count[rule], noun))
+		out = append(out, fmt.Sprintf("%s (%d %s)", id, count[id], noun))
 	}
 	return out
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"presetsim.dev/presetsim/rule"
+
 	"presetsim.dev/presetsim/internal/report/reporttest"
 )
 
@@ -51,7 +53,7 @@ func TestApplyExplainJSON(t *testing.T) {
 		Presets   []struct {
 			Preset    string   `json:"preset"`
 			Outcome   string   `json:"outcome"`
-			Rule      string   `json:"rule"`
+			Rule      rule.ID  `json:"rule"`
 			Reason    string   `json:"reason"`
 			Added     []string `json:"added"`
 			Conflicts []struct {
@@ -62,7 +64,7 @@ func TestApplyExplainJSON(t *testing.T) {
 	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
 		t.Fatalf("not JSON: %v\n%s", err, stdout.String())
 	}
-	rules := map[string]bool{}
+	rules := map[rule.ID]bool{}
 	for _, pod := range got {
 		for _, v := range pod.Presets {
 			rules[v.Rule] = true
@@ -76,7 +78,7 @@ func TestApplyExplainJSON(t *testing.T) {
 			}
 		}
 	}
-	for _, r := range []string{"R2.2", "R2.3", "R2.4", "R2.5", "R4.1", "R4.2"} {
+	for _, r := range []rule.ID{rule.R2_2, rule.R2_3, rule.R2_4, rule.R2_5, rule.R4_1, rule.R4_2} {
 		if !rules[r] {
 			t.Errorf("no verdict rests on %s; rules seen: %v", r, rules)
 		}

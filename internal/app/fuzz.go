@@ -3,7 +3,6 @@ package app
 import (
 	"fmt"
 	"io"
-	"strings"
 	"syscall"
 	"time"
 
@@ -11,6 +10,7 @@ import (
 
 	"presetsim.dev/presetsim/internal/app/cli"
 	"presetsim.dev/presetsim/internal/fuzz"
+	"presetsim.dev/presetsim/rule"
 )
 
 // newFuzzCommand is presetsim fuzz: generative conformance.
@@ -111,14 +111,14 @@ func printSummary(w io.Writer, sum fuzz.Summary) {
 	}
 	fmt.Fprintf(w, "%d of %d cases disagree with the model (seed %d), in %d ways:\n", sum.Disagreeing, sum.Cases, sum.Seed, len(sum.Disagreements))
 	for _, d := range sum.Disagreements {
-		fmt.Fprintf(w, "\n  %s (%d cases): %s\n", strings.Join(d.Rules, ", "), d.Count, d.Summary)
+		fmt.Fprintf(w, "\n  %s (%d cases): %s\n", rule.Join(d.Rules, ", "), d.Count, d.Summary)
 		if d.Feature != "" {
 			fmt.Fprintf(w, "    minimal scenario: %s\n", d.Feature)
 		} else {
 			fmt.Fprintf(w, "    case seed %d (--out writes it as a scenario)\n", d.CaseSeed)
 		}
 	}
-	fmt.Fprintf(w, "\nrules broken: %s\n", strings.Join(sum.Rules(), ", "))
+	fmt.Fprintf(w, "\nrules broken: %s\n", rule.Join(sum.Rules(), ", "))
 }
 
 // peakRSSMiB is the process's peak resident set size so far, in MiB (0

@@ -4,12 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"presetsim.dev/presetsim/internal/app/cli"
-	"presetsim.dev/presetsim/internal/report"
+	"presetsim.dev/presetsim/rule"
 )
 
 // newRulesCommand is `presetsim rules`: the rules verdicts name.
@@ -26,8 +25,8 @@ are tagged with them (@R4.3). The rules in full: docs/specification.md.`,
 			switch output {
 			case "text":
 				group := ""
-				for _, r := range report.Rules {
-					if g, _, _ := strings.Cut(r.ID, "."); g != group {
+				for _, r := range rule.All {
+					if g := r.ID.Section(); g != group {
 						if group != "" {
 							fmt.Fprintln(stdout)
 						}
@@ -39,7 +38,7 @@ are tagged with them (@R4.3). The rules in full: docs/specification.md.`,
 			case "json":
 				enc := json.NewEncoder(stdout)
 				enc.SetIndent("", "  ")
-				return enc.Encode(report.Rules)
+				return enc.Encode(rule.All)
 			}
 			return cli.UsageError(cmd, fmt.Sprintf("--output %q: want text or json", output))
 		},

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"presetsim.dev/presetsim/internal/report"
+	"presetsim.dev/presetsim/rule"
 )
 
 // TestRules: `presetsim rules` lists every rule with its title, as text
@@ -17,8 +17,8 @@ func TestRules(t *testing.T) {
 	if err := Run(context.Background(), &stdout, &stderr, []string{"rules"}); err != nil {
 		t.Fatalf("rules: %v; stderr:\n%s", err, stderr.String())
 	}
-	for _, r := range report.Rules {
-		if !strings.Contains(stdout.String(), r.ID+" ") || !strings.Contains(stdout.String(), r.Title) {
+	for _, r := range rule.All {
+		if !strings.Contains(stdout.String(), string(r.ID)+" ") || !strings.Contains(stdout.String(), r.Title) {
 			t.Errorf("rules does not list %s %q:\n%s", r.ID, r.Title, stdout.String())
 		}
 	}
@@ -26,8 +26,8 @@ func TestRules(t *testing.T) {
 	if err := Run(context.Background(), &stdout, &stderr, []string{"rules", "-o", "json"}); err != nil {
 		t.Fatalf("rules -o json: %v", err)
 	}
-	var got []report.Rule
-	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil || len(got) != len(report.Rules) {
-		t.Errorf("rules -o json: %d rules (%v), want %d", len(got), err, len(report.Rules))
+	var got []rule.Rule
+	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil || len(got) != len(rule.All) {
+		t.Errorf("rules -o json: %d rules (%v), want %d", len(got), err, len(rule.All))
 	}
 }

@@ -28,7 +28,7 @@ func Feature(w *harness.World, c Case, obs oracle.Observed, rep *Report) string 
 	b.WriteString("Feature: a case presetsim fuzz generated\n\n")
 	var tags []string
 	for _, r := range rep.Rules {
-		tags = append(tags, "@"+r)
+		tags = append(tags, "@"+string(r))
 	}
 	fmt.Fprintf(&b, "  %s\n  Scenario: case %d\n", strings.Join(tags, " "), rep.CaseSeed)
 	if inv := obs.Invalid; len(oracle.InvalidDisagreements(w, inv)) > 0 {

@@ -8,13 +8,13 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/internal/oracle"
+	"presetsim.dev/presetsim/rule"
 )
 
 // Options configure a fuzz run.
@@ -89,9 +89,9 @@ type Summary struct {
 
 // Report is one kind of disagreement: its first case, shrunk.
 type Report struct {
-	Rules   []string `json:"rules"`
-	Feature string   `json:"feature,omitempty"`
-	Summary string   `json:"summary"`
+	Rules   []rule.ID `json:"rules"`
+	Feature string    `json:"feature,omitempty"`
+	Summary string    `json:"summary"`
 	// CaseSeed regenerates the case as found (before shrinking).
 	CaseSeed uint64 `json:"caseSeed"`
 	// Count is how many cases disagreed this way.
@@ -166,7 +166,7 @@ func Run(ctx context.Context, w *harness.World, opts Options) (_ Summary, err er
 			byKind[k] = &Report{Rules: d.Rules, Summary: d.Summary, CaseSeed: c.Seed, Count: 1, Detail: d.Detail, aspect: d.Aspect}
 			kinds = append(kinds, k)
 			if opts.Log != nil {
-				fmt.Fprintf(opts.Log, "disagreement (%s), case seed %d: %s\n", strings.Join(d.Rules, ", "), c.Seed, d.Summary)
+				fmt.Fprintf(opts.Log, "disagreement (%s), case seed %d: %s\n", rule.Join(d.Rules, ", "), c.Seed, d.Summary)
 			}
 		}
 		progress.update(int(done.Load()), len(kinds))
@@ -257,7 +257,7 @@ func (r runner) disagreements(ctx context.Context, c Case, events bool) ([]oracl
 // outcome, whichever of the two requests showed it and whichever preset
 // was the invalid one.
 func kindOf(d oracle.Disagreement) string {
-	return strings.Join(d.Rules, ",") + "|" + string(d.Aspect)
+	return rule.Join(d.Rules, ",") + "|" + string(d.Aspect)
 }
 
 // shrinkAndWrite shrinks a report's case and writes it as a feature.
@@ -300,8 +300,8 @@ func WriteSummary(dir string, s Summary) error {
 }
 
 // Rules lists the rules of every disagreement, sorted.
-func (s Summary) Rules() []string {
-	var out []string
+func (s Summary) Rules() []rule.ID {
+	var out []rule.ID
 	for _, d := range s.Disagreements {
 		out = append(out, d.Rules...)
 	}

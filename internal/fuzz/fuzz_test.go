@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"presetsim.dev/presetsim/rule"
+
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/internal/backend/offline"
 	"presetsim.dev/presetsim/internal/fuzz"
@@ -53,11 +55,14 @@ func TestReferenceAgrees(t *testing.T) {
 // named, and shrunk to a scenario. trusts-annotations is found only on the
 // pods generated as copies (Case.Copied): a conflict it leaves unwarned.
 func TestMutantsFound(t *testing.T) {
-	for _, m := range []struct{ name, rule string }{
-		{"partial-apply", "R4.2"},
-		{"skips-init-containers", "R3.2"},
-		{"ignores-exclude", "R2.4"},
-		{"trusts-annotations", "R4.3"},
+	for _, m := range []struct {
+		name string
+		rule rule.ID
+	}{
+		{"partial-apply", rule.R4_2},
+		{"skips-init-containers", rule.R3_2},
+		{"ignores-exclude", rule.R2_4},
+		{"trusts-annotations", rule.R4_3},
 	} {
 		t.Run(m.name, func(t *testing.T) {
 			w := startOffline(t, mutants.Prefix+m.name)
@@ -116,9 +121,12 @@ func TestEnvtest(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts etcd and kube-apiserver; skipped with -short")
 	}
-	for _, m := range []struct{ module, rule string }{
+	for _, m := range []struct {
+		module string
+		rule   rule.ID
+	}{
 		{"reference", ""},
-		{mutants.Prefix + "partial-apply", "R4.2"},
+		{mutants.Prefix + "partial-apply", rule.R4_2},
 	} {
 		t.Run(m.module, func(t *testing.T) {
 			impl, err := mutants.Implementation(m.module)

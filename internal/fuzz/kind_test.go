@@ -3,6 +3,8 @@ package fuzz
 import (
 	"testing"
 
+	"presetsim.dev/presetsim/rule"
+
 	"presetsim.dev/presetsim/internal/oracle"
 )
 
@@ -15,16 +17,16 @@ func TestKindOf(t *testing.T) {
 		a, b oracle.Disagreement
 		same bool
 	}{
-		{"dry run and create", oracle.Disagreement{Rules: []string{"R3.2"}, Aspect: oracle.Pod, Summary: "the dry-run create made another pod than the model: x"},
-			oracle.Disagreement{Rules: []string{"R3.2"}, Aspect: oracle.Pod, Summary: "the create made another pod than the model: y"}, true},
-		{"two invalid presets", oracle.Disagreement{Rules: []string{"R1.3"}, Aspect: oracle.InvalidStored, Summary: "the invalid preset a was stored; the specification refuses it: x"},
-			oracle.Disagreement{Rules: []string{"R1.3"}, Aspect: oracle.InvalidStored, Summary: "the invalid preset b-2 was stored; the specification refuses it: y"}, true},
-		{"other rules", oracle.Disagreement{Rules: []string{"R3.2"}, Aspect: oracle.Pod},
-			oracle.Disagreement{Rules: []string{"R3.1"}, Aspect: oracle.Pod}, false},
-		{"stored or refused without a path", oracle.Disagreement{Rules: []string{"R1.3"}, Aspect: oracle.InvalidStored},
-			oracle.Disagreement{Rules: []string{"R1.3"}, Aspect: oracle.InvalidUnnamed}, false},
-		{"events missing or wrong", oracle.Disagreement{Rules: []string{"R4.3"}, Aspect: oracle.EventsMissing},
-			oracle.Disagreement{Rules: []string{"R4.3"}, Aspect: oracle.Events}, false},
+		{"dry run and create", oracle.Disagreement{Rules: []rule.ID{rule.R3_2}, Aspect: oracle.Pod, Summary: "the dry-run create made another pod than the model: x"},
+			oracle.Disagreement{Rules: []rule.ID{rule.R3_2}, Aspect: oracle.Pod, Summary: "the create made another pod than the model: y"}, true},
+		{"two invalid presets", oracle.Disagreement{Rules: []rule.ID{rule.R1_3}, Aspect: oracle.InvalidStored, Summary: "the invalid preset a was stored; the specification refuses it: x"},
+			oracle.Disagreement{Rules: []rule.ID{rule.R1_3}, Aspect: oracle.InvalidStored, Summary: "the invalid preset b-2 was stored; the specification refuses it: y"}, true},
+		{"other rules", oracle.Disagreement{Rules: []rule.ID{rule.R3_2}, Aspect: oracle.Pod},
+			oracle.Disagreement{Rules: []rule.ID{rule.R3_1}, Aspect: oracle.Pod}, false},
+		{"stored or refused without a path", oracle.Disagreement{Rules: []rule.ID{rule.R1_3}, Aspect: oracle.InvalidStored},
+			oracle.Disagreement{Rules: []rule.ID{rule.R1_3}, Aspect: oracle.InvalidUnnamed}, false},
+		{"events missing or wrong", oracle.Disagreement{Rules: []rule.ID{rule.R4_3}, Aspect: oracle.EventsMissing},
+			oracle.Disagreement{Rules: []rule.ID{rule.R4_3}, Aspect: oracle.Events}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if same := kindOf(tc.a) == kindOf(tc.b); same != tc.same {

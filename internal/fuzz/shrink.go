@@ -9,6 +9,7 @@ import (
 
 	"presetsim.dev/presetsim/internal/oracle"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
+	"presetsim.dev/presetsim/rule"
 )
 
 // maxShrinkRuns bounds the cases one shrink runs.
@@ -23,7 +24,7 @@ const maxShrinkRuns = 300
 //
 // Events are waited for only when the disagreement is about them
 // (events): a settle window per run would make shrinking slow.
-func (r runner) shrink(ctx context.Context, c Case, rules []string, events bool) (Case, *oracle.Disagreement) {
+func (r runner) shrink(ctx context.Context, c Case, rules []rule.ID, events bool) (Case, *oracle.Disagreement) {
 	fails := func(c Case) *oracle.Disagreement {
 		ds, err := r.disagreements(ctx, c, events)
 		if err != nil {

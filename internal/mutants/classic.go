@@ -4,6 +4,8 @@ import (
 	"context"
 	"slices"
 
+	"presetsim.dev/presetsim/rule"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apiserver/pkg/admission"
@@ -18,15 +20,15 @@ import (
 // classicMutants are the first thirteen mutants, the faults the suite was
 // first written against, each a decorator of the reference plug-in.
 var classicMutants = []decoratedMutant{
-	{Mutant{"applies-non-matching", "R2.3", "applies every preset of the namespace, whatever its selector"}, fault{
+	{Mutant{"applies-non-matching", rule.R2_3, "applies every preset of the namespace, whatever its selector"}, fault{
 		presets: func(_ *corev1.Pod, all []*v1alpha1.PodPreset) []*v1alpha1.PodPreset {
 			return copies(all, func(p *v1alpha1.PodPreset) { p.Spec.Selector = metav1.LabelSelector{} })
 		}}},
-	{Mutant{"other-namespaces", "R2.2", "takes matching presets from every namespace"}, fault{
+	{Mutant{"other-namespaces", rule.R2_2, "takes matching presets from every namespace"}, fault{
 		around: func(ctx context.Context, a admission.Attributes, _ *corev1.Pod, env *call, _ func(context.Context) error) error {
 			return env.plugin(env.everyNamespace()).Admit(ctx, a, nil)
 		}}},
-	{Mutant{"ignores-exclude", "R2.4", "mutates pods annotated podpreset.admission.kubernetes.io/exclude: \"true\""}, fault{
+	{Mutant{"ignores-exclude", rule.R2_4, "mutates pods annotated podpreset.admission.kubernetes.io/exclude: \"true\""}, fault{
 		around: func(ctx context.Context, _ admission.Attributes, pod *corev1.Pod, _ *call, next func(context.Context) error) error {
 			value, excluded := pod.Annotations[merge.ExcludeAnnotation]
 			delete(pod.Annotations, merge.ExcludeAnnotation)
@@ -39,7 +41,7 @@ var classicMutants = []decoratedMutant{
 			}
 			return err
 		}}},
-	{Mutant{"last-preset-only", "R3.6", "applies only the last matching preset"}, fault{
+	{Mutant{"last-preset-only", rule.R3_6, "applies only the last matching preset"}, fault{
 		presets: func(pod *corev1.Pod, all []*v1alpha1.PodPreset) []*v1alpha1.PodPreset {
 			matching, _ := merge.Select(pod, all)
 			if len(matching) == 0 {
@@ -47,7 +49,7 @@ var classicMutants = []decoratedMutant{
 			}
 			return matching[len(matching)-1:]
 		}}},
-	{Mutant{"reverse-order", "R3.6", "applies matching presets in reverse name order"}, fault{
+	{Mutant{"reverse-order", rule.R3_6, "applies matching presets in reverse name order"}, fault{
 		around: func(ctx context.Context, a admission.Attributes, pod *corev1.Pod, env *call, next func(context.Context) error) error {
 			matching, _ := merge.Select(pod, env.presets)
 			if len(merge.Apply(pod, matching).Conflicts) > 0 {
@@ -60,7 +62,7 @@ var classicMutants = []decoratedMutant{
 			}
 			return nil
 		}}},
-	{Mutant{"prepends", "R3.3", "puts injected env vars and mounts before the container's own"}, fault{
+	{Mutant{"prepends", rule.R3_3, "puts injected env vars and mounts before the container's own"}, fault{
 		after: func(submitted, admitted *corev1.Pod, _ []*v1alpha1.PodPreset) {
 			for i := range admitted.Spec.Containers {
 				own := &submitted.Spec.Containers[i]
@@ -69,17 +71,17 @@ var classicMutants = []decoratedMutant{
 				c.VolumeMounts = append(c.VolumeMounts[len(own.VolumeMounts):], c.VolumeMounts[:len(own.VolumeMounts)]...)
 			}
 		}}},
-	{Mutant{"no-annotation", "R3.7", "adds no podpreset-<name> annotation"}, fault{
+	{Mutant{"no-annotation", rule.R3_7, "adds no podpreset-<name> annotation"}, fault{
 		after: func(submitted, admitted *corev1.Pod, _ []*v1alpha1.PodPreset) {
 			for _, k := range added(submitted, admitted) {
 				delete(admitted.Annotations, k)
 			}
 		}}},
-	{Mutant{"skips-init-containers", "R3.2", "leaves init containers alone"}, fault{
+	{Mutant{"skips-init-containers", rule.R3_2, "leaves init containers alone"}, fault{
 		after: func(submitted, admitted *corev1.Pod, _ []*v1alpha1.PodPreset) {
 			admitted.Spec.InitContainers = submitted.Spec.InitContainers
 		}}},
-	{Mutant{"duplicates-identical", "R3.4", "appends an env var again when the container already has an identical one"}, fault{
+	{Mutant{"duplicates-identical", rule.R3_4, "appends an env var again when the container already has an identical one"}, fault{
 		after: func(submitted, admitted *corev1.Pod, matching []*v1alpha1.PodPreset) {
 			if len(added(submitted, admitted)) == 0 {
 				return // nothing applied (a conflict)
@@ -96,7 +98,7 @@ var classicMutants = []decoratedMutant{
 				}
 			}
 		}}},
-	{Mutant{"partial-apply", "R4.2", "on a conflict, still applies the presets that do not conflict"}, fault{
+	{Mutant{"partial-apply", rule.R4_2, "on a conflict, still applies the presets that do not conflict"}, fault{
 		around: func(ctx context.Context, a admission.Attributes, pod *corev1.Pod, env *call, next func(context.Context) error) error {
 			submitted := pod.DeepCopy()
 			if err := next(ctx); err != nil {
@@ -118,7 +120,7 @@ var classicMutants = []decoratedMutant{
 			}
 			return nil
 		}}},
-	{Mutant{"wipes-env-on-conflict", "R4.4", "on a conflict, removes the env vars of every container"}, fault{
+	{Mutant{"wipes-env-on-conflict", rule.R4_4, "on a conflict, removes the env vars of every container"}, fault{
 		after: func(submitted, admitted *corev1.Pod, matching []*v1alpha1.PodPreset) {
 			if len(merge.Apply(submitted, matching).Conflicts) == 0 {
 				return
@@ -127,12 +129,12 @@ var classicMutants = []decoratedMutant{
 				admitted.Spec.Containers[i].Env = nil
 			}
 		}}},
-	{Mutant{"no-conflict-event", "R4.3", "reports a conflict neither as an event nor as a warning"}, fault{
+	{Mutant{"no-conflict-event", rule.R4_3, "reports a conflict neither as an event nor as a warning"}, fault{
 		around: func(ctx context.Context, _ admission.Attributes, _ *corev1.Pod, _ *call, next func(context.Context) error) error {
 			return next(warning.WithWarningRecorder(ctx, discardWarnings{}))
 		},
 		events: func(*corev1.ObjectReference) bool { return false }}},
-	{Mutant{"events-on-dry-run", "R2.1", "records conflict events on dry runs too"}, fault{
+	{Mutant{"events-on-dry-run", rule.R2_1, "records conflict events on dry runs too"}, fault{
 		around: func(ctx context.Context, a admission.Attributes, pod *corev1.Pod, env *call, next func(context.Context) error) error {
 			if a.IsDryRun() && pod.Name != "" {
 				matching, _ := merge.Select(pod, env.presets)

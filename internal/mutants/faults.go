@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"presetsim.dev/presetsim/rule"
+
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -24,14 +26,14 @@ import (
 // rule, as decorators of the reference plug-in (see fault).
 var decoratedMutants = []decoratedMutant{
 	// R1.3
-	{Mutant{"empty-selector-matches-nothing", "R1.3", "treats the empty selector {} as selecting no pod"}, fault{
+	{Mutant{"empty-selector-matches-nothing", rule.R1_3, "treats the empty selector {} as selecting no pod"}, fault{
 		presets: func(_ *corev1.Pod, all []*v1alpha1.PodPreset) []*v1alpha1.PodPreset {
 			return slices.DeleteFunc(slices.Clone(all), func(p *v1alpha1.PodPreset) bool {
 				return len(p.Spec.Selector.MatchLabels) == 0 && len(p.Spec.Selector.MatchExpressions) == 0
 			})
 		}}},
 	// R2.1
-	{Mutant{"dry-run-unmutated", "R2.1", "leaves server-side dry runs unmutated"}, fault{
+	{Mutant{"dry-run-unmutated", rule.R2_1, "leaves server-side dry runs unmutated"}, fault{
 		around: func(ctx context.Context, a admission.Attributes, _ *corev1.Pod, _ *call, next func(context.Context) error) error {
 			if a.IsDryRun() {
 				return nil
@@ -39,11 +41,11 @@ var decoratedMutants = []decoratedMutant{
 			return next(ctx)
 		}}},
 	// R2.3
-	{Mutant{"ignores-match-expressions", "R2.3", "matches by matchLabels alone, ignoring matchExpressions"}, fault{
+	{Mutant{"ignores-match-expressions", rule.R2_3, "matches by matchLabels alone, ignoring matchExpressions"}, fault{
 		presets: func(_ *corev1.Pod, all []*v1alpha1.PodPreset) []*v1alpha1.PodPreset {
 			return copies(all, func(p *v1alpha1.PodPreset) { p.Spec.Selector.MatchExpressions = nil })
 		}}},
-	{Mutant{"first-label-only", "R2.3", "matches on the first matchLabels entry (by key) only"}, fault{
+	{Mutant{"first-label-only", rule.R2_3, "matches on the first matchLabels entry (by key) only"}, fault{
 		presets: func(_ *corev1.Pod, all []*v1alpha1.PodPreset) []*v1alpha1.PodPreset {
 			return copies(all, func(p *v1alpha1.PodPreset) {
 				if keys := slices.Sorted(maps.Keys(p.Spec.Selector.MatchLabels)); len(keys) > 1 {
@@ -54,7 +56,7 @@ var decoratedMutants = []decoratedMutant{
 	// The namespace's last preset by name, not in list order: a lister
 	// returns presets in no fixed order, and a mutant that sometimes
 	// behaves would make the mutation score a coin toss (it did, in CI).
-	{Mutant{"applies-last-listed", "R2.3", "when any preset matches, applies the namespace's last preset by name instead (a loop variable's address kept)"}, fault{
+	{Mutant{"applies-last-listed", rule.R2_3, "when any preset matches, applies the namespace's last preset by name instead (a loop variable's address kept)"}, fault{
 		presets: func(pod *corev1.Pod, all []*v1alpha1.PodPreset) []*v1alpha1.PodPreset {
 			matching, _ := merge.Select(pod, all)
 			if len(matching) == 0 || len(all) == 0 {
@@ -65,14 +67,14 @@ var decoratedMutants = []decoratedMutant{
 			return []*v1alpha1.PodPreset{last}
 		}}},
 	// R2.4
-	{Mutant{"exclude-any-value", "R2.4", "excludes a pod that has the exclude annotation with any value"}, fault{
+	{Mutant{"exclude-any-value", rule.R2_4, "excludes a pod that has the exclude annotation with any value"}, fault{
 		around: func(ctx context.Context, _ admission.Attributes, pod *corev1.Pod, _ *call, next func(context.Context) error) error {
 			if _, ok := pod.Annotations[merge.ExcludeAnnotation]; ok {
 				return nil
 			}
 			return next(ctx)
 		}}},
-	{Mutant{"exclude-case-insensitive", "R2.4", "excludes a pod whose exclude annotation is \"True\" or \"TRUE\""}, fault{
+	{Mutant{"exclude-case-insensitive", rule.R2_4, "excludes a pod whose exclude annotation is \"True\" or \"TRUE\""}, fault{
 		around: func(ctx context.Context, _ admission.Attributes, pod *corev1.Pod, _ *call, next func(context.Context) error) error {
 			if strings.EqualFold(pod.Annotations[merge.ExcludeAnnotation], "true") {
 				return nil
@@ -80,7 +82,7 @@ var decoratedMutants = []decoratedMutant{
 			return next(ctx)
 		}}},
 	// R2.5
-	{Mutant{"mutates-mirror-pods", "R2.5", "mutates mirror pods"}, fault{
+	{Mutant{"mutates-mirror-pods", rule.R2_5, "mutates mirror pods"}, fault{
 		around: func(ctx context.Context, _ admission.Attributes, pod *corev1.Pod, _ *call, next func(context.Context) error) error {
 			mirror, ok := pod.Annotations[podpreset.MirrorPodAnnotation]
 			if !ok {
@@ -92,7 +94,7 @@ var decoratedMutants = []decoratedMutant{
 			return err
 		}}},
 	// R2.6
-	{Mutant{"skips-unnamed-pods", "R2.6", "leaves pods without a name alone, as a controller's pods (generateName) are"}, fault{
+	{Mutant{"skips-unnamed-pods", rule.R2_6, "leaves pods without a name alone, as a controller's pods (generateName) are"}, fault{
 		around: func(ctx context.Context, _ admission.Attributes, pod *corev1.Pod, _ *call, next func(context.Context) error) error {
 			if pod.Name == "" {
 				return nil
@@ -100,24 +102,24 @@ var decoratedMutants = []decoratedMutant{
 			return next(ctx)
 		}}},
 	// R3.1
-	{Mutant{"no-volumes", "R3.1", "injects mounts but never adds the preset's volumes to the pod"}, fault{
+	{Mutant{"no-volumes", rule.R3_1, "injects mounts but never adds the preset's volumes to the pod"}, fault{
 		after: func(submitted, admitted *corev1.Pod, _ []*v1alpha1.PodPreset) {
 			admitted.Spec.Volumes = submitted.Spec.Volumes
 		}}},
 	// R3.2
-	{Mutant{"first-container-only", "R3.2", "injects into the first app container only"}, fault{
+	{Mutant{"first-container-only", rule.R3_2, "injects into the first app container only"}, fault{
 		after: func(submitted, admitted *corev1.Pod, _ []*v1alpha1.PodPreset) {
 			for i := 1; i < len(admitted.Spec.Containers) && i < len(submitted.Spec.Containers); i++ {
 				c, own := &admitted.Spec.Containers[i], submitted.Spec.Containers[i]
 				c.Env, c.EnvFrom, c.VolumeMounts = own.Env, own.EnvFrom, own.VolumeMounts
 			}
 		}}},
-	{Mutant{"ignores-envfrom", "R3.2", "never injects envFrom"}, fault{
+	{Mutant{"ignores-envfrom", rule.R3_2, "never injects envFrom"}, fault{
 		presets: func(_ *corev1.Pod, all []*v1alpha1.PodPreset) []*v1alpha1.PodPreset {
 			return copies(all, func(p *v1alpha1.PodPreset) { p.Spec.EnvFrom = nil })
 		}}},
 	// R3.4
-	{Mutant{"duplicates-shared-envfrom", "R3.4", "adds an envFrom entry again for every further preset that injects it"}, fault{
+	{Mutant{"duplicates-shared-envfrom", rule.R3_4, "adds an envFrom entry again for every further preset that injects it"}, fault{
 		after: func(submitted, admitted *corev1.Pod, matching []*v1alpha1.PodPreset) {
 			if len(added(submitted, admitted)) == 0 {
 				return
@@ -135,7 +137,7 @@ var decoratedMutants = []decoratedMutant{
 				}
 			}
 		}}},
-	{Mutant{"compares-undefaulted", "R3.4", "compares the preset's items with the pod's as if the API server had not defaulted the pod (fieldRef apiVersion, volume defaultMode)"}, fault{
+	{Mutant{"compares-undefaulted", rule.R3_4, "compares the preset's items with the pod's as if the API server had not defaulted the pod (fieldRef apiVersion, volume defaultMode)"}, fault{
 		around: func(ctx context.Context, _ admission.Attributes, pod *corev1.Pod, _ *call, next func(context.Context) error) error {
 			own := pod.DeepCopy()
 			undefault(pod)
@@ -144,7 +146,7 @@ var decoratedMutants = []decoratedMutant{
 			return err
 		}}},
 	// R3.5
-	{Mutant{"env-names-case-insensitive", "R3.5", "compares env var names without regard to case"}, fault{
+	{Mutant{"env-names-case-insensitive", rule.R3_5, "compares env var names without regard to case"}, fault{
 		around: func(ctx context.Context, _ admission.Attributes, pod *corev1.Pod, _ *call, next func(context.Context) error) error {
 			own := pod.DeepCopy()
 			for _, c := range containers(pod) {
@@ -156,7 +158,7 @@ var decoratedMutants = []decoratedMutant{
 			restoreOwn(own, pod)
 			return err
 		}}},
-	{Mutant{"envfrom-prefix-ignored", "R3.5", "keys envFrom entries by source alone, dropping prefixes"}, fault{
+	{Mutant{"envfrom-prefix-ignored", rule.R3_5, "keys envFrom entries by source alone, dropping prefixes"}, fault{
 		presets: func(_ *corev1.Pod, all []*v1alpha1.PodPreset) []*v1alpha1.PodPreset {
 			return copies(all, func(p *v1alpha1.PodPreset) {
 				for i := range p.Spec.EnvFrom {
@@ -176,7 +178,7 @@ var decoratedMutants = []decoratedMutant{
 			return err
 		}}},
 	// R3.6
-	{Mutant{"order-by-creation", "R3.6", "applies presets one by one, oldest (lowest resourceVersion) first"}, fault{
+	{Mutant{"order-by-creation", rule.R3_6, "applies presets one by one, oldest (lowest resourceVersion) first"}, fault{
 		around: func(ctx context.Context, a admission.Attributes, pod *corev1.Pod, env *call, _ func(context.Context) error) error {
 			presets := slices.Clone(env.presets)
 			sort.SliceStable(presets, func(i, j int) bool { return version(presets[i]) < version(presets[j]) })
@@ -188,7 +190,7 @@ var decoratedMutants = []decoratedMutant{
 			return nil
 		}}},
 	// R3.7
-	{Mutant{"annotations-replaced", "R3.7", "replaces the pod's own annotations with its podpreset-<name> ones"}, fault{
+	{Mutant{"annotations-replaced", rule.R3_7, "replaces the pod's own annotations with its podpreset-<name> ones"}, fault{
 		after: func(submitted, admitted *corev1.Pod, _ []*v1alpha1.PodPreset) {
 			if len(added(submitted, admitted)) == 0 {
 				return
@@ -197,13 +199,13 @@ var decoratedMutants = []decoratedMutant{
 				delete(admitted.Annotations, k)
 			}
 		}}},
-	{Mutant{"annotation-not-version", "R3.7", "writes \"applied\" as the annotation's value instead of the preset's resourceVersion"}, fault{
+	{Mutant{"annotation-not-version", rule.R3_7, "writes \"applied\" as the annotation's value instead of the preset's resourceVersion"}, fault{
 		after: func(submitted, admitted *corev1.Pod, _ []*v1alpha1.PodPreset) {
 			for _, k := range added(submitted, admitted) {
 				admitted.Annotations[k] = "applied"
 			}
 		}}},
-	{Mutant{"annotation-only-when-changed", "R3.7", "annotates the pod only when a preset added something to it"}, fault{
+	{Mutant{"annotation-only-when-changed", rule.R3_7, "annotates the pod only when a preset added something to it"}, fault{
 		after: func(submitted, admitted *corev1.Pod, _ []*v1alpha1.PodPreset) {
 			if apiequality.Semantic.DeepEqual(submitted.Spec, admitted.Spec) {
 				for _, k := range added(submitted, admitted) {
@@ -212,7 +214,7 @@ var decoratedMutants = []decoratedMutant{
 			}
 		}}},
 	// R4.1
-	{Mutant{"mount-paths-unchecked", "R4.1", "checks volume mounts by name only, so two mounts at one path pass"}, fault{
+	{Mutant{"mount-paths-unchecked", rule.R4_1, "checks volume mounts by name only, so two mounts at one path pass"}, fault{
 		around: func(ctx context.Context, _ admission.Attributes, pod *corev1.Pod, env *call, next func(context.Context) error) error {
 			own := pod.DeepCopy()
 			matching, _ := merge.Select(pod, env.presets)
@@ -229,9 +231,9 @@ var decoratedMutants = []decoratedMutant{
 			restoreOwn(own, pod)
 			return err
 		}}},
-	{Mutant{"envfrom-never-compared", "R4.1", "never compares envFrom entries: every preset's are appended, as Kubernetes 1.19 did"}, envFromNeverCompared},
+	{Mutant{"envfrom-never-compared", rule.R4_1, "never compares envFrom entries: every preset's are appended, as Kubernetes 1.19 did"}, envFromNeverCompared},
 	// R4.2
-	{Mutant{"conflict-rejects", "R4.2", "refuses a pod that conflicts with a matching preset"}, fault{
+	{Mutant{"conflict-rejects", rule.R4_2, "refuses a pod that conflicts with a matching preset"}, fault{
 		around: func(ctx context.Context, a admission.Attributes, pod *corev1.Pod, env *call, next func(context.Context) error) error {
 			matching, _ := merge.Select(pod, env.presets)
 			if r := merge.Apply(pod, matching); len(r.Conflicts) > 0 {
@@ -240,13 +242,13 @@ var decoratedMutants = []decoratedMutant{
 			return next(ctx)
 		}}},
 	// R4.3
-	{Mutant{"no-warnings", "R4.3", "records the conflict event but returns no admission warning"}, fault{
+	{Mutant{"no-warnings", rule.R4_3, "records the conflict event but returns no admission warning"}, fault{
 		around: func(ctx context.Context, _ admission.Attributes, _ *corev1.Pod, _ *call, next func(context.Context) error) error {
 			return next(warning.WithWarningRecorder(ctx, discardWarnings{}))
 		}}},
-	{Mutant{"no-owner-events", "R4.3", "records conflict events only on named pods, never on a controller owner"}, fault{
+	{Mutant{"no-owner-events", rule.R4_3, "records conflict events only on named pods, never on a controller owner"}, fault{
 		events: func(ref *corev1.ObjectReference) bool { return ref.Kind == "Pod" }}},
-	{Mutant{"trusts-annotations", "R4.3", "skips a preset whose podpreset-<name> annotation the pod already carries at its version (idempotence by annotation): a copied pod's conflict with it goes unwarned, its missing items unadded"}, fault{
+	{Mutant{"trusts-annotations", rule.R4_3, "skips a preset whose podpreset-<name> annotation the pod already carries at its version (idempotence by annotation): a copied pod's conflict with it goes unwarned, its missing items unadded"}, fault{
 		presets: func(pod *corev1.Pod, all []*v1alpha1.PodPreset) []*v1alpha1.PodPreset {
 			return slices.DeleteFunc(slices.Clone(all), func(p *v1alpha1.PodPreset) bool {
 				v, ok := pod.Annotations[merge.AnnotationKey(p.Name)]
@@ -254,7 +256,7 @@ var decoratedMutants = []decoratedMutant{
 			})
 		}}},
 	// R4.4
-	{Mutant{"conflict-overrides", "R4.4", "on a conflict, the preset's item replaces the pod's own"}, fault{
+	{Mutant{"conflict-overrides", rule.R4_4, "on a conflict, the preset's item replaces the pod's own"}, fault{
 		around: func(ctx context.Context, _ admission.Attributes, pod *corev1.Pod, env *call, next func(context.Context) error) error {
 			matching, _ := merge.Select(pod, env.presets)
 			if r := merge.Apply(pod, matching); len(r.Conflicts) == 0 {

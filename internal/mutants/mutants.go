@@ -5,6 +5,8 @@ import (
 	"io"
 	"slices"
 
+	"presetsim.dev/presetsim/rule"
+
 	"k8s.io/apiserver/pkg/admission"
 
 	"presetsim.dev/presetsim/internal/implementation/module"
@@ -15,8 +17,8 @@ import (
 type Mutant struct {
 	// Name is the module's name without the "mutant/" prefix.
 	Name string
-	// Rule is the id of the broken rule, e.g. "R2.4".
-	Rule string
+	// Rule is the id of the broken rule, e.g. rule.R2_4.
+	Rule rule.ID
 	// Fault says what the module does wrong.
 	Fault string
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"presetsim.dev/presetsim/rule"
+
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/internal/backend/offline"
 	"presetsim.dev/presetsim/internal/implementation/module"
@@ -66,7 +68,7 @@ func TestSuiteCatchesEveryMutant(t *testing.T) {
 // negativeRules are the rules of R2–R4 that only forbid something, which a
 // module that does nothing cannot break: R3.8 (admitting a mutated pod
 // again changes nothing) and R4.4 (a conflict removes nothing).
-var negativeRules = []string{"R3.8", "R4.4"}
+var negativeRules = []rule.ID{rule.R3_8, rule.R4_4}
 
 // TestNoopFailsEveryPositiveRule runs the suite, offline, against a module
 // that mutates nothing: every rule of R2–R4 that asks for something to
@@ -88,20 +90,20 @@ func TestNoopFailsEveryPositiveRule(t *testing.T) {
 		t.Fatalf("the readiness probe's message does not say what it saw: %v", err)
 	}
 	timings := runOffline(t, mutants.NoopModule, harness.Options{AcceptUnmutatedProbe: true})
-	failed := map[string]bool{}
+	failed := map[rule.ID]bool{}
 	for _, s := range timings {
 		for _, r := range s.FailedRules() {
 			failed[r] = true
 		}
 	}
-	for _, rule := range []string{"R2.1", "R2.2", "R2.3", "R2.4", "R2.5", "R2.6", "R3.1", "R3.2", "R3.3", "R3.4", "R3.5", "R3.6", "R3.7", "R3.8", "R4.1", "R4.2", "R4.3", "R4.4"} {
+	for _, id := range []rule.ID{rule.R2_1, rule.R2_2, rule.R2_3, rule.R2_4, rule.R2_5, rule.R2_6, rule.R3_1, rule.R3_2, rule.R3_3, rule.R3_4, rule.R3_5, rule.R3_6, rule.R3_7, rule.R3_8, rule.R4_1, rule.R4_2, rule.R4_3, rule.R4_4} {
 		switch {
-		case slices.Contains(negativeRules, rule):
-			if failed[rule] {
-				t.Logf("%s failed too, though doing nothing cannot break it (credited by a scenario's tags)", rule)
+		case slices.Contains(negativeRules, id):
+			if failed[id] {
+				t.Logf("%s failed too, though doing nothing cannot break it (credited by a scenario's tags)", id)
 			}
-		case !failed[rule]:
-			t.Errorf("the no-op module passes %s: no check credited to it fails when nothing is injected", rule)
+		case !failed[id]:
+			t.Errorf("the no-op module passes %s: no check credited to it fails when nothing is injected", id)
 		}
 	}
 }
@@ -123,4 +125,14 @@ func runOffline(t *testing.T, name string, opts harness.Options) []result.Scenar
 	defer w.Stop()
 	_, timings := steps.Run(w, steps.SuiteOptions{Paths: []string{"../../features"}, Format: "progress", Output: io.Discard})
 	return timings.List()
+}
+
+// TestMutantRulesKnown: every mutant breaks a rule of the specification's
+// catalogue (the reports credit no other).
+func TestMutantRulesKnown(t *testing.T) {
+	for _, m := range mutants.All {
+		if !rule.Known(m.Rule) {
+			t.Errorf("mutant %s breaks %q, which is no rule of the specification", m.Name, m.Rule)
+		}
+	}
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"presetsim.dev/presetsim/rule"
+
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/harness/profile"
 	"presetsim.dev/presetsim/internal/mutants"
@@ -25,11 +27,11 @@ func parseProfile(t *testing.T, yaml string) *profile.Profile {
 // "conflicts: reject" the same scenarios differ as declared, nothing fails.
 func TestDeclaredDifferences(t *testing.T) {
 	const module = mutants.Prefix + "conflict-rejects"
-	var failedRules []string
+	var failedRules []rule.ID
 	for _, s := range runOffline(t, module, harness.Options{}) {
 		failedRules = append(failedRules, s.FailedRules()...)
 	}
-	if !slices.Contains(failedRules, "R4.2") {
+	if !slices.Contains(failedRules, rule.R4_2) {
 		t.Fatalf("under the canonical profile, %s fails %v, want R4.2 among them", module, failedRules)
 	}
 	declaring := parseProfile(t, `apiVersion: presetsim.dev/v1alpha1
@@ -93,10 +95,10 @@ func TestKubernetes119Profile(t *testing.T) {
 func TestLyingProfiles(t *testing.T) {
 	for _, tc := range []struct {
 		name, module, conflicts string
-		wantRule                string
+		wantRule                rule.ID
 	}{
-		{"reject declared, conflicts admitted", mutants.Kubernetes119Module, "reject", "R4.2"},
-		{"apply declared, env wiped", mutants.Prefix + "wipes-env-on-conflict", "apply", "R4.4"},
+		{"reject declared, conflicts admitted", mutants.Kubernetes119Module, "reject", rule.R4_2},
+		{"apply declared, env wiped", mutants.Prefix + "wipes-env-on-conflict", "apply", rule.R4_4},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			lying := parseProfile(t, `apiVersion: presetsim.dev/v1alpha1
@@ -106,7 +108,7 @@ spec:
   referenceCRD: true
   behaviour: {conflicts: `+tc.conflicts+`}
 `)
-			var failedRules []string
+			var failedRules []rule.ID
 			for _, s := range runOffline(t, tc.module, harness.Options{Profile: lying}) {
 				failedRules = append(failedRules, s.FailedRules()...)
 				if c := s.Declared(); c != nil && !strings.Contains(c.Reason, "verified") {

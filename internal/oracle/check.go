@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"presetsim.dev/presetsim/rule"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 
@@ -23,7 +25,7 @@ import (
 type Disagreement struct {
 	// Rules are the rules of the specification the difference shows
 	// broken.
-	Rules []string
+	Rules []rule.ID
 	// Aspect is what of the outcome differs.
 	Aspect Aspect
 	// Summary is one line; Detail the whole difference (a pod diff, say).
@@ -67,7 +69,7 @@ func (a Aspect) AboutEvents() bool { return a == Events || a == EventsMissing }
 // agrees. The events are compared only after the case settled (events).
 func Check(ctx context.Context, w *harness.World, obs Observed, events bool) ([]Disagreement, error) {
 	if obs.PresetErr != nil {
-		return []Disagreement{{Rules: []string{"R1.2", "R1.3"}, Aspect: PresetRefused, Summary: "a valid preset was refused: " + oneLine(obs.PresetErr.Error()),
+		return []Disagreement{{Rules: []rule.ID{rule.R1_2, rule.R1_3}, Aspect: PresetRefused, Summary: "a valid preset was refused: " + oneLine(obs.PresetErr.Error()),
 			Detail: obs.PresetErr.Error()}}, nil
 	}
 	out := InvalidDisagreements(w, obs.Invalid)
@@ -140,7 +142,7 @@ func checkRequest(ctx context.Context, w *harness.World, pods *scenario.Scenario
 func compareOutcome(ctx context.Context, w *harness.World, pods *scenario.Scenario, obs Observed, name string, dryRun bool, want model.Outcome, got Request) (*Disagreement, error) {
 	switch {
 	case want.Refused && got.Err == nil:
-		return &Disagreement{Rules: []string{"R4.2"}, Aspect: Admitted, Summary: fmt.Sprintf("%s was admitted; the profile declares conflicts: reject, and the model refuses it: %s", name, want.Message)}, nil
+		return &Disagreement{Rules: []rule.ID{rule.R4_2}, Aspect: Admitted, Summary: fmt.Sprintf("%s was admitted; the profile declares conflicts: reject, and the model refuses it: %s", name, want.Message)}, nil
 	case !want.Refused && got.Err != nil:
 		return &Disagreement{Rules: refusalRules(want, got.Err), Aspect: Refused, Summary: fmt.Sprintf("%s was refused: %s", name, oneLine(got.Err.Error())), Detail: got.Err.Error()}, nil
 	case want.Refused:
@@ -164,9 +166,9 @@ func compareOutcome(ctx context.Context, w *harness.World, pods *scenario.Scenar
 		wantWarnings[i] = w.Profile.Warning(got.Pod.Namespace, m)
 	}
 	if w.Profile.Claims("warnings") && !slices.Equal(sortedCopy(wantWarnings), sortedCopy(got.Warnings)) {
-		rules := []string{"R4.3"}
+		rules := []rule.ID{rule.R4_3}
 		if foreign(obs, got.Warnings) {
-			rules = []string{"R2.2"}
+			rules = []rule.ID{rule.R2_2}
 		}
 		return &Disagreement{Rules: rules, Aspect: Warnings, Summary: fmt.Sprintf("%s returned the warnings %q; the model returns %q", name, got.Warnings, wantWarnings)}, nil
 	}
@@ -183,15 +185,15 @@ func checkEvents(obs Observed, want Expectation) *Disagreement {
 		}
 	}
 	expected := eventKeys(want.Create[0].Events)
-	rules, aspect := []string{"R4.3"}, Events
+	rules, aspect := []rule.ID{rule.R4_3}, Events
 	if len(got) == 0 {
 		aspect = EventsMissing
 	}
 	if foreign(obs, got) {
-		return &Disagreement{Rules: []string{"R2.2"}, Aspect: aspect, Summary: fmt.Sprintf("conflict events %q name presets of another namespace; the model records %q", got, expected)}
+		return &Disagreement{Rules: []rule.ID{rule.R2_2}, Aspect: aspect, Summary: fmt.Sprintf("conflict events %q name presets of another namespace; the model records %q", got, expected)}
 	}
 	if len(got) > len(expected) && len(want.DryRun) > 0 && len(want.DryRun[0].Conflicts) > 0 {
-		rules = []string{"R2.1", "R4.3"} // the dry run's conflict recorded too, most likely
+		rules = []rule.ID{rule.R2_1, rule.R4_3} // the dry run's conflict recorded too, most likely
 	}
 	return &Disagreement{Rules: rules, Aspect: aspect, Summary: fmt.Sprintf("conflict events %q; the model records %q", got, expected)}
 }
@@ -200,24 +202,24 @@ func checkEvents(obs Observed, want Expectation) *Disagreement {
 // R4.2 ("admission still succeeds") when the implementation denied the
 // pod; when the API server refused the pod the implementation made, the
 // rule the model's explanation names (a missed conflict made it invalid).
-func refusalRules(want model.Outcome, err error) []string {
+func refusalRules(want model.Outcome, err error) []rule.ID {
 	denied := admit.Denied(err)
 	switch {
 	case want.Skipped == "excluded":
-		return []string{"R2.4"}
+		return []rule.ID{rule.R2_4}
 	case want.Skipped == "mirror":
-		return []string{"R2.5"}
+		return []rule.ID{rule.R2_5}
 	case denied && len(want.Conflicts) == 0 && strings.Contains(strings.ToLower(err.Error()), "conflict"):
 		// A conflict the model does not see: items the specification
 		// calls identical (R3.4, compared once defaulted) or keys it keeps
 		// apart (R3.5) were taken for one (R4.1).
-		return []string{"R3.4", "R4.1"}
+		return []rule.ID{rule.R3_4, rule.R4_1}
 	case denied:
-		return []string{"R4.2"}
+		return []rule.ID{rule.R4_2}
 	case len(want.Conflicts) > 0:
-		return []string{"R4.1"}
+		return []rule.ID{rule.R4_1}
 	}
-	return []string{"R3.5", "R4.1"}
+	return []rule.ID{rule.R3_5, rule.R4_1}
 }
 
 // oneLine is the first line of a message, trimmed to 200 characters.

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"presetsim.dev/presetsim/rule"
+
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/harness/profile"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
@@ -39,7 +41,10 @@ func InvalidDisagreements(w *harness.World, inv *InvalidPreset) []Disagreement {
 	if inv == nil || inv.Unvalidated || validationDeclared(w) {
 		return nil
 	}
-	var rules, reasons []string
+	var (
+		rules   []rule.ID
+		reasons []string
+	)
 	for _, r := range inv.Reasons {
 		if !slices.Contains(rules, r.Rule) {
 			rules = append(rules, r.Rule)
@@ -57,7 +62,7 @@ func InvalidDisagreements(w *harness.World, inv *InvalidPreset) []Disagreement {
 			return nil
 		}
 	}
-	return []Disagreement{{Rules: []string{"R1.8"}, Aspect: InvalidUnnamed,
+	return []Disagreement{{Rules: []rule.ID{rule.R1_8}, Aspect: InvalidUnnamed,
 		Summary: fmt.Sprintf("the invalid preset %s was refused without naming %s: %s", inv.Preset.Name, inv.Reasons[0].Err.Field, oneLine(msg)),
 		Detail:  msg}}
 }

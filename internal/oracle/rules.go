@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"presetsim.dev/presetsim/rule"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -44,9 +46,9 @@ import (
 //     R3.6 (presets in another order);
 //   - items missing: R3.1 (volumes), R3.2 (in some containers or some
 //     kinds of item); items added: R3.4 (a duplicate) or R4.1.
-func podRules(w *harness.World, obs Observed, want model.Outcome, got Request, dryRun bool, m *compare.Mismatch) []string {
-	var rules []string
-	add := func(r ...string) {
+func podRules(w *harness.World, obs Observed, want model.Outcome, got Request, dryRun bool, m *compare.Mismatch) []rule.ID {
+	var rules []rule.ID
+	add := func(r ...rule.ID) {
 		for _, x := range r {
 			if !slices.Contains(rules, x) {
 				rules = append(rules, x)
@@ -56,7 +58,7 @@ func podRules(w *harness.World, obs Observed, want model.Outcome, got Request, d
 	submitted := defaults.Pod(obs.Pod)
 	submitted.Annotations = w.Profile.Annotations(submitted.Annotations)
 	if lost := lostItems(submitted, got.Pod); len(lost) > 0 || lostField(obs.Pod, got.Pod) {
-		add("R4.4")
+		add(rule.R4_4)
 	}
 	if onlyAnnotations(m.Differences) {
 		// The items are the model's; only annotations differ.
@@ -68,47 +70,47 @@ func podRules(w *harness.World, obs Observed, want model.Outcome, got Request, d
 	for _, name := range extra {
 		switch {
 		case !slices.Contains(want.Matching, name) && isOther(obs, name):
-			add("R2.2")
+			add(rule.R2_2)
 		case want.Skipped == "excluded":
-			add("R2.4")
+			add(rule.R2_4)
 		case want.Skipped == "mirror":
-			add("R2.5")
+			add(rule.R2_5)
 		case slices.Contains(want.Matching, name) && len(want.Conflicts) > 0 && len(applied) < len(want.Matching):
-			add("R4.2")
+			add(rule.R4_2)
 		case slices.Contains(want.Matching, name) && len(want.Conflicts) > 0:
-			add("R4.1")
+			add(rule.R4_1)
 		default:
-			add("R2.3")
+			add(rule.R2_3)
 		}
 	}
 	if len(missing) > 0 {
 		switch {
 		case len(applied) == 0 && dryRun && slices.Equal(appliedNames(w, obs.Create), want.Applied):
-			add("R2.1") // the real create got them; only the dry run did not
+			add(rule.R2_1) // the real create got them; only the dry run did not
 		case len(applied) == 0 && hasExclude(obs):
-			add("R2.4") // an exclude annotation whose value does not exclude
+			add(rule.R2_4) // an exclude annotation whose value does not exclude
 		case len(applied) == 0 && got.Pod.GenerateName != "" && obs.Pod.Name == "":
-			add("R2.6", "R2.3")
+			add(rule.R2_6, rule.R2_3)
 		case foreign(obs, got.Warnings):
-			add("R2.2") // a conflict with another namespace's preset
+			add(rule.R2_2) // a conflict with another namespace's preset
 		case conflictWarned(got.Warnings):
-			add("R3.4", "R3.5", "R4.1")
+			add(rule.R3_4, rule.R3_5, rule.R4_1)
 		}
 		if len(applied) > 0 && !slices.ContainsFunc(missing, func(name string) bool { return !emptySelector(obs, name) }) {
-			add("R1.3") // the others applied; only the empty selectors did not match
+			add(rule.R1_3) // the others applied; only the empty selectors did not match
 		}
 		if len(applied) == 1 && applied[0] == want.Applied[len(want.Applied)-1] {
-			add("R3.6")
+			add(rule.R3_6)
 		}
 		if len(rules) == 0 {
-			add("R2.3")
+			add(rule.R2_3)
 		}
 	}
 	if len(extra) == 0 && len(missing) == 0 {
 		add(itemRules(w, m.Differences, want)...)
 	}
 	if len(rules) == 0 {
-		add("R3.5", "R4.1") // the items differ in a way none of the above names
+		add(rule.R3_5, rule.R4_1) // the items differ in a way none of the above names
 	}
 	return rules
 }
@@ -134,39 +136,39 @@ func lostField(submitted, got *corev1.Pod) bool {
 
 // itemRules reads the differences of a pod to which the right presets
 // were applied.
-func itemRules(w *harness.World, diffs []valuediff.Difference, want model.Outcome) []string {
-	var rules []string
+func itemRules(w *harness.World, diffs []valuediff.Difference, want model.Outcome) []rule.ID {
+	var rules []rule.ID
 	annotation := "metadata.annotations[" + w.Profile.AppliedPrefix()
 	for _, d := range diffs {
 		switch {
 		case strings.HasPrefix(d.Path, annotation):
-			rules = append(rules, "R3.7")
+			rules = append(rules, rule.R3_7)
 		case strings.HasPrefix(d.Path, "metadata.annotations["):
-			rules = append(rules, "R3.7", "R4.4") // the pod's own annotation, replaced or lost
+			rules = append(rules, rule.R3_7, rule.R4_4) // the pod's own annotation, replaced or lost
 		case d.Order():
 			if len(want.Applied) > 1 {
-				rules = append(rules, "R3.6", "R3.3")
+				rules = append(rules, rule.R3_6, rule.R3_3)
 			} else {
-				rules = append(rules, "R3.3")
+				rules = append(rules, rule.R3_3)
 			}
 		case d.Got == valuediff.Absent && strings.HasPrefix(d.Path, "spec.volumes"):
-			rules = append(rules, "R3.1")
+			rules = append(rules, rule.R3_1)
 		case d.Got == valuediff.Absent:
-			rules = append(rules, "R3.2")
+			rules = append(rules, rule.R3_2)
 		case d.Want == valuediff.Absent:
-			rules = append(rules, "R3.4", "R4.1")
+			rules = append(rules, rule.R3_4, rule.R4_1)
 		case strings.HasPrefix(d.Path, "metadata."):
-			rules = append(rules, "R4.4")
+			rules = append(rules, rule.R4_4)
 		default:
-			rules = append(rules, "R3.5", "R4.1")
+			rules = append(rules, rule.R3_5, rule.R4_1)
 		}
 	}
 	if prefixDropped(diffs) {
-		rules = append(rules, "R3.5") // envFrom entries keyed without their prefix
+		rules = append(rules, rule.R3_5) // envFrom entries keyed without their prefix
 	}
-	if slices.Contains(rules, "R3.2") || slices.Contains(rules, "R3.1") {
+	if slices.Contains(rules, rule.R3_2) || slices.Contains(rules, rule.R3_1) {
 		// Missing items: the cause, not a missing annotation, is the rule.
-		rules = slices.DeleteFunc(rules, func(r string) bool { return r == "R3.7" })
+		rules = slices.DeleteFunc(rules, func(r rule.ID) bool { return r == rule.R3_7 })
 	}
 	slices.Sort(rules)
 	return slices.Compact(rules)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"presetsim.dev/presetsim/outcome"
+	"presetsim.dev/presetsim/rule"
 )
 
 type junitSuites struct {
@@ -65,7 +66,7 @@ func (s *Summary) WriteJUnit(w io.Writer) error {
 		switch sc.Outcome {
 		case outcome.Failed:
 			first, _, _ := strings.Cut(sc.Failure, "\n")
-			c.Failure = &junitMessage{Message: first, Type: strings.Join(sc.failedRules(), " "), Text: sc.Failure}
+			c.Failure = &junitMessage{Message: first, Type: rule.Join(sc.failedRules(), " "), Text: sc.Failure}
 			if sc.FailedCheck != "" {
 				c.Failure.Text = "failed check: " + sc.FailedCheck + "\n\n" + sc.Failure
 			}

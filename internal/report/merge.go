@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"presetsim.dev/presetsim/outcome"
+	"presetsim.dev/presetsim/rule"
 )
 
 // Merge joins the summaries of the shards of one run (presetsim run
@@ -19,8 +20,8 @@ func Merge(shards []*Summary) (*Summary, error) {
 	}
 	first := shards[0]
 	s := &Summary{Implementation: first.Implementation, Version: first.Version, Backend: first.Backend, Passed: true, Totals: outcome.Counts{}}
-	byRule := map[string]*RuleOutcome{}
-	var order []string
+	byRule := map[rule.ID]*RuleOutcome{}
+	var order []rule.ID
 	owner := map[string]int{} // scenario → the shard it came from
 	for i, sh := range shards {
 		switch {
@@ -59,8 +60,8 @@ func Merge(shards []*Summary) (*Summary, error) {
 	}
 	sort.Slice(s.Scenarios, func(i, j int) bool { return s.Scenarios[i].Name < s.Scenarios[j].Name })
 	// The specification's rules in its order, then any other, as Build lists them.
-	ids := make([]string, 0, len(order))
-	for _, r := range Rules {
+	ids := make([]rule.ID, 0, len(order))
+	for _, r := range rule.All {
 		if _, ok := byRule[r.ID]; ok {
 			ids = append(ids, r.ID)
 		}

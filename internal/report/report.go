@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"presetsim.dev/presetsim/outcome"
+	"presetsim.dev/presetsim/rule"
 )
 
 // ScenarioResult is one scenario's result, as the harness reports it.
@@ -40,7 +40,7 @@ type ScenarioResult struct {
 type Check struct {
 	Step    string          `json:"step"`
 	Line    int             `json:"line,omitempty"`
-	Rules   []string        `json:"rules,omitempty"`
+	Rules   []rule.ID       `json:"rules,omitempty"`
 	Outcome outcome.Outcome `json:"outcome"`
 	// Detail is the failure or the reason of a check that differs as
 	// declared or is not claimed.
@@ -97,7 +97,7 @@ func round(d time.Duration) float64 { return d.Round(time.Millisecond).Seconds()
 
 // RuleOutcome is a rule with its outcome and the scenarios that decided it.
 type RuleOutcome struct {
-	Rule
+	rule.Rule
 	Outcome   outcome.Outcome `json:"outcome"`
 	Failed    []string        `json:"failed,omitempty"`
 	Passed    []string        `json:"passed,omitempty"`
@@ -118,7 +118,7 @@ type ScenarioReport struct {
 	Seconds  float64         `json:"seconds"`
 	Failure  string          `json:"failure,omitempty"`
 	Reason   string          `json:"reason,omitempty"`
-	Rules    []string        `json:"rules,omitempty"`
+	Rules    []rule.ID       `json:"rules,omitempty"`
 	Scenario string          `json:"scenario"`
 	// FailedCheck is the failing step and the rules it is credited to:
 	// `the pod "website" should be as submitted → R4.2`.
@@ -136,16 +136,16 @@ func Build(implementation, version, backend string, results []ScenarioResult) *S
 	s := &Summary{Implementation: implementation, Version: version, Backend: backend, Passed: true,
 		Totals: outcome.Counts{outcome.Passed: 0, outcome.Failed: 0, outcome.Differs: 0, outcome.Unsupported: 0,
 			outcome.NotClaimed: 0, outcome.NotApplicable: 0}}
-	rules := append([]Rule(nil), Rules...)
-	byRule := map[string]*RuleOutcome{}
-	for _, r := range Rules {
+	rules := slices.Clone(rule.All)
+	byRule := map[rule.ID]*RuleOutcome{}
+	for _, r := range rule.All {
 		byRule[r.ID] = &RuleOutcome{Rule: r}
 	}
-	rule := func(id string) *RuleOutcome {
+	ruleOf := func(id rule.ID) *RuleOutcome {
 		if r, ok := byRule[id]; ok {
 			return r
 		}
-		r := Rule{ID: id, Title: "(not a rule of the specification)"}
+		r := rule.Rule{ID: id, Title: "(not a rule of the specification)"}
 		rules = append(rules, r)
 		byRule[id] = &RuleOutcome{Rule: r}
 		return byRule[id]
@@ -159,15 +159,12 @@ func Build(implementation, version, backend string, results []ScenarioResult) *S
 		}
 		s.Totals[sc.Outcome]++
 		for id, o := range ruleOutcomes(res, sc.Outcome) {
-			r := rule(id)
-			r.add(o, res.Name)
+			ruleOf(id).add(o, res.Name)
 		}
-		for _, tag := range res.Tags {
-			if id, ok := strings.CutPrefix(tag, "@"); ok && ruleID.MatchString(id) {
-				r := rule(id)
-				sc.Rules = append(sc.Rules, r.ID)
-				r.Scenarios++
-			}
+		for _, id := range rule.Tags(res.Tags) {
+			r := ruleOf(id)
+			sc.Rules = append(sc.Rules, r.ID)
+			r.Scenarios++
 		}
 		s.Scenarios = append(s.Scenarios, sc)
 	}
@@ -190,9 +187,6 @@ func (o *RuleOutcome) decide() {
 		}
 	}
 }
-
-// ruleID is what a rule tag looks like without its "@": R4.2.
-var ruleID = regexp.MustCompile(`^R\d+\.\d+$`)
 
 // list is where the rule keeps the scenarios of an outcome.
 func (o *RuleOutcome) list(oc outcome.Outcome) *[]string {
@@ -238,7 +232,7 @@ func scenarioReport(res ScenarioResult) ScenarioReport {
 	switch sc.Outcome {
 	case outcome.Failed:
 		if i := slices.IndexFunc(res.Checks, func(c Check) bool { return c.Outcome == outcome.Failed }); i >= 0 {
-			sc.FailedCheck = fmt.Sprintf("%s → %s", res.Checks[i].Step, strings.Join(res.Checks[i].Rules, ", "))
+			sc.FailedCheck = fmt.Sprintf("%s → %s", res.Checks[i].Step, rule.Join(res.Checks[i].Rules, ", "))
 		}
 	case outcome.NotApplicable:
 		sc.Reason = res.NotApplicable
@@ -253,11 +247,11 @@ func scenarioReport(res ScenarioResult) ScenarioReport {
 // ruleOutcomes is what one scenario says about each rule: from its checks
 // when it ran, the worst per rule; from its rule tags when it did not run
 // or recorded no checks.
-func ruleOutcomes(res ScenarioResult, scenario outcome.Outcome) map[string]outcome.Outcome {
-	out := map[string]outcome.Outcome{}
-	set := func(rule string, o outcome.Outcome) {
-		if cur, ok := out[rule]; !ok || o.Worse(cur) {
-			out[rule] = o
+func ruleOutcomes(res ScenarioResult, scenario outcome.Outcome) map[rule.ID]outcome.Outcome {
+	out := map[rule.ID]outcome.Outcome{}
+	set := func(id rule.ID, o outcome.Outcome) {
+		if cur, ok := out[id]; !ok || o.Worse(cur) {
+			out[id] = o
 		}
 	}
 	if scenario.Ran() && len(res.Checks) > 0 {
@@ -270,25 +264,21 @@ func ruleOutcomes(res ScenarioResult, scenario outcome.Outcome) map[string]outco
 		}
 		if scenario == outcome.Failed && !blamed {
 			// Failed outside any check (a hook): the scenario's rules.
-			for _, tag := range res.Tags {
-				if id, ok := strings.CutPrefix(tag, "@"); ok && ruleID.MatchString(id) {
-					set(id, outcome.Failed)
-				}
+			for _, id := range rule.Tags(res.Tags) {
+				set(id, outcome.Failed)
 			}
 		}
 		return out
 	}
-	for _, tag := range res.Tags {
-		if id, ok := strings.CutPrefix(tag, "@"); ok && ruleID.MatchString(id) {
-			set(id, scenario)
-		}
+	for _, id := range rule.Tags(res.Tags) {
+		set(id, scenario)
 	}
 	return out
 }
 
 // failedRules are the rules a failed scenario's failing check is credited
 // to; its rule tags when no check failed.
-func (sc ScenarioReport) failedRules() []string {
+func (sc ScenarioReport) failedRules() []rule.ID {
 	for _, c := range sc.Checks {
 		if c.Outcome == outcome.Failed {
 			return c.Rules
@@ -298,8 +288,8 @@ func (sc ScenarioReport) failedRules() []string {
 }
 
 // FailedRules lists the ids of the rules that failed.
-func (s *Summary) FailedRules() []string {
-	var out []string
+func (s *Summary) FailedRules() []rule.ID {
+	var out []rule.ID
 	for _, r := range s.Rules {
 		if r.Outcome == outcome.Failed {
 			out = append(out, r.ID)

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"presetsim.dev/presetsim/rule"
 
 	"presetsim.dev/presetsim/internal/report/reporttest"
 	"presetsim.dev/presetsim/outcome"
@@ -22,13 +25,13 @@ var results = []ScenarioResult{
 		Duration: 120 * time.Millisecond, Failed: true,
 		Failure: "metadata.annotations[podpreset.admission.kubernetes.io/podpreset-allow-database]: want <absent>, got \"16\"\n\n--- want\n+++ got\n@@ -1 +1,2 @@\n metadata:\n+  annotations: <x>",
 		Checks: []Check{
-			{Step: `the pod "control" should have the annotations:`, Line: 40, Rules: []string{"R3.7"}, Outcome: outcome.Passed},
-			{Step: `the pod "website" should be as submitted`, Line: 52, Rules: []string{"R2.4"}, Outcome: outcome.Failed, Detail: "metadata.annotations[…]: want <absent>, got \"16\""},
+			{Step: `the pod "control" should have the annotations:`, Line: 40, Rules: []rule.ID{rule.R3_7}, Outcome: outcome.Passed},
+			{Step: `the pod "website" should be as submitted`, Line: 52, Rules: []rule.ID{rule.R2_4}, Outcome: outcome.Failed, Detail: "metadata.annotations[…]: want <absent>, got \"16\""},
 		}},
 	{Name: "features/simple.feature: A pod the selector does not match is left alone", Tags: []string{"@R3.1", "@R2.3"}, Duration: 80 * time.Millisecond,
-		Checks: []Check{{Step: `the pod "backend" should be as submitted`, Line: 90, Rules: []string{"R2.3"}, Outcome: outcome.Passed}}},
+		Checks: []Check{{Step: `the pod "backend" should be as submitted`, Line: 90, Rules: []rule.ID{rule.R2_3}, Outcome: outcome.Passed}}},
 	{Name: "features/conflict.feature: A conflict changes nothing", Tags: []string{"@R4.2", "@R4.3"}, Duration: 90 * time.Millisecond,
-		Checks: []Check{{Step: "the request should succeed", Line: 12, Rules: []string{"R4.2"}, Outcome: outcome.Differs, Detail: "profile kubeflow declares conflicts: reject (R4.2)"}}},
+		Checks: []Check{{Step: "the request should succeed", Line: 12, Rules: []rule.ID{rule.R4_2}, Outcome: outcome.Differs, Detail: "profile kubeflow declares conflicts: reject (R4.2)"}}},
 	{Name: "features/job.feature: A Job's pods are mutated and complete", Tags: []string{"@R2.6"}, Duration: 5 * time.Millisecond,
 		Unsupported: "there is no Job controller to create its pods"},
 	{Name: "features/injection.feature: Init containers", Tags: []string{"@R3.2", "@initContainers"}, NotClaimed: "initContainers"},
@@ -40,17 +43,17 @@ func TestBuild(t *testing.T) {
 	if s.Passed {
 		t.Error("a run with a failure passed")
 	}
-	got := map[string]outcome.Outcome{}
+	got := map[rule.ID]outcome.Outcome{}
 	for _, r := range s.Rules {
 		got[r.ID] = r.Outcome
 	}
-	for id, want := range map[string]outcome.Outcome{"R2.4": outcome.Failed, "R2.3": outcome.Passed, "R3.7": outcome.Passed, "R3.1": outcome.Untested, "R2.6": outcome.Unsupported,
-		"R4.2": outcome.Differs, "R4.3": outcome.Untested, "R3.2": outcome.NotClaimed, "R1.6": outcome.NotApplicable, "R4.4": outcome.Untested} {
+	for id, want := range map[rule.ID]outcome.Outcome{rule.R2_4: outcome.Failed, rule.R2_3: outcome.Passed, rule.R3_7: outcome.Passed, rule.R3_1: outcome.Untested, rule.R2_6: outcome.Unsupported,
+		rule.R4_2: outcome.Differs, rule.R4_3: outcome.Untested, rule.R3_2: outcome.NotClaimed, rule.R1_6: outcome.NotApplicable, rule.R4_4: outcome.Untested} {
 		if got[id] != want {
 			t.Errorf("rule %s: %s, want %s", id, got[id], want)
 		}
 	}
-	if got := strings.Join(s.FailedRules(), ","); got != "R2.4" {
+	if got := s.FailedRules(); !slices.Equal(got, []rule.ID{rule.R2_4}) {
 		t.Errorf("failed rules %s, want R2.4 (the failing check's rule, not every tag of the scenario)", got)
 	}
 	if s.Totals[outcome.Passed] != 1 || s.Totals[outcome.Failed] != 1 || s.Totals[outcome.Differs] != 1 || s.Totals[outcome.Unsupported] != 1 || s.Totals[outcome.NotClaimed] != 1 || s.Totals[outcome.NotApplicable] != 1 {
@@ -65,15 +68,16 @@ func TestBuildKeepsUnknownRules(t *testing.T) {
 	s := Build("reference", "presetsim", "offline", []ScenarioResult{
 		{Name: "features/x.feature: tagged with a typo", Tags: []string{"@R9.9", "@conflicts"}},
 		{Name: "features/x.feature: a check credits an unknown rule", Tags: []string{"@R2.3"},
-			Checks: []Check{{Step: "the request should succeed", Rules: []string{"R2.33"}, Outcome: outcome.Failed}}, Failed: true},
+			Checks: []Check{{Step: "the request should succeed", Rules: []rule.ID{"R2.33"}, Outcome: outcome.Failed}}, Failed: true},
 	})
-	byID := map[string]RuleOutcome{}
+	byID := map[rule.ID]RuleOutcome{}
 	for _, r := range s.Rules {
 		byID[r.ID] = r
 	}
 	tests := []struct {
-		name, id string
-		want     outcome.Outcome
+		name string
+		id   rule.ID
+		want outcome.Outcome
 	}{
 		{"an unknown tag", "R9.9", outcome.Passed},
 		{"an unknown rule of a check", "R2.33", outcome.Failed},
@@ -153,7 +157,7 @@ func TestHTMLRendersInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 	dom := reporttest.Render(t, b.Bytes())
-	if n := strings.Count(dom, `class="rule"`); n != len(Rules) {
-		t.Errorf("the rules table has %d rows, want %d", n, len(Rules))
+	if n := strings.Count(dom, `class="rule"`); n != len(rule.All) {
+		t.Errorf("the rules table has %d rows, want %d", n, len(rule.All))
 	}
 }

@@ -4,12 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 	"testing"
 
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/harness/backend"
 	"presetsim.dev/presetsim/internal/backend/offline"
+	"presetsim.dev/presetsim/rule"
 	"presetsim.dev/presetsim/steps"
 	"presetsim.dev/presetsim/steps/result"
 )
@@ -55,7 +55,7 @@ func Run(t testing.TB, opts harness.Options, dir string) {
 
 func failure(tm result.Scenario) string {
 	if c := tm.FailedCheck(); c != nil {
-		return fmt.Sprintf("%s (line %d) → %s: %v", c.Step, c.Line, strings.Join(c.Rules, ","), c.Err)
+		return fmt.Sprintf("%s (line %d) → %s: %v", c.Step, c.Line, rule.Join(c.Rules, ","), c.Err)
 	}
 	if tm.Err != nil {
 		return tm.Err.Error()

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"presetsim.dev/presetsim/rule"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -30,7 +32,7 @@ type Verdict struct {
 	// Outcome is Applied, NotApplied or Conflict.
 	Outcome string `json:"outcome"`
 	// Rule is the rule of the specification the verdict rests on.
-	Rule string `json:"rule"`
+	Rule rule.ID `json:"rule"`
 	// Reason is the verdict's reason, one line in the specification's terms.
 	Reason string `json:"reason"`
 	// Added and Skipped are the items an applied preset added, and those it
@@ -73,13 +75,13 @@ func Pod(pod *corev1.Pod, presets []*v1alpha1.PodPreset) []Verdict {
 		v.Preset, v.PresetNamespace, v.Outcome = p.Name, namespaceOr(p.Namespace), NotApplied
 		switch {
 		case v.PresetNamespace != ns:
-			v.Rule, v.Reason = "R2.2", fmt.Sprintf("the preset lives in namespace %s and the pod in %s; presets apply to the pods of their own namespace", v.PresetNamespace, ns)
+			v.Rule, v.Reason = rule.R2_2, fmt.Sprintf("the preset lives in namespace %s and the pod in %s; presets apply to the pods of their own namespace", v.PresetNamespace, ns)
 		case pod.Annotations[merge.ExcludeAnnotation] == "true":
-			v.Rule, v.Reason = "R2.4", fmt.Sprintf("the pod is excluded by its annotation %s: %q", merge.ExcludeAnnotation, "true")
+			v.Rule, v.Reason = rule.R2_4, fmt.Sprintf("the pod is excluded by its annotation %s: %q", merge.ExcludeAnnotation, "true")
 		case hasKey(pod.Annotations, admission.MirrorPodAnnotation):
-			v.Rule, v.Reason = "R2.5", fmt.Sprintf("the pod is a mirror pod (annotation %s), which no preset mutates", admission.MirrorPodAnnotation)
+			v.Rule, v.Reason = rule.R2_5, fmt.Sprintf("the pod is a mirror pod (annotation %s), which no preset mutates", admission.MirrorPodAnnotation)
 		default:
-			v.Rule, v.Reason = "R2.3", selects(p, pod.Labels)
+			v.Rule, v.Reason = rule.R2_3, selects(p, pod.Labels)
 			if v.Reason == "" {
 				candidates = append(candidates, p)
 			}
@@ -110,7 +112,7 @@ func Pod(pod *corev1.Pod, presets []*v1alpha1.PodPreset) []Verdict {
 			explainConflict(v, presets[i].Name, result.Conflicts)
 			continue
 		}
-		v.Outcome, v.Rule = Applied, "R2.3"
+		v.Outcome, v.Rule = Applied, rule.R2_3
 		v.Added, v.Skipped = contribution(applied(at), applied(at+1), presets[i])
 		v.Reason = fmt.Sprintf("the selector matches; applied %s of %d, in name order; %s added, %s skipped as identical; annotated %s=%q",
 			ordinal(at+1), len(selected), count(len(v.Added), "item"), count(len(v.Skipped), "item"), merge.AnnotationKey(v.Preset), presets[i].ResourceVersion)
@@ -122,7 +124,7 @@ func Pod(pod *corev1.Pod, presets []*v1alpha1.PodPreset) []Verdict {
 // preset conflicts: the conflicting ones name their items, the others say
 // whose conflict holds them back (R4.2).
 func explainConflict(v *Verdict, name string, conflicts []merge.Conflict) {
-	v.Outcome, v.Rule = Conflict, "R4.1"
+	v.Outcome, v.Rule = Conflict, rule.R4_1
 	var culprits []string
 	for _, c := range conflicts {
 		if !slices.Contains(culprits, c.Preset) {
@@ -140,7 +142,7 @@ func explainConflict(v *Verdict, name string, conflicts []merge.Conflict) {
 		v.Reason = strings.Join(whats, "; ") + "; so no preset is applied, and the API server warns and records an event: " + message(name, conflicts)
 		return
 	}
-	v.Outcome, v.Rule = NotApplied, "R4.2"
+	v.Outcome, v.Rule = NotApplied, rule.R4_2
 	v.Reason = fmt.Sprintf("the selector matches, but %s conflicts, and a conflict applies no preset", strings.Join(culprits, ", "))
 }
 

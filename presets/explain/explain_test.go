@@ -3,6 +3,8 @@ package explain
 import (
 	"testing"
 
+	"presetsim.dev/presetsim/rule"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -57,7 +59,10 @@ func TestPodOrder(t *testing.T) {
 			Spec: v1alpha1.PodPresetSpec{Env: []corev1.EnvVar{{Name: "A", Value: value}}}}
 	}
 	got := Pod(pod, []*v1alpha1.PodPreset{preset("z", "shop", "other"), preset("a", "shop", "pod"), preset("m", "", "pod")})
-	want := []struct{ preset, outcome, rule string }{{"z", Conflict, "R4.1"}, {"a", NotApplied, "R4.2"}, {"m", NotApplied, "R2.2"}}
+	want := []struct {
+		preset, outcome string
+		rule            rule.ID
+	}{{"z", Conflict, rule.R4_1}, {"a", NotApplied, rule.R4_2}, {"m", NotApplied, rule.R2_2}}
 	if len(got) != len(want) {
 		t.Fatalf("%d verdicts, want %d: %v", len(got), len(want), got)
 	}

@@ -78,13 +78,13 @@ func TestValidate(t *testing.T) {
 			tc.edit(p)
 			var got []string
 			for _, i := range Validate(p) {
-				got = append(got, i.Rule+" "+i.Err.Field)
+				got = append(got, string(i.Rule)+" "+i.Err.Field)
 			}
 			if strings.Join(got, "; ") != strings.Join(tc.want, "; ") {
 				t.Errorf("Validate: %v, want %v", Validate(p), tc.want)
 			}
 			for _, i := range Validate(p) {
-				if want := i.Rule + " " + i.Err.Field + ": "; !strings.HasPrefix(i.String(), want) {
+				if want := string(i.Rule) + " " + i.Err.Field + ": "; !strings.HasPrefix(i.String(), want) {
 					t.Errorf("String() = %q, want it to start with %q", i.String(), want)
 				}
 			}

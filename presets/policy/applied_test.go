@@ -125,7 +125,7 @@ func TestAppliedConditionSkipsWhatIsApplied(t *testing.T) {
 func TestAppliedConditionOfGeneratedCases(t *testing.T) {
 	n := *cases
 	if testing.Short() {
-		n = 30
+		n = 80
 	}
 	ctx := context.Background()
 	outputs, skips := 0, 0

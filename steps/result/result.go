@@ -6,8 +6,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"presetsim.dev/presetsim/internal/attribution"
 	"presetsim.dev/presetsim/outcome"
+	"presetsim.dev/presetsim/rule"
 )
 
 // Check is what one step established, or failed to: the step, the rules it
@@ -20,7 +20,7 @@ type Check struct {
 	// model makes after the last step.
 	Line int
 	// Rules are the rule ids (R4.2, without "@") the outcome is credited to.
-	Rules []string
+	Rules []rule.ID
 	// Outcome is outcome.Passed, Failed, NotClaimed or Differs.
 	Outcome outcome.Outcome
 	// Err is the failure, for Failed and Differs.
@@ -115,12 +115,12 @@ func (t Scenario) firstCheck(o outcome.Outcome) *Check {
 
 // FailedRules are the rules the scenario's failure is credited to: the
 // failing check's.
-func (t Scenario) FailedRules() []string {
+func (t Scenario) FailedRules() []rule.ID {
 	if c := t.FailedCheck(); c != nil {
 		return c.Rules
 	}
 	if t.Failed {
-		return attribution.RuleTags(t.Tags) // failed outside a step (a hook)
+		return rule.Tags(t.Tags) // failed outside a step (a hook)
 	}
 	return nil
 }

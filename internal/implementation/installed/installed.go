@@ -12,6 +12,8 @@ import (
 	"slices"
 	"time"
 
+	"presetsim.dev/presetsim/rule"
+
 	corev1 "k8s.io/api/core/v1"
 
 	"presetsim.dev/presetsim/harness/backend"
@@ -88,7 +90,7 @@ func (i *Installed) WaitForPreset(ctx context.Context, namespace, name, resource
 		return implementation.ProbeCompiled(ctx, i.cluster, namespace, name, resourceVersion, i.wait, i.profile.Claims("warnings"))
 	}
 	for _, d := range i.profile.Differences() {
-		if slices.Contains(d.Rules, "R3.7") {
+		if slices.Contains(d.Rules, rule.R3_7) {
 			resourceVersion = ""
 		}
 	}

@@ -13,6 +13,7 @@ import (
 
 	"presetsim.dev/presetsim/internal/report"
 	"presetsim.dev/presetsim/outcome"
+	"presetsim.dev/presetsim/rule"
 )
 
 // Absent is a cell's outcome when the run's summary does not list the
@@ -48,7 +49,7 @@ type Cell struct {
 
 // Row is a rule across the implementations.
 type Row struct {
-	report.Rule
+	rule.Rule
 	Cells []Cell
 	// Agree is true when every implementation has the same outcome.
 	Agree bool
@@ -170,18 +171,18 @@ func uniqueNames(runs []Run) {
 // any other rule a summary lists.
 func Build(runs []Run) *Matrix {
 	m := &Matrix{Runs: runs}
-	rules := slices.Clone(report.Rules)
+	rules := slices.Clone(rule.All)
 	for _, run := range runs {
 		for _, r := range run.Summary.Rules {
-			if !slices.ContainsFunc(rules, func(known report.Rule) bool { return known.ID == r.ID }) {
+			if !slices.ContainsFunc(rules, func(known rule.Rule) bool { return known.ID == r.ID }) {
 				rules = append(rules, r.Rule)
 			}
 		}
 	}
-	for _, rule := range rules {
-		row := Row{Rule: rule, Agree: true}
+	for _, r := range rules {
+		row := Row{Rule: r, Agree: true}
 		for _, run := range runs {
-			cell := cellOf(run.Summary, rule.ID)
+			cell := cellOf(run.Summary, r.ID)
 			row.Agree = row.Agree && (len(row.Cells) == 0 || row.Cells[0].Outcome == cell.Outcome)
 			row.Cells = append(row.Cells, cell)
 		}
@@ -191,7 +192,7 @@ func Build(runs []Run) *Matrix {
 }
 
 // cellOf is a rule's outcome in a summary, with its reasons.
-func cellOf(s *report.Summary, id string) Cell {
+func cellOf(s *report.Summary, id rule.ID) Cell {
 	i := slices.IndexFunc(s.Rules, func(r report.RuleOutcome) bool { return r.ID == id })
 	if i < 0 {
 		return Cell{Outcome: Absent}
@@ -338,9 +339,10 @@ func (m *Matrix) Explained() []Explanation {
 
 // Explanation is one implementation's failure or difference on one rule.
 type Explanation struct {
-	Run, Rule string
-	Outcome   outcome.Outcome
-	Items     []Item
+	Run     string
+	Rule    rule.ID
+	Outcome outcome.Outcome
+	Items   []Item
 }
 
 // Item is one reason of an explanation: a failed scenario and its failing

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"presetsim.dev/presetsim/rule"
+
 	"presetsim.dev/presetsim/internal/report"
 	"presetsim.dev/presetsim/internal/report/reporttest"
 	"presetsim.dev/presetsim/outcome"
@@ -24,29 +26,29 @@ var update = flag.Bool("update", false, "rewrite the golden files and the runs u
 var runs = map[string][]report.ScenarioResult{
 	"reference": {
 		{Name: "features/keys.feature: Identical items are skipped", Tags: []string{"@R3.4"}, Duration: time.Second,
-			Checks: []report.Check{{Step: `the pod "website" should be:`, Line: 20, Rules: []string{"R3.4"}, Outcome: outcome.Passed}}},
+			Checks: []report.Check{{Step: `the pod "website" should be:`, Line: 20, Rules: []rule.ID{rule.R3_4}, Outcome: outcome.Passed}}},
 		{Name: "features/conflict.feature: A conflict applies no preset", Tags: []string{"@R4.2"}, Duration: time.Second,
-			Checks: []report.Check{{Step: `the pod "website" should be as submitted`, Line: 30, Rules: []string{"R4.2"}, Outcome: outcome.Passed}}},
+			Checks: []report.Check{{Step: `the pod "website" should be as submitted`, Line: 30, Rules: []rule.ID{rule.R4_2}, Outcome: outcome.Passed}}},
 		{Name: "features/injection.feature: Init containers", Tags: []string{"@R3.2", "@initContainers"}, Duration: time.Second,
-			Checks: []report.Check{{Step: `the pod "website" should be:`, Line: 40, Rules: []string{"R3.2"}, Outcome: outcome.Passed}}},
+			Checks: []report.Check{{Step: `the pod "website" should be:`, Line: 40, Rules: []rule.ID{rule.R3_2}, Outcome: outcome.Passed}}},
 		{Name: "features/validation.feature: The name is at most 53 characters", Tags: []string{"@R1.6"}, Duration: time.Second,
-			Checks: []report.Check{{Step: "the request should be rejected with:", Line: 50, Rules: []string{"R1.6"}, Outcome: outcome.Passed}}},
+			Checks: []report.Check{{Step: "the request should be rejected with:", Line: 50, Rules: []rule.ID{rule.R1_6}, Outcome: outcome.Passed}}},
 	},
 	"kubernetes-1.19": {
 		{Name: "features/keys.feature: Identical items are skipped", Tags: []string{"@R3.4"}, Duration: time.Second, Failed: true,
 			Failure: "spec.containers[web].envFrom: want 1 item, got 2",
-			Checks:  []report.Check{{Step: `the pod "website" should be:`, Line: 20, Rules: []string{"R3.4"}, Outcome: outcome.Failed, Detail: "want 1 item, got 2"}}},
+			Checks:  []report.Check{{Step: `the pod "website" should be:`, Line: 20, Rules: []rule.ID{rule.R3_4}, Outcome: outcome.Failed, Detail: "want 1 item, got 2"}}},
 		{Name: "features/conflict.feature: A conflict applies no preset", Tags: []string{"@R4.2"}, Duration: time.Second,
-			Checks: []report.Check{{Step: `the pod "website" should be as submitted`, Line: 30, Rules: []string{"R4.2"}, Outcome: outcome.Passed}}},
+			Checks: []report.Check{{Step: `the pod "website" should be as submitted`, Line: 30, Rules: []rule.ID{rule.R4_2}, Outcome: outcome.Passed}}},
 		{Name: "features/injection.feature: Init containers", Tags: []string{"@R3.2", "@initContainers"}, NotClaimed: "initContainers"},
 		{Name: "features/validation.feature: The name is at most 53 characters", Tags: []string{"@R1.6"}, Duration: time.Second,
-			Checks: []report.Check{{Step: "the request should be rejected with:", Line: 50, Rules: []string{"R1.6"}, Outcome: outcome.Passed}}},
+			Checks: []report.Check{{Step: "the request should be rejected with:", Line: 50, Rules: []rule.ID{rule.R1_6}, Outcome: outcome.Passed}}},
 	},
 	"kubeflow": {
 		{Name: "features/keys.feature: Identical items are skipped", Tags: []string{"@R3.4"}, Duration: time.Second,
-			Checks: []report.Check{{Step: `the pod "website" should be:`, Line: 20, Rules: []string{"R3.4"}, Outcome: outcome.Passed}}},
+			Checks: []report.Check{{Step: `the pod "website" should be:`, Line: 20, Rules: []rule.ID{rule.R3_4}, Outcome: outcome.Passed}}},
 		{Name: "features/conflict.feature: A conflict applies no preset", Tags: []string{"@R4.2"}, Duration: time.Second,
-			Checks: []report.Check{{Step: "the request should succeed", Line: 28, Rules: []string{"R4.2"}, Outcome: outcome.Differs,
+			Checks: []report.Check{{Step: "the request should succeed", Line: 28, Rules: []rule.ID{rule.R4_2}, Outcome: outcome.Differs,
 				Detail: "profile kubeflow-poddefault declares conflicts: reject"}}},
 		{Name: "features/injection.feature: Init containers", Tags: []string{"@R3.2", "@initContainers"}, NotClaimed: "initContainers"},
 		{Name: "features/validation.feature: The name is at most 53 characters", Tags: []string{"@R1.6"},
@@ -104,28 +106,28 @@ func matrix(t *testing.T) *Matrix {
 
 func TestBuild(t *testing.T) {
 	m := matrix(t)
-	cell := func(rule string, run int) Cell {
+	cell := func(id rule.ID, run int) Cell {
 		for _, r := range m.Rows {
-			if r.ID == rule {
+			if r.ID == id {
 				return r.Cells[run]
 			}
 		}
-		t.Fatalf("no row for %s", rule)
+		t.Fatalf("no row for %s", id)
 		return Cell{}
 	}
 	tests := []struct {
 		name    string
-		rule    string
+		rule    rule.ID
 		run     int
 		outcome outcome.Outcome
 		note    string
 	}{
-		{"a pass", "R3.4", 0, outcome.Passed, ""},
-		{"a failure names its failing check", "R3.4", 1, outcome.Failed, `features/keys.feature: Identical items are skipped: the pod "website" should be: → R3.4`},
-		{"a declared difference names the declaration", "R4.2", 2, outcome.Differs, "profile kubeflow-poddefault declares conflicts: reject"},
-		{"an unclaimed capability says so", "R3.2", 1, outcome.NotClaimed, "needs @initContainers, which the profile does not claim"},
-		{"an inapplicable rule says why", "R1.6", 2, outcome.NotApplicable, "the profile has no CRD of its own: the harness would judge its own"},
-		{"a rule no scenario checks", "R5.1", 0, outcome.Untested, ""},
+		{"a pass", rule.R3_4, 0, outcome.Passed, ""},
+		{"a failure names its failing check", rule.R3_4, 1, outcome.Failed, `features/keys.feature: Identical items are skipped: the pod "website" should be: → R3.4`},
+		{"a declared difference names the declaration", rule.R4_2, 2, outcome.Differs, "profile kubeflow-poddefault declares conflicts: reject"},
+		{"an unclaimed capability says so", rule.R3_2, 1, outcome.NotClaimed, "needs @initContainers, which the profile does not claim"},
+		{"an inapplicable rule says why", rule.R1_6, 2, outcome.NotApplicable, "the profile has no CRD of its own: the harness would judge its own"},
+		{"a rule no scenario checks", rule.R5_1, 0, outcome.Untested, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -139,7 +141,7 @@ func TestBuild(t *testing.T) {
 		})
 	}
 	for _, r := range m.Rows {
-		want := r.ID != "R3.4" && r.ID != "R4.2" && r.ID != "R3.2" && r.ID != "R1.6"
+		want := r.ID != rule.R3_4 && r.ID != rule.R4_2 && r.ID != rule.R3_2 && r.ID != rule.R1_6
 		if r.Agree != want {
 			t.Errorf("%s: agree %v, want %v", r.ID, r.Agree, want)
 		}
@@ -219,8 +221,8 @@ func TestHTMLRendersInChromium(t *testing.T) {
 	if !strings.Contains(dom, "<pre>spec.containers[web].envFrom: want 1 item, got 2</pre>") {
 		t.Error("the failure's message and diff are not under it")
 	}
-	if n := strings.Count(dom, `class="rule"`); n != len(report.Rules) {
-		t.Errorf("the matrix has %d rule rows, want %d", n, len(report.Rules))
+	if n := strings.Count(dom, `class="rule"`); n != len(rule.All) {
+		t.Errorf("the matrix has %d rule rows, want %d", n, len(rule.All))
 	}
 	if n := strings.Count(dom, `data-agree="false"`); n != 4 {
 		t.Errorf("%d rows where the runs differ, want 4", n)

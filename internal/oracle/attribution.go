@@ -1,54 +1,23 @@
-package attribution
+package oracle
 
 import (
 	"slices"
 	"strings"
 
+	"presetsim.dev/presetsim/rule"
+
 	"presetsim.dev/presetsim/internal/compare"
 	"presetsim.dev/presetsim/internal/compare/valuediff"
 )
-
-// Rule groups, as the step table uses them.
-var (
-	// Selection decide whether a pod is mutated at all.
-	Selection = []string{"R2.1", "R2.2", "R2.3", "R2.4", "R2.5", "R2.6", "R4.2"}
-	// Injection decide what a mutated pod looks like.
-	Injection = []string{"R3.1", "R3.2", "R3.3", "R3.4", "R3.5", "R3.6", "R3.7", "R3.8", "R4.1"}
-	// Validation decide which presets the API accepts.
-	Validation = []string{"R1.1", "R1.2", "R1.3", "R1.4", "R1.5", "R1.6", "R1.7", "R1.8"}
-	// PodContent are what a pod comparison can show broken.
-	PodContent = slices.Concat(Selection, Injection, []string{"R4.4"})
-)
-
-// RuleTags returns the rule ids among tags ("@R2.4" → "R2.4").
-func RuleTags(tags []string) []string {
-	var out []string
-	for _, t := range tags {
-		if id, ok := strings.CutPrefix(t, "@"); ok && isRuleID(id) && !slices.Contains(out, id) {
-			out = append(out, id)
-		}
-	}
-	return out
-}
-
-// isRuleID reports whether s looks like a rule id: "R", digits, ".", digits.
-func isRuleID(s string) bool {
-	major, minor, ok := strings.Cut(strings.TrimPrefix(s, "R"), ".")
-	return strings.HasPrefix(s, "R") && ok && digits(major) && digits(minor)
-}
-
-func digits(s string) bool {
-	return s != "" && strings.Trim(s, "0123456789") == ""
-}
 
 // Attribute returns the rules a check's outcome is credited to: the first
 // non-empty of narrowed ∩ tags, candidates ∩ tags, the scenario's rule tags,
 // and candidates. Tags narrow what a step could establish to what the
 // scenario is about; a scenario with no rule tags is judged by what its
 // steps check.
-func Attribute(narrowed, candidates, tags []string) []string {
-	scenario := RuleTags(tags)
-	for _, set := range [][]string{intersect(narrowed, scenario), intersect(candidates, scenario), scenario, candidates} {
+func Attribute(narrowed, candidates []rule.ID, tags []string) []rule.ID {
+	scenario := rule.Tags(tags)
+	for _, set := range [][]rule.ID{intersect(narrowed, scenario), intersect(candidates, scenario), scenario, candidates} {
 		if len(set) > 0 {
 			return set
 		}
@@ -57,8 +26,8 @@ func Attribute(narrowed, candidates, tags []string) []string {
 }
 
 // intersect keeps the items of a that are in b, in a's order.
-func intersect(a, b []string) []string {
-	var out []string
+func intersect(a, b []rule.ID) []rule.ID {
+	var out []rule.ID
 	for _, x := range a {
 		if slices.Contains(b, x) && !slices.Contains(out, x) {
 			out = append(out, x)
@@ -72,9 +41,9 @@ func intersect(a, b []string) []string {
 // annotation domain is the implementation's (profile.AnnotationPrefix). An
 // error that holds no comparison (the pod does not exist, say) is not
 // narrowed.
-func DifferenceRules(err error, appliedPrefix string) []string {
-	var out []string
-	add := func(rules ...string) {
+func DifferenceRules(err error, appliedPrefix string) []rule.ID {
+	var out []rule.ID
+	add := func(rules ...rule.ID) {
 		for _, r := range rules {
 			if !slices.Contains(out, r) {
 				out = append(out, r)
@@ -85,7 +54,7 @@ func DifferenceRules(err error, appliedPrefix string) []string {
 		if nothingApplied(m.Differences, appliedPrefix) {
 			// Not one preset's annotation nor its items: the pod was not
 			// mutated at all, which is about which pods are mutated.
-			add(Selection...)
+			add(rule.Selection...)
 			continue
 		}
 		for _, d := range m.Differences {
@@ -116,29 +85,29 @@ func nothingApplied(diffs []valuediff.Difference, appliedPrefix string) bool {
 
 // rulesOfDifference is what one difference between the expected and the
 // actual pod says about the implementation.
-func rulesOfDifference(d valuediff.Difference, appliedPrefix string) []string {
+func rulesOfDifference(d valuediff.Difference, appliedPrefix string) []rule.ID {
 	switch {
 	case strings.HasPrefix(d.Path, "metadata.annotations["+appliedPrefix):
 		if d.Want == valuediff.Absent {
 			// A preset applied that should not have been.
-			return Selection
+			return rule.Selection
 		}
-		return []string{"R3.7"}
+		return []rule.ID{rule.R3_7}
 	case strings.HasPrefix(d.Path, "metadata."):
 		// The pod's own labels or annotations lost or changed.
-		return []string{"R3.7", "R4.4"}
+		return []rule.ID{rule.R3_7, rule.R4_4}
 	case d.Order():
-		return []string{"R3.3", "R3.6"}
+		return []rule.ID{rule.R3_3, rule.R3_6}
 	case d.Got == valuediff.Absent:
 		// Something expected is missing: not injected, or the pod's own removed.
-		return []string{"R3.1", "R3.2", "R3.5", "R3.6", "R4.4", "R2.3"}
+		return []rule.ID{rule.R3_1, rule.R3_2, rule.R3_5, rule.R3_6, rule.R4_4, rule.R2_3}
 	case d.Want == valuediff.Absent:
 		// Something unexpected was added: a duplicate, or a preset that
 		// should not apply.
-		return slices.Concat([]string{"R3.4", "R3.5", "R3.8"}, Selection)
+		return slices.Concat([]rule.ID{rule.R3_4, rule.R3_5, rule.R3_8}, rule.Selection)
 	}
 	// A value rewritten.
-	return []string{"R4.4", "R3.5", "R4.1", "R3.6"}
+	return []rule.ID{rule.R4_4, rule.R3_5, rule.R4_1, rule.R3_6}
 }
 
 // mismatches returns every *compare.Mismatch in err's tree.
