@@ -4,6 +4,7 @@ import (
 	"errors"
 	"slices"
 
+	"presetsim.dev/presetsim/harness/profile"
 	"presetsim.dev/presetsim/rule"
 
 	"presetsim.dev/presetsim/internal/admit"
@@ -21,7 +22,7 @@ type checkSpec struct {
 	setup bool
 	// needs is the profile capability the check needs ("events"); a profile
 	// that does not claim it has the check skipped as not claimed.
-	needs string
+	needs profile.Capability
 	// shows is the kind of check (shows.content, …): a profile's declared
 	// difference can excuse only the checks that show it.
 	shows string
@@ -67,7 +68,7 @@ func podCheck(rules ...rule.ID) checkSpec {
 }
 
 // needs makes a check depend on a capability.
-func needs(capability string, c checkSpec) checkSpec {
+func needs(capability profile.Capability, c checkSpec) checkSpec {
 	c.needs = capability
 	return c
 }

@@ -149,7 +149,7 @@ type StepDoc struct {
 	// profile's declared difference can excuse only checks that show it.
 	Shows string
 	// Needs is the profile capability the check needs, if any.
-	Needs string
+	Needs profile.Capability
 	// DocString and Table say what the step takes after its line.
 	DocString, Table bool
 }

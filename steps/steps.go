@@ -181,7 +181,7 @@ func initializer(w *harness.World, fsys fs.FS, work *slots) func(*godog.Scenario
 			s := &state{scenario: scenario.New(w), steps: p.Steps, locs: locs, tags: tags}
 			ctx = context.WithValue(ctx, stateKey{}, s)
 			if capability, ok := w.Profile.Unclaimed(tags); ok {
-				s.notClaimed = capability
+				s.notClaimed = string(capability)
 				return ctx, fmt.Errorf("not claimed by profile %s: @%s: %w", w.Profile.Metadata.Name, capability, godog.ErrSkip)
 			}
 			if reason := w.HarnessCRD(); reason != "" && onlyAPIRules(tags) {
@@ -299,10 +299,10 @@ func register(sc registrar) {
 	sc.Step(`^the request should be rejected with a message containing "(.*)"$`, rejectionCheck(), func(ctx context.Context, text string) error {
 		return from(ctx).scenario.Rejected(unquote(text))
 	})
-	sc.Step(`^the request should have a warning containing "(.*)"$`, needs("warnings", check(shows.warnings, rule.R4_3)), func(ctx context.Context, text string) error {
+	sc.Step(`^the request should have a warning containing "(.*)"$`, needs(profile.Warnings, check(shows.warnings, rule.R4_3)), func(ctx context.Context, text string) error {
 		return from(ctx).scenario.Warned(unquote(text))
 	})
-	sc.Step(`^the request should have no warnings$`, needs("warnings", check(shows.warnings, rule.R4_3)), func(ctx context.Context) error {
+	sc.Step(`^the request should have no warnings$`, needs(profile.Warnings, check(shows.warnings, rule.R4_3)), func(ctx context.Context) error {
 		return from(ctx).scenario.NotWarned()
 	})
 	sc.Step(`^the pod "([^"]*)" should be:$`, podCheck(), func(ctx context.Context, name string, doc *godog.DocString) error {
@@ -334,7 +334,7 @@ func register(sc registrar) {
 	sc.Step(`^the (\w+) "([^"]*)" should be as submitted$`, podCheck(), func(ctx context.Context, kind, name string) error {
 		return from(ctx).scenario.ObjectAsSubmitted(ctx, kind, name)
 	})
-	sc.Step(`^the (\w+) "([^"]*)" should have the event:$`, needs("events", check(shows.events, rule.R4_3, rule.R4_1)), func(ctx context.Context, kind, name string, table *godog.Table) error {
+	sc.Step(`^the (\w+) "([^"]*)" should have the event:$`, needs(profile.Events, check(shows.events, rule.R4_3, rule.R4_1)), func(ctx context.Context, kind, name string, table *godog.Table) error {
 		rows, err := tableRows(table, "type", "reason", "message")
 		if err != nil {
 			return err
@@ -347,7 +347,7 @@ func register(sc registrar) {
 		}
 		return nil
 	})
-	sc.Step(`^the (\w+) "([^"]*)" should have no events with reason "([^"]*)"`+forWindow, needs("events", check(shows.events, rule.R2_1, rule.R3_4, rule.R4_1, rule.R4_3)), func(ctx context.Context, kind, name, reason, window string) error {
+	sc.Step(`^the (\w+) "([^"]*)" should have no events with reason "([^"]*)"`+forWindow, needs(profile.Events, check(shows.events, rule.R2_1, rule.R3_4, rule.R4_1, rule.R4_3)), func(ctx context.Context, kind, name, reason, window string) error {
 		s := from(ctx)
 		win, err := s.settle(window)
 		if err != nil {

@@ -24,15 +24,31 @@ const (
 	Kind       = "Profile"
 )
 
-// Capabilities are the optional behaviours a profile may claim; each is also
-// a scenario tag.
-// "rollout" is this project's opt-in rollout controller (presets/rollout),
-// beyond the specification.
-var Capabilities = []string{"events", "warnings", "initContainers", "envFromConflicts", "rollout"}
+// Capability is an optional behaviour a profile may claim; each is also a
+// scenario tag ("@events").
+type Capability string
+
+// The capabilities.
+const (
+	// Events: conflicts are recorded as events (R4.3).
+	Events Capability = "events"
+	// Warnings: conflicts are returned as admission warnings (R4.3).
+	Warnings Capability = "warnings"
+	// InitContainers: init containers are injected (R3.2).
+	InitContainers Capability = "initContainers"
+	// EnvFromConflicts: envFrom entries conflict like any item (R4.1).
+	EnvFromConflicts Capability = "envFromConflicts"
+	// Rollout is this project's opt-in rollout controller
+	// (presets/rollout), beyond the specification.
+	Rollout Capability = "rollout"
+)
+
+// Capabilities are the capabilities a profile may claim.
+var Capabilities = []Capability{Events, Warnings, InitContainers, EnvFromConflicts, Rollout}
 
 // ScenarioCapabilities are the capabilities a scenario's tag can make it
 // depend on as a whole (Unclaimed).
-var ScenarioCapabilities = []string{"rollout"}
+var ScenarioCapabilities = []Capability{Rollout}
 
 // CanonicalFields are the PodPreset fields a profile may map.
 var CanonicalFields = []string{"spec.selector", "spec.env", "spec.envFrom", "spec.volumes", "spec.volumeMounts"}
@@ -72,7 +88,7 @@ type Spec struct {
 	// depart from the specification.
 	Behaviour Behaviour `yaml:"behaviour"`
 	// Claims lists the capabilities claimed; nil claims them all.
-	Claims []string `yaml:"claims"`
+	Claims []Capability `yaml:"claims"`
 	// Warning is the form of the implementation's conflict warning (R4.3):
 	// MessagePlaceholder stands for the specification's message, and
 	// NamespacePlaceholder for the pod's namespace; MessagePlaceholder
@@ -195,7 +211,7 @@ func (p *Profile) check() []problem {
 	}
 	for i, c := range p.Spec.Claims {
 		if !slices.Contains(Capabilities, c) {
-			out = append(out, problem{fmt.Sprintf("spec.claims[%d]", i), fmt.Sprintf("unknown capability %q (known: %s)", c, strings.Join(Capabilities, ", "))})
+			out = append(out, problem{fmt.Sprintf("spec.claims[%d]", i), fmt.Sprintf("unknown capability %q (known: %s)", c, capabilityList())})
 		}
 	}
 	out = append(out, p.checkBehaviour()...)
@@ -226,10 +242,10 @@ func (p *Profile) setDefaults() {
 	// A content capability left unclaimed is a variant of the model, so
 	// that its scenarios still run and check the rest.
 	b := &p.Spec.Behaviour
-	if b.InitContainers == "" && p.Spec.Claims != nil && !slices.Contains(p.Spec.Claims, "initContainers") {
+	if b.InitContainers == "" && p.Spec.Claims != nil && !slices.Contains(p.Spec.Claims, InitContainers) {
 		b.InitContainers = InitUntouched
 	}
-	if b.EnvFrom == "" && p.Spec.Claims != nil && !slices.Contains(p.Spec.Claims, "envFromConflicts") {
+	if b.EnvFrom == "" && p.Spec.Claims != nil && !slices.Contains(p.Spec.Claims, EnvFromConflicts) {
 		b.EnvFrom = EnvFromAppended
 	}
 	p.Spec.Behaviour.setDefaults()
@@ -241,7 +257,7 @@ func (p *Profile) setDefaults() {
 		p.Spec.Annotations.Exclude = merge.ExcludeAnnotation
 	}
 	if p.Spec.Claims == nil {
-		p.Spec.Claims = append([]string(nil), Capabilities...)
+		p.Spec.Claims = slices.Clone(Capabilities)
 	}
 	if p.Spec.Warning == "" {
 		p.Spec.Warning = MessagePlaceholder
@@ -264,7 +280,16 @@ func (p *Profile) CRDPath() string {
 }
 
 // Claims reports whether the profile claims the capability.
-func (p *Profile) Claims(capability string) bool { return slices.Contains(p.Spec.Claims, capability) }
+func (p *Profile) Claims(c Capability) bool { return slices.Contains(p.Spec.Claims, c) }
+
+// capabilityList is the capabilities, for a message.
+func capabilityList() string {
+	names := make([]string, len(Capabilities))
+	for i, c := range Capabilities {
+		names[i] = string(c)
+	}
+	return strings.Join(names, ", ")
+}
 
 // Unclaimed returns the first capability among a scenario's tags
 // ("@rollout") that the profile does not claim and that decides whether the
@@ -273,9 +298,9 @@ func (p *Profile) Claims(capability string) bool { return slices.Contains(p.Spec
 // (decided by the check), and an unclaimed content capability
 // (initContainers, envFromConflicts) is a variant of the model the
 // scenario's pods are checked against.
-func (p *Profile) Unclaimed(tags []string) (string, bool) {
+func (p *Profile) Unclaimed(tags []string) (Capability, bool) {
 	for _, t := range tags {
-		c := strings.TrimPrefix(t, "@")
+		c := Capability(strings.TrimPrefix(t, "@"))
 		if slices.Contains(ScenarioCapabilities, c) && !p.Claims(c) {
 			return c, true
 		}

@@ -14,6 +14,7 @@ import (
 
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/harness/backend"
+	"presetsim.dev/presetsim/harness/profile"
 	"presetsim.dev/presetsim/internal/oracle"
 	"presetsim.dev/presetsim/internal/scenario"
 	"presetsim.dev/presetsim/presets/admission"
@@ -189,7 +190,7 @@ func (r runner) settle(ctx context.Context, t *trial) (err error) {
 			err = fmt.Errorf("unable to clean the case's namespaces: %w", derr)
 		}
 	}()
-	if !t.obs.Admitted() || !r.w.Profile.Claims("events") {
+	if !t.obs.Admitted() || !r.w.Profile.Claims(profile.Events) {
 		return nil
 	}
 	expected := oracle.Expect(r.w, t.obs)

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"presetsim.dev/presetsim/harness/profile"
 	"presetsim.dev/presetsim/rule"
 
 	corev1 "k8s.io/api/core/v1"
@@ -99,7 +100,7 @@ func Check(ctx context.Context, w *harness.World, obs Observed, events bool) ([]
 // EventDisagreements compares a settled case's conflict events with the
 // model's, when the profile claims events.
 func EventDisagreements(w *harness.World, obs Observed) []Disagreement {
-	if !obs.Admitted() || !w.Profile.Claims("events") {
+	if !obs.Admitted() || !w.Profile.Claims(profile.Events) {
 		return nil
 	}
 	want := Expect(w, obs)
@@ -165,7 +166,7 @@ func compareOutcome(ctx context.Context, w *harness.World, pods *scenario.Scenar
 	for i, m := range want.Warnings {
 		wantWarnings[i] = w.Profile.Warning(got.Pod.Namespace, m)
 	}
-	if w.Profile.Claims("warnings") && !slices.Equal(sortedCopy(wantWarnings), sortedCopy(got.Warnings)) {
+	if w.Profile.Claims(profile.Warnings) && !slices.Equal(sortedCopy(wantWarnings), sortedCopy(got.Warnings)) {
 		rules := []rule.ID{rule.R4_3}
 		if foreign(obs, got.Warnings) {
 			rules = []rule.ID{rule.R2_2}

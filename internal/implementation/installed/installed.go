@@ -87,7 +87,7 @@ func (i *Installed) Install(_ context.Context, t implementation.Target) error {
 // (implementation.ProbeCompiled); not seeing the preset is then an error.
 func (i *Installed) WaitForPreset(ctx context.Context, namespace, name, resourceVersion string) error {
 	if i.profile.Spec.Probe == profile.ProbeCompiled {
-		return implementation.ProbeCompiled(ctx, i.cluster, namespace, name, resourceVersion, i.wait, i.profile.Claims("warnings"))
+		return implementation.ProbeCompiled(ctx, i.cluster, namespace, name, resourceVersion, i.wait, i.profile.Claims(profile.Warnings))
 	}
 	for _, d := range i.profile.Differences() {
 		if slices.Contains(d.Rules, rule.R3_7) {
