@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"presetsim.dev/presetsim/presets/conflict"
+
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -162,7 +164,7 @@ func findings(pod *corev1.Pod, template *corev1.Pod, presets []*v1alpha1.PodPres
 				culprits = append(culprits, c.Preset)
 			}
 		}
-		for i, m := range merge.Messages(result.Conflicts) {
+		for i, m := range conflict.Messages(result.Conflicts) {
 			out = append(out, Finding{Kind: Conflict, Preset: culprits[i], Detail: m + "; so no preset applies to this workload's new pods"})
 		}
 		for _, name := range result.Applied {

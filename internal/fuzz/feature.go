@@ -6,13 +6,14 @@ import (
 	"slices"
 	"strings"
 
+	"presetsim.dev/presetsim/presets/conflict"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
 
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/internal/oracle"
-	"presetsim.dev/presetsim/presets/admission"
 	"presetsim.dev/presetsim/presets/merge"
 	"presetsim.dev/presetsim/presets/model"
 )
@@ -92,7 +93,7 @@ func Feature(w *harness.World, c Case, obs oracle.Observed, rep *Report) string 
 	docString(&b, expectedPod(create, name, c.Copied))
 	if claims("events") {
 		if len(create.Events) == 0 {
-			fmt.Fprintf(&b, "    And the pod %q should have no events with reason %q\n", name, admission.ConflictReason)
+			fmt.Fprintf(&b, "    And the pod %q should have no events with reason %q\n", name, conflict.Reason)
 		}
 		if len(create.Events) > 0 && create.Events[0].Kind == "Pod" {
 			fmt.Fprintf(&b, "    And the pod %q should have the event:\n      | type | reason | message |\n", name)

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"time"
 
+	"presetsim.dev/presetsim/presets/conflict"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -17,7 +19,6 @@ import (
 	"presetsim.dev/presetsim/harness/profile"
 	"presetsim.dev/presetsim/internal/oracle"
 	"presetsim.dev/presetsim/internal/scenario"
-	"presetsim.dev/presetsim/presets/admission"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
 	"presetsim.dev/presetsim/presets/model"
 )
@@ -286,21 +287,23 @@ func (r runner) release(ctx context.Context, t *trial) error {
 // after its case settled, and the namespace may serve a case again after
 // its quarantine. An event with no UID is counted. quiet is true when
 // the namespace has no event at all.
-func conflictEvents(ctx context.Context, events *scenario.Scenario, ns string, uids []types.UID) (_ []model.Event, quiet bool, _ error) {
+func conflictEvents(ctx context.Context, events *scenario.Scenario, ns string, uids []types.UID) (_ []conflict.Event, quiet bool, _ error) {
 	list, err := events.NamespaceEvents(ctx, ns)
 	if err != nil {
 		return nil, false, err
 	}
-	var out []model.Event
-	for _, e := range list {
-		if e.Reason != admission.ConflictReason {
+	var out []conflict.Event
+	for i := range list {
+		e := &list[i]
+		c, ok := conflict.Observed(e)
+		if !ok {
 			continue
 		}
 		if uid := e.InvolvedObject.UID; uid != "" && !slices.Contains(uids, uid) {
 			continue
 		}
 		for n := max(e.Count, 1); n > 0; n-- {
-			out = append(out, model.Event{Kind: e.InvolvedObject.Kind, Name: e.InvolvedObject.Name, Type: e.Type, Reason: e.Reason, Message: e.Message})
+			out = append(out, c)
 		}
 	}
 	return out, len(list) == 0, nil

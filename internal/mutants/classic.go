@@ -11,8 +11,8 @@ import (
 	"k8s.io/apiserver/pkg/admission"
 	"k8s.io/apiserver/pkg/warning"
 
-	podpreset "presetsim.dev/presetsim/presets/admission"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
+	"presetsim.dev/presetsim/presets/conflict"
 	"presetsim.dev/presetsim/presets/defaults"
 	"presetsim.dev/presetsim/presets/merge"
 )
@@ -138,10 +138,7 @@ var classicMutants = []decoratedMutant{
 		around: func(ctx context.Context, a admission.Attributes, pod *corev1.Pod, env *call, next func(context.Context) error) error {
 			if a.IsDryRun() && pod.Name != "" {
 				matching, _ := merge.Select(pod, env.presets)
-				ref := &corev1.ObjectReference{APIVersion: "v1", Kind: "Pod", Namespace: a.GetNamespace(), Name: pod.Name}
-				for _, m := range merge.Messages(merge.Apply(pod, matching).Conflicts) {
-					env.recorder.Event(ref, corev1.EventTypeWarning, podpreset.ConflictReason, m)
-				}
+				conflict.Record(env.recorder, conflict.Target(pod, a.GetNamespace()), conflict.Reports(merge.Apply(pod, matching).Conflicts))
 			}
 			return next(ctx)
 		}}},

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"presetsim.dev/presetsim/presets/conflict"
+
 	"presetsim.dev/presetsim/rule"
 
 	corev1 "k8s.io/api/core/v1"
@@ -237,7 +239,7 @@ var decoratedMutants = []decoratedMutant{
 		around: func(ctx context.Context, a admission.Attributes, pod *corev1.Pod, env *call, next func(context.Context) error) error {
 			matching, _ := merge.Select(pod, env.presets)
 			if r := merge.Apply(pod, matching); len(r.Conflicts) > 0 {
-				return admission.NewForbidden(a, errors.New(strings.Join(merge.Messages(r.Conflicts), "; ")))
+				return admission.NewForbidden(a, errors.New(strings.Join(conflict.Messages(r.Conflicts), "; ")))
 			}
 			return next(ctx)
 		}}},

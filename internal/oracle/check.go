@@ -210,7 +210,7 @@ func refusalRules(want model.Outcome, err error) []rule.ID {
 		return []rule.ID{rule.R2_4}
 	case want.Skipped == "mirror":
 		return []rule.ID{rule.R2_5}
-	case denied && len(want.Conflicts) == 0 && strings.Contains(strings.ToLower(err.Error()), "conflict"):
+	case denied && len(want.Conflicts) == 0 && saysConflict(err.Error()):
 		// A conflict the model does not see: items the specification
 		// calls identical (R3.4, compared once defaulted) or keys it keeps
 		// apart (R3.5) were taken for one (R4.1).

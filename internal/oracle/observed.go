@@ -2,7 +2,8 @@ package oracle
 
 import (
 	"slices"
-	"strings"
+
+	"presetsim.dev/presetsim/presets/conflict"
 
 	corev1 "k8s.io/api/core/v1"
 	"presetsim.dev/presetsim/harness"
@@ -29,7 +30,7 @@ type Observed struct {
 	// a real create.
 	DryRun, Create Request
 	// Events are the PodPresetConflict events of the pod's namespace.
-	Events []model.Event
+	Events []conflict.Event
 	// expected is the model's outcome for the case, once Remember kept
 	// it; Expect computes it otherwise.
 	expected *Expectation
@@ -107,10 +108,10 @@ func sortedCopy(list []string) []string {
 }
 
 // eventKeys renders events for comparison, sorted.
-func eventKeys(events []model.Event) []string {
+func eventKeys(events []conflict.Event) []string {
 	out := make([]string, len(events))
 	for i, e := range events {
-		out[i] = strings.Join([]string{e.Kind, e.Name, e.Type, e.Reason, e.Message}, " ")
+		out[i] = e.Key()
 	}
 	slices.Sort(out)
 	return out

@@ -2,9 +2,10 @@ package oracle
 
 import (
 	"encoding/json"
-	"regexp"
 	"slices"
 	"strings"
+
+	"presetsim.dev/presetsim/presets/conflict"
 
 	"presetsim.dev/presetsim/rule"
 
@@ -220,13 +221,20 @@ func emptySelector(obs Observed, name string) bool {
 	return false
 }
 
+// conflictWarned reports whether a warning speaks of a conflict. It reads
+// the implementation's own text, whose wording the specification does not
+// fix for another implementation: any mention of a conflict (saysConflict).
 func conflictWarned(warnings []string) bool {
-	for _, w := range warnings {
-		if strings.Contains(strings.ToLower(w), "conflict") {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(warnings, saysConflict)
+}
+
+// saysConflict reports whether an implementation's own text — a warning,
+// a denial — speaks of a conflict. This and the presets that conflict
+// messages name (conflict.Mentions) are all the oracle reads of message
+// text; what the specification's messages must say is compared whole with
+// the model's.
+func saysConflict(text string) bool {
+	return strings.Contains(strings.ToLower(text), "conflict")
 }
 
 // onlyAnnotations reports whether every difference is in the pod's
@@ -247,22 +255,11 @@ func hasExclude(obs Observed) bool {
 	return ok
 }
 
-// conflictPreset finds the preset a conflict message names ("Conflict on
-// pod preset NAME: …").
-var conflictPreset = regexp.MustCompile(`Conflict on pod preset ([^:\s]+):`)
-
 // foreign reports whether warnings or event messages name a preset that
 // is not among the case's presets in the pod's namespace: one from
 // another namespace was considered (R2.2).
 func foreign(obs Observed, texts []string) bool {
-	for _, t := range texts {
-		for _, m := range conflictPreset.FindAllStringSubmatch(t, -1) {
-			if isOther(obs, m[1]) {
-				return true
-			}
-		}
-	}
-	return false
+	return slices.ContainsFunc(conflict.Mentions(texts), func(name string) bool { return isOther(obs, name) })
 }
 
 // prefixDropped reports whether an envFrom entry the model expects is

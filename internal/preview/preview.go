@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 
+	"presetsim.dev/presetsim/presets/conflict"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apiserver/pkg/admission"
@@ -40,7 +42,7 @@ type Result struct {
 	Warnings []string
 	// Conflicts are the conflicts that kept admission from applying the
 	// matching presets (R4.1, R4.2), as data.
-	Conflicts []merge.Conflict
+	Conflicts []conflict.Item
 	// Explained is what each preset of the input, of every namespace, does
 	// to the pod and why (package explain), presets by namespace and name.
 	Explained []explain.Verdict
@@ -142,7 +144,7 @@ func admitPod(ctx context.Context, plugin admission.MutationInterface, lister pr
 	if err != nil {
 		return Result{}, fmt.Errorf("%s: admission refused the pod: %w", source, err)
 	}
-	var conflicts []merge.Conflict
+	var conflicts []conflict.Item
 	// The specification's options allow one outcome.
 	if outcomes := model.Admit(model.Admission{Presets: lister[in.Namespace], Pod: in}, model.Options{}); len(outcomes) == 1 {
 		conflicts = outcomes[0].Conflicts

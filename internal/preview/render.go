@@ -7,13 +7,14 @@ import (
 	"slices"
 	"strings"
 
+	"presetsim.dev/presetsim/presets/conflict"
+
 	"github.com/pmezard/go-difflib/difflib"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
 
 	"presetsim.dev/presetsim/presets/explain"
-	"presetsim.dev/presetsim/presets/merge"
 )
 
 // Summary is one line per pod: what was applied, or each conflict.
@@ -182,7 +183,7 @@ func WriteExplanation(w io.Writer, results []Result) error {
 			}
 		}
 		// The explanation shows each conflict; other warnings follow it.
-		conflicts := merge.Messages(r.Conflicts)
+		conflicts := conflict.Messages(r.Conflicts)
 		for _, warning := range r.Warnings {
 			if !slices.Contains(conflicts, warning) {
 				fmt.Fprintf(w, "  warning: %s\n", warning)

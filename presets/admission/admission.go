@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"io"
 
+	"presetsim.dev/presetsim/presets/conflict"
+
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apiserver/pkg/admission"
 	"k8s.io/apiserver/pkg/warning"
 	"k8s.io/client-go/tools/record"
@@ -19,8 +20,9 @@ import (
 // PluginName is the name under which the plug-in registers.
 const PluginName = "PodPreset"
 
-// ConflictReason is the reason of the event recorded on a conflict (R4.3).
-const ConflictReason = "PodPresetConflict"
+// ConflictReason is the reason of the event recorded on a conflict (R4.3):
+// conflict.Reason.
+const ConflictReason = conflict.Reason
 
 // MirrorPodAnnotation marks a mirror pod (R2.5); it equals
 // corev1.MirrorPodAnnotationKey.
@@ -111,7 +113,7 @@ func (p *Plugin) Admit(ctx context.Context, a admission.Attributes, _ admission.
 	}
 	result := merge.Apply(pod, selected)
 	if len(result.Conflicts) > 0 {
-		p.reportConflicts(ctx, a, pod, merge.Messages(result.Conflicts))
+		p.reportConflicts(ctx, a, pod, conflict.Reports(result.Conflicts))
 		return nil
 	}
 	*pod = *result.Pod
@@ -140,32 +142,17 @@ func podToMutate(a admission.Attributes) (*corev1.Pod, bool) {
 	return pod, true
 }
 
-// reportConflicts returns each message as an admission warning and, unless
-// the request is a dry run, records it as an event (R4.3).
-func (p *Plugin) reportConflicts(ctx context.Context, a admission.Attributes, pod *corev1.Pod, messages []string) {
-	for _, m := range messages {
-		warning.AddWarning(ctx, "", m)
+// reportConflicts returns each report's message as an admission warning
+// and, unless the request is a dry run, records its event on the pod or its
+// controller owner (R4.3).
+func (p *Plugin) reportConflicts(ctx context.Context, a admission.Attributes, pod *corev1.Pod, reports []conflict.Report) {
+	for _, r := range reports {
+		warning.AddWarning(ctx, "", r.Message())
 	}
 	if p.recorder == nil || a.IsDryRun() {
 		return
 	}
-	ref := eventTarget(pod, a.GetNamespace())
-	if ref == nil {
-		return
+	if ref := conflict.Target(pod, a.GetNamespace()); ref != nil {
+		conflict.Record(p.recorder, ref, reports)
 	}
-	for _, m := range messages {
-		p.recorder.Event(ref, corev1.EventTypeWarning, ConflictReason, m)
-	}
-}
-
-// eventTarget is the object a conflict event is attached to: the pod when it
-// has a name, otherwise its controller owner, otherwise nothing.
-func eventTarget(pod *corev1.Pod, namespace string) *corev1.ObjectReference {
-	if pod.Name != "" {
-		return &corev1.ObjectReference{APIVersion: "v1", Kind: "Pod", Namespace: namespace, Name: pod.Name, UID: pod.UID}
-	}
-	if owner := metav1.GetControllerOf(pod); owner != nil {
-		return &corev1.ObjectReference{APIVersion: owner.APIVersion, Kind: owner.Kind, Namespace: namespace, Name: owner.Name, UID: owner.UID}
-	}
-	return nil
 }

@@ -17,7 +17,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apiserver/pkg/admission"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/warning"
@@ -710,20 +709,6 @@ func TestAdmitConflictWithoutWarningRecorder(t *testing.T) {
 	}
 	if len(rec.Events) != 1 {
 		t.Errorf("%d events, want 1", len(rec.Events))
-	}
-}
-
-func TestEventTargetOwnerWithoutUIDOrController(t *testing.T) {
-	pod := newPod(withoutName)
-	pod.OwnerReferences = []metav1.OwnerReference{{APIVersion: "batch/v1", Kind: "Job", Name: "j", Controller: new(false)}}
-	if ref := eventTarget(pod, ns); ref != nil {
-		t.Errorf("eventTarget = %+v for a non-controller owner, want nil", ref)
-	}
-	pod.OwnerReferences[0].Controller = new(true)
-	pod.OwnerReferences[0].UID = types.UID("job-uid")
-	want := &corev1.ObjectReference{APIVersion: "batch/v1", Kind: "Job", Namespace: ns, Name: "j", UID: "job-uid"}
-	if diff := cmp.Diff(want, eventTarget(pod, ns)); diff != "" {
-		t.Errorf("eventTarget (-want +got):\n%s", diff)
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"presetsim.dev/presetsim/presets/conflict"
+
 	"presetsim.dev/presetsim/rule"
 
 	corev1 "k8s.io/api/core/v1"
@@ -46,7 +48,7 @@ type Verdict struct {
 
 // ConflictItem is one conflict: where, on which key, and the two items.
 type ConflictItem struct {
-	// What is merge.Conflict's description, e.g. "duplicate env DB_PORT in
+	// What is conflict.Item's description, e.g. "duplicate env DB_PORT in
 	// container website".
 	What     string `json:"what"`
 	Preset   string `json:"preset"`
@@ -123,7 +125,7 @@ func Pod(pod *corev1.Pod, presets []*v1alpha1.PodPreset) []Verdict {
 // explainConflict sets the verdict of a selected preset when any selected
 // preset conflicts: the conflicting ones name their items, the others say
 // whose conflict holds them back (R4.2).
-func explainConflict(v *Verdict, name string, conflicts []merge.Conflict) {
+func explainConflict(v *Verdict, name string, conflicts []conflict.Item) {
 	v.Outcome, v.Rule = Conflict, rule.R4_1
 	var culprits []string
 	for _, c := range conflicts {
@@ -244,9 +246,9 @@ func namespaceOr(ns string) string {
 
 // message is the text of the PodPresetConflict event and warning (R4.3)
 // for the preset.
-func message(name string, conflicts []merge.Conflict) string {
-	own := slices.DeleteFunc(slices.Clone(conflicts), func(c merge.Conflict) bool { return c.Preset != name })
-	return strconv.Quote(merge.Messages(own)[0])
+func message(name string, conflicts []conflict.Item) string {
+	own := slices.DeleteFunc(slices.Clone(conflicts), func(c conflict.Item) bool { return c.Preset != name })
+	return strconv.Quote(conflict.Messages(own)[0])
 }
 
 // ordinal is 1st, 2nd, 3rd, 4th...

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
+	"presetsim.dev/presetsim/presets/conflict"
 	"presetsim.dev/presetsim/presets/defaults"
 	"presetsim.dev/presetsim/presets/defaults/defaultstest"
 )
@@ -120,7 +121,7 @@ func TestApplyComparesDefaultedItems(t *testing.T) {
 			presets: []*v1alpha1.PodPreset{newPreset("s", "1", v1alpha1.PodPresetSpec{
 				Volumes: []corev1.Volume{secretVolume("s", "creds", nil)},
 			})},
-			wantConflicts: []Conflict{{Preset: "s", Field: "volumes", Key: "s"}},
+			wantConflicts: []conflict.Item{{Preset: "s", Field: "volumes", Key: "s"}},
 		},
 		{
 			name: "defaultMode 0400 in the preset against the pod's defaulted 0644 still conflicts",
@@ -128,7 +129,7 @@ func TestApplyComparesDefaultedItems(t *testing.T) {
 			presets: []*v1alpha1.PodPreset{newPreset("s", "1", v1alpha1.PodPresetSpec{
 				Volumes: []corev1.Volume{secretVolume("s", "creds", ptr(mode0400))},
 			})},
-			wantConflicts: []Conflict{{Preset: "s", Field: "volumes", Key: "s"}},
+			wantConflicts: []conflict.Item{{Preset: "s", Field: "volumes", Key: "s"}},
 		},
 		{
 			name: "fieldRef apiVersion v2 in the preset against the pod's defaulted v1 still conflicts",
@@ -136,7 +137,7 @@ func TestApplyComparesDefaultedItems(t *testing.T) {
 			presets: []*v1alpha1.PodPreset{newPreset("e", "1", v1alpha1.PodPresetSpec{
 				Env: []corev1.EnvVar{fieldRefEnv("NODE", "v2", "spec.nodeName")},
 			})},
-			wantConflicts: []Conflict{{Preset: "e", Container: "website", Field: "env", Key: "NODE"}},
+			wantConflicts: []conflict.Item{{Preset: "e", Container: "website", Field: "env", Key: "NODE"}},
 		},
 	}
 	for _, tc := range tests {

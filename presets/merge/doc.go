@@ -29,7 +29,7 @@
 //   - R4.2: if any preset conflicts, no preset is applied and the returned
 //     pod equals the input. Checking goes on through every preset, so that
 //     the report is complete; identical conflicts are reported once.
-//     Messages renders them per preset: the text of the PodPresetConflict
+//     presets/conflict renders them per preset: the text of the PodPresetConflict
 //     event and of the admission warning (R4.3).
 //   - R3.7: each applied preset records itself in the annotation
 //     podpreset.admission.kubernetes.io/podpreset-<name>, its

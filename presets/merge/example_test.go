@@ -3,6 +3,8 @@ package merge_test
 import (
 	"fmt"
 
+	"presetsim.dev/presetsim/presets/conflict"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -54,7 +56,7 @@ func Example() {
 	// allow-database conflicts with the pod's own DB_PORT, so nothing is applied.
 	result := merge.Apply(pod, presets)
 	fmt.Println("applied:", result.Applied)
-	for _, msg := range merge.Messages(result.Conflicts) {
+	for _, msg := range conflict.Messages(result.Conflicts) {
 		fmt.Println(msg)
 	}
 

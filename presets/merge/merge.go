@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
+	"presetsim.dev/presetsim/presets/conflict"
 	"presetsim.dev/presetsim/presets/defaults"
 )
 
@@ -77,7 +78,7 @@ type Result struct {
 	// Conflicts lists every conflict found, without duplicates, ordered by
 	// preset, then pod volumes, then init containers and containers in pod
 	// order, then env, envFrom, volumeMounts, then item order.
-	Conflicts []Conflict
+	Conflicts []conflict.Item
 }
 
 // Variant is a departure from the specification that an implementation
@@ -159,7 +160,7 @@ func ApplyVariant(pod *corev1.Pod, presets []*v1alpha1.PodPreset, v Variant) Res
 // followed by R4.2 and R3.7; an implementation that applies presets in
 // spite of conflicts (a profile's "conflicts: apply") makes the pod Merge
 // returns. A nil pod yields a nil pod.
-func Merge(pod *corev1.Pod, presets []*v1alpha1.PodPreset, v Variant) (*corev1.Pod, []Conflict) {
+func Merge(pod *corev1.Pod, presets []*v1alpha1.PodPreset, v Variant) (*corev1.Pod, []conflict.Item) {
 	if pod == nil {
 		return nil, nil
 	}
@@ -197,11 +198,11 @@ func Merge(pod *corev1.Pod, presets []*v1alpha1.PodPreset, v Variant) (*corev1.P
 		p = defaults.Preset(p)
 		// R3.1: volumes go to the pod spec.
 		for _, vol := range p.Spec.Volumes {
-			conflicts.add(p.Name, "", fieldVolumes, inject(&out.Spec.Volumes, vol, volumeKeys))
+			conflicts.add(p.Name, "", conflict.FieldVolumes, inject(&out.Spec.Volumes, vol, volumeKeys))
 		}
 		for _, c := range containers {
 			for _, e := range p.Spec.Env {
-				conflicts.add(p.Name, c.Name, fieldEnv, inject(&c.Env, *e.DeepCopy(), envKeys))
+				conflicts.add(p.Name, c.Name, conflict.FieldEnv, inject(&c.Env, *e.DeepCopy(), envKeys))
 			}
 			for _, e := range p.Spec.EnvFrom {
 				switch v.EnvFrom {
@@ -214,11 +215,11 @@ func Merge(pod *corev1.Pod, presets []*v1alpha1.PodPreset, v Variant) (*corev1.P
 						c.EnvFrom = append(c.EnvFrom, *e.DeepCopy())
 					}
 				default:
-					conflicts.add(p.Name, c.Name, fieldEnvFrom, inject(&c.EnvFrom, *e.DeepCopy(), envFromKeys))
+					conflicts.add(p.Name, c.Name, conflict.FieldEnvFrom, inject(&c.EnvFrom, *e.DeepCopy(), envFromKeys))
 				}
 			}
 			for _, m := range p.Spec.VolumeMounts {
-				conflicts.add(p.Name, c.Name, fieldVolumeMounts, inject(&c.VolumeMounts, *m.DeepCopy(), volumeMountKeys))
+				conflicts.add(p.Name, c.Name, conflict.FieldVolumeMounts, inject(&c.VolumeMounts, *m.DeepCopy(), volumeMountKeys))
 			}
 		}
 	}
@@ -276,7 +277,7 @@ func appendNew[T any](list *[]T, item T) {
 // in the list: its label and both items.
 type sharedKey struct{ label, injected, existing string }
 
-// compact renders an item as compact JSON, for Conflict.
+// compact renders an item as compact JSON, for conflict.Item.
 func compact(item any) string {
 	b, err := json.Marshal(item)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
+	"presetsim.dev/presetsim/presets/conflict"
 )
 
 func TestAnnotationKey(t *testing.T) {
@@ -30,7 +31,7 @@ type applyCase struct {
 	// want is the expected pod; nil means "exactly the pod as submitted".
 	want          *corev1.Pod
 	wantApplied   []string
-	wantConflicts []Conflict
+	wantConflicts []conflict.Item
 }
 
 // check runs Apply on the case, reports any difference from what the case
@@ -43,7 +44,7 @@ func (tc applyCase) check(t *testing.T, opts ...cmp.Option) Result {
 		want.Pod = tc.pod.DeepCopy()
 	}
 	got := Apply(tc.pod, tc.presets)
-	opts = append(opts, cmpopts.IgnoreFields(Conflict{}, "Injected", "Existing"))
+	opts = append(opts, cmpopts.IgnoreFields(conflict.Item{}, "Injected", "Existing"))
 	if diff := cmp.Diff(want, got, opts...); diff != "" {
 		t.Errorf("Apply() mismatch (-want +got):\n%s", diff)
 	}
@@ -292,7 +293,7 @@ func TestApply(t *testing.T) {
 					{Name: "v", MountPath: "/b", SubPath: "b"},
 				},
 			})},
-			wantConflicts: []Conflict{
+			wantConflicts: []conflict.Item{
 				{Preset: "twice", Container: "website", Field: "volumeMounts", Key: "name v"},
 			},
 		},
@@ -302,7 +303,7 @@ func TestApply(t *testing.T) {
 			presets: []*v1alpha1.PodPreset{newPreset("allow-database", "7", v1alpha1.PodPresetSpec{
 				Env: []corev1.EnvVar{env("DB_PORT", "6379")},
 			})},
-			wantConflicts: []Conflict{
+			wantConflicts: []conflict.Item{
 				{Preset: "allow-database", Container: "website", Field: "env", Key: "DB_PORT"},
 			},
 		},
@@ -317,7 +318,7 @@ func TestApply(t *testing.T) {
 					return e
 				}()},
 			})},
-			wantConflicts: []Conflict{
+			wantConflicts: []conflict.Item{
 				{Preset: "db", Container: "website", Field: "envFrom", Key: "configMapRef etcd-env-config"},
 			},
 		},
@@ -332,7 +333,7 @@ func TestApply(t *testing.T) {
 			presets: []*v1alpha1.PodPreset{newPreset("db", "7", v1alpha1.PodPresetSpec{
 				EnvFrom: []corev1.EnvFromSource{secretEnv("DB_", "db-creds")},
 			})},
-			wantConflicts: []Conflict{
+			wantConflicts: []conflict.Item{
 				{Preset: "db", Container: "website", Field: "envFrom", Key: "prefix DB_ secretRef db-creds"},
 			},
 		},
@@ -342,7 +343,7 @@ func TestApply(t *testing.T) {
 			presets: []*v1alpha1.PodPreset{newPreset("cache", "3", v1alpha1.PodPresetSpec{
 				Volumes: []corev1.Volume{emptyDir("cache-volume")},
 			})},
-			wantConflicts: []Conflict{
+			wantConflicts: []conflict.Item{
 				{Preset: "cache", Field: "volumes", Key: "cache-volume"},
 			},
 		},
@@ -352,7 +353,7 @@ func TestApply(t *testing.T) {
 			presets: []*v1alpha1.PodPreset{newPreset("cache", "3", v1alpha1.PodPresetSpec{
 				VolumeMounts: []corev1.VolumeMount{mount("cache-volume", "/cache")},
 			})},
-			wantConflicts: []Conflict{
+			wantConflicts: []conflict.Item{
 				{Preset: "cache", Container: "website", Field: "volumeMounts", Key: "name cache-volume"},
 			},
 		},
@@ -362,7 +363,7 @@ func TestApply(t *testing.T) {
 			presets: []*v1alpha1.PodPreset{newPreset("cache", "3", v1alpha1.PodPresetSpec{
 				VolumeMounts: []corev1.VolumeMount{mount("cache-volume", "/cache")},
 			})},
-			wantConflicts: []Conflict{
+			wantConflicts: []conflict.Item{
 				{Preset: "cache", Container: "website", Field: "volumeMounts", Key: "mountPath /cache"},
 			},
 		},
@@ -374,7 +375,7 @@ func TestApply(t *testing.T) {
 			presets: []*v1alpha1.PodPreset{newPreset("cache", "3", v1alpha1.PodPresetSpec{
 				VolumeMounts: []corev1.VolumeMount{mount("cache-volume", "/cache")},
 			})},
-			wantConflicts: []Conflict{
+			wantConflicts: []conflict.Item{
 				{Preset: "cache", Container: "website", Field: "volumeMounts", Key: "name cache-volume"},
 				{Preset: "cache", Container: "website", Field: "volumeMounts", Key: "mountPath /cache"},
 			},
@@ -388,7 +389,7 @@ func TestApply(t *testing.T) {
 			presets: []*v1alpha1.PodPreset{newPreset("p", "1", v1alpha1.PodPresetSpec{
 				Env: []corev1.EnvVar{env("A", "preset")},
 			})},
-			wantConflicts: []Conflict{
+			wantConflicts: []conflict.Item{
 				{Preset: "p", Container: "init", Field: "env", Key: "A"},
 			},
 		},
@@ -405,7 +406,7 @@ func TestApply(t *testing.T) {
 					Volumes: []corev1.Volume{configMapVolume("cache-volume", "cfg")},
 				}),
 			},
-			wantConflicts: []Conflict{
+			wantConflicts: []conflict.Item{
 				{Preset: "b", Field: "volumes", Key: "cache-volume"},
 				{Preset: "b", Container: "website", Field: "env", Key: "DB_PORT"},
 			},
@@ -422,7 +423,7 @@ func TestApply(t *testing.T) {
 					return e
 				}()}}),
 			},
-			wantConflicts: []Conflict{
+			wantConflicts: []conflict.Item{
 				{Preset: "b", Container: "website", Field: "envFrom", Key: "prefix DB_ configMapRef etcd-env-config"},
 			},
 		},
@@ -432,7 +433,7 @@ func TestApply(t *testing.T) {
 			presets: []*v1alpha1.PodPreset{newPreset("self", "1", v1alpha1.PodPresetSpec{
 				Env: []corev1.EnvVar{env("A", "1"), env("A", "2")},
 			})},
-			wantConflicts: []Conflict{
+			wantConflicts: []conflict.Item{
 				{Preset: "self", Container: "website", Field: "env", Key: "A"},
 			},
 		},
@@ -451,7 +452,7 @@ func TestApply(t *testing.T) {
 					VolumeMounts: []corev1.VolumeMount{mount("clean", "/clean")},
 				}),
 			},
-			wantConflicts: []Conflict{
+			wantConflicts: []conflict.Item{
 				{Preset: "allow-database", Container: "website", Field: "env", Key: "DB_PORT"},
 			},
 		},
@@ -473,7 +474,7 @@ func TestApply(t *testing.T) {
 					Env: []corev1.EnvVar{env("CLEAN", "2")},
 				}),
 			},
-			wantConflicts: []Conflict{
+			wantConflicts: []conflict.Item{
 				{Preset: "first", Field: "volumes", Key: "v"},
 				{Preset: "first", Container: "init", Field: "env", Key: "X"},
 				{Preset: "first", Container: "website", Field: "env", Key: "X"},
@@ -491,7 +492,7 @@ func TestApply(t *testing.T) {
 			presets: []*v1alpha1.PodPreset{newPreset("p", "1", v1alpha1.PodPresetSpec{
 				Env: []corev1.EnvVar{env("X", "1"), env("X", "2")},
 			})},
-			wantConflicts: []Conflict{
+			wantConflicts: []conflict.Item{
 				{Preset: "p", Container: "a", Field: "env", Key: "X"},
 				{Preset: "p", Container: "b", Field: "env", Key: "X"},
 			},
@@ -819,57 +820,6 @@ func TestSelect(t *testing.T) {
 	}
 }
 
-func TestConflictString(t *testing.T) {
-	tests := []struct {
-		name     string
-		conflict Conflict
-		want     string
-	}{
-		{
-			name:     "env",
-			conflict: Conflict{Preset: "p", Container: "website", Field: "env", Key: "DB_PORT"},
-			want:     "duplicate env DB_PORT in container website",
-		},
-		{
-			name:     "volume",
-			conflict: Conflict{Preset: "p", Field: "volumes", Key: "cache-volume"},
-			want:     "duplicate volume cache-volume",
-		},
-		{
-			name:     "volumeMount by mountPath",
-			conflict: Conflict{Preset: "p", Container: "website", Field: "volumeMounts", Key: "mountPath /cache"},
-			want:     "duplicate mountPath /cache in container website",
-		},
-		{
-			name:     "volumeMount by name",
-			conflict: Conflict{Preset: "p", Container: "x", Field: "volumeMounts", Key: "name cache-volume"},
-			want:     "duplicate volumeMount name cache-volume in container x",
-		},
-		{
-			name:     "envFrom configMapRef",
-			conflict: Conflict{Preset: "p", Container: "x", Field: "envFrom", Key: "configMapRef etcd-env-config"},
-			want:     "duplicate envFrom configMapRef etcd-env-config in container x",
-		},
-		{
-			name:     "envFrom with prefix",
-			conflict: Conflict{Preset: "p", Container: "x", Field: "envFrom", Key: "prefix DB_ configMapRef etcd-env-config"},
-			want:     "duplicate envFrom prefix DB_ configMapRef etcd-env-config in container x",
-		},
-		{
-			name:     "envFrom secretRef",
-			conflict: Conflict{Preset: "p", Container: "x", Field: "envFrom", Key: "secretRef db-creds"},
-			want:     "duplicate envFrom secretRef db-creds in container x",
-		},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := tc.conflict.String(); got != tc.want {
-				t.Errorf("String() = %q, want %q", got, tc.want)
-			}
-		})
-	}
-}
-
 // TestConflictKeys checks that the keys Apply puts in conflicts render as documented.
 func TestConflictKeys(t *testing.T) {
 	pod := newPod(
@@ -899,15 +849,15 @@ func TestConflictKeys(t *testing.T) {
 			"duplicate volumeMount name cache-volume in container website; " +
 			"duplicate mountPath /cache in container website",
 	}
-	if diff := cmp.Diff(want, Messages(Apply(pod, presets).Conflicts)); diff != "" {
-		t.Errorf("Messages(Apply().Conflicts) mismatch (-want +got):\n%s", diff)
+	if diff := cmp.Diff(want, conflict.Messages(Apply(pod, presets).Conflicts)); diff != "" {
+		t.Errorf("conflict.Messages(Apply().Conflicts) mismatch (-want +got):\n%s", diff)
 	}
 }
 
 func TestMessages(t *testing.T) {
 	tests := []struct {
 		name      string
-		conflicts []Conflict
+		conflicts []conflict.Item
 		want      []string
 	}{
 		{
@@ -915,14 +865,14 @@ func TestMessages(t *testing.T) {
 		},
 		{
 			name: "one conflict",
-			conflicts: []Conflict{
+			conflicts: []conflict.Item{
 				{Preset: "allow-database", Container: "website", Field: "volumeMounts", Key: "mountPath /cache"},
 			},
 			want: []string{"Conflict on pod preset allow-database: duplicate mountPath /cache in container website"},
 		},
 		{
 			name: "grouped by preset in order of first appearance",
-			conflicts: []Conflict{
+			conflicts: []conflict.Item{
 				{Preset: "z", Field: "volumes", Key: "v"},
 				{Preset: "a", Container: "c", Field: "env", Key: "A"},
 				{Preset: "z", Container: "c", Field: "env", Key: "Z"},
@@ -935,8 +885,8 @@ func TestMessages(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, Messages(tc.conflicts)); diff != "" {
-				t.Errorf("Messages() mismatch (-want +got):\n%s", diff)
+			if diff := cmp.Diff(tc.want, conflict.Messages(tc.conflicts)); diff != "" {
+				t.Errorf("conflict.Messages() mismatch (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -950,13 +900,13 @@ func TestConflictItems(t *testing.T) {
 		name    string
 		pod     *corev1.Pod
 		presets []*v1alpha1.PodPreset
-		want    []Conflict
+		want    []conflict.Item
 	}{
 		{
 			name:    "env against the pod's",
 			pod:     newPod(withContainers(newContainer("web", withEnv(env("DB", "pod"))))),
 			presets: []*v1alpha1.PodPreset{newPreset("db", "1", v1alpha1.PodPresetSpec{Env: []corev1.EnvVar{env("DB", "preset")}})},
-			want: []Conflict{{Preset: "db", Container: "web", Field: "env", Key: "DB",
+			want: []conflict.Item{{Preset: "db", Container: "web", Field: "env", Key: "DB",
 				Injected: `{"name":"DB","value":"preset"}`, Existing: `{"name":"DB","value":"pod"}`}},
 		},
 		{
@@ -966,7 +916,7 @@ func TestConflictItems(t *testing.T) {
 				newPreset("a", "1", v1alpha1.PodPresetSpec{Volumes: []corev1.Volume{emptyDir("cache")}}),
 				newPreset("b", "1", v1alpha1.PodPresetSpec{Volumes: []corev1.Volume{configMapVolume("cache", "cm")}}),
 			},
-			want: []Conflict{{Preset: "b", Field: "volumes", Key: "cache",
+			want: []conflict.Item{{Preset: "b", Field: "volumes", Key: "cache",
 				Injected: `{"name":"cache","configMap":{"name":"cm","defaultMode":420}}`, Existing: `{"name":"cache","emptyDir":{}}`}},
 		},
 	}

@@ -3,6 +3,8 @@ package model
 import (
 	"strings"
 
+	"presetsim.dev/presetsim/presets/conflict"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -81,24 +83,14 @@ type Outcome struct {
 	// "mirror" (R2.5); empty otherwise.
 	Skipped string
 	// Conflicts are every conflict found, as data.
-	Conflicts []merge.Conflict
+	Conflicts []conflict.Item
 	// Warnings are the admission warnings (R4.3).
 	Warnings []string
 	// Events are the events recorded (R4.3), none on a dry run (R2.1).
-	Events []Event
+	Events []conflict.Event
 	// InvalidSelectors are the presets whose selector cannot be read; they
 	// apply to no pod.
 	InvalidSelectors []string
-}
-
-// Event is an event the model expects, on the object it names.
-type Event struct {
-	// Kind and Name are the involved object's: the pod when it has a name,
-	// else its controller owner.
-	Kind, Name string
-	Type       string
-	Reason     string
-	Message    string
 }
 
 // maxOrders bounds the orders tried when the order is unspecified: 6
@@ -146,7 +138,7 @@ func admitInOrder(a Admission, presets []*v1alpha1.PodPreset, o Options) Outcome
 		r := merge.ApplyVariant(a.Pod, presets, o.Variant)
 		if len(r.Conflicts) > 0 {
 			oc.Refused, oc.Conflicts = true, r.Conflicts
-			oc.Message = strings.Join(merge.Messages(r.Conflicts), "; ")
+			oc.Message = strings.Join(conflict.Messages(r.Conflicts), conflict.Separator)
 			return oc
 		}
 		oc.Pod, oc.Applied = r.Pod, r.Applied
@@ -181,21 +173,18 @@ func admitInOrder(a Admission, presets []*v1alpha1.PodPreset, o Options) Outcome
 // report adds the conflicts as warnings and, unless the request is a dry
 // run, as events on the pod or its controller owner (R4.3, R2.1).
 func report(oc *Outcome, a Admission) {
-	messages := merge.Messages(oc.Conflicts)
-	oc.Warnings = messages
-	if a.DryRun || len(messages) == 0 {
+	reports := conflict.Reports(oc.Conflicts)
+	oc.Warnings = nil
+	for _, r := range reports {
+		oc.Warnings = append(oc.Warnings, r.Message())
+	}
+	if a.DryRun {
 		return
 	}
-	kind, name := "Pod", a.Pod.Name
-	if name == "" {
-		owner := metav1.GetControllerOf(a.Pod)
-		if owner == nil {
-			return
+	if ref := conflict.Target(a.Pod, a.Pod.Namespace); ref != nil {
+		for _, r := range reports {
+			oc.Events = append(oc.Events, r.Event(ref))
 		}
-		kind, name = owner.Kind, owner.Name
-	}
-	for _, m := range messages {
-		oc.Events = append(oc.Events, Event{Kind: kind, Name: name, Type: corev1.EventTypeWarning, Reason: admission.ConflictReason, Message: m})
 	}
 }
 

@@ -3,6 +3,8 @@ package model_test
 import (
 	"testing"
 
+	"presetsim.dev/presetsim/presets/conflict"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	corev1 "k8s.io/api/core/v1"
@@ -68,7 +70,7 @@ func TestAdmit(t *testing.T) {
 	conflicting := envPreset("c", "12", env("OWN", "preset"))
 	own := env("OWN", "pod")
 	conflictMsg := "Conflict on pod preset c: duplicate env OWN in container init; duplicate env OWN in container website"
-	event := model.Event{Kind: "Pod", Name: "website", Type: "Warning", Reason: "PodPresetConflict", Message: conflictMsg}
+	event := conflict.Event{Kind: "Pod", Name: "website", Type: "Warning", Reason: "PodPresetConflict", Message: conflictMsg}
 
 	excluded := pod()
 	excluded.Annotations = map[string]string{merge.ExcludeAnnotation: "true"}
@@ -93,7 +95,7 @@ func TestAdmit(t *testing.T) {
 	}, {
 		name: "specification: a conflict applies nothing, warns, and records an event on the pod",
 		in:   model.Admission{Presets: []*v1alpha1.PodPreset{a, conflicting}, Pod: pod(own)},
-		want: []model.Outcome{{Pod: pod(own), Matching: []string{"a", "c"}, Warnings: []string{conflictMsg}, Events: []model.Event{event}}},
+		want: []model.Outcome{{Pod: pod(own), Matching: []string{"a", "c"}, Warnings: []string{conflictMsg}, Events: []conflict.Event{event}}},
 	}, {
 		name: "specification: a dry run warns but records no event",
 		in:   model.Admission{Presets: []*v1alpha1.PodPreset{conflicting}, Pod: pod(own), DryRun: true},
@@ -102,7 +104,7 @@ func TestAdmit(t *testing.T) {
 		name: "specification: a pod without a name has the event on its controller",
 		in:   model.Admission{Presets: []*v1alpha1.PodPreset{conflicting}, Pod: owned},
 		want: []model.Outcome{{Pod: owned, Matching: []string{"c"}, Warnings: []string{conflictMsg},
-			Events: []model.Event{{Kind: "ReplicaSet", Name: "web", Type: "Warning", Reason: "PodPresetConflict", Message: conflictMsg}}}},
+			Events: []conflict.Event{{Kind: "ReplicaSet", Name: "web", Type: "Warning", Reason: "PodPresetConflict", Message: conflictMsg}}}},
 	}, {
 		name: "specification: exclude \"true\" leaves the pod alone",
 		in:   model.Admission{Presets: []*v1alpha1.PodPreset{a}, Pod: excluded},
@@ -131,13 +133,13 @@ func TestAdmit(t *testing.T) {
 		in:   model.Admission{Presets: []*v1alpha1.PodPreset{a, conflicting}, Pod: pod(own)},
 		opts: model.Options{Conflicts: model.SkipPreset},
 		want: []model.Outcome{{Pod: withEnv(pod(own), []corev1.EnvVar{env("A", "1")}, map[string]string{key("a"): "10"}),
-			Matching: []string{"a", "c"}, Applied: []string{"a"}, Warnings: []string{conflictMsg}, Events: []model.Event{event}}},
+			Matching: []string{"a", "c"}, Applied: []string{"a"}, Warnings: []string{conflictMsg}, Events: []conflict.Event{event}}},
 	}, {
 		name: "conflicts apply: every preset annotated, the conflicting item skipped, the pod's own kept (R4.4)",
 		in:   model.Admission{Presets: []*v1alpha1.PodPreset{a, preset("c", "12", v1alpha1.PodPresetSpec{Env: []corev1.EnvVar{env("OWN", "preset"), env("C", "3")}})}, Pod: pod(own)},
 		opts: model.Options{Conflicts: model.Apply},
 		want: []model.Outcome{{Pod: withEnv(pod(own), []corev1.EnvVar{env("A", "1"), env("C", "3")}, map[string]string{key("a"): "10", key("c"): "12"}),
-			Matching: []string{"a", "c"}, Applied: []string{"a", "c"}, Warnings: []string{conflictMsg}, Events: []model.Event{event}}},
+			Matching: []string{"a", "c"}, Applied: []string{"a", "c"}, Warnings: []string{conflictMsg}, Events: []conflict.Event{event}}},
 	}, {
 		name: "order unspecified: both orders accepted",
 		in:   model.Admission{Presets: []*v1alpha1.PodPreset{a, b}, Pod: pod()},

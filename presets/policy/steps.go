@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 
+	"presetsim.dev/presetsim/presets/conflict"
+
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 )
@@ -143,7 +145,7 @@ func (s *steps) scope() string {
 // in is appended to a conflict's description: the container.
 func (s *steps) in() string {
 	if s.inContainers() {
-		return ` + " in container " + c.name`
+		return " + " + quote(conflict.InContainer) + " + c.name"
 	}
 	return ""
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"presetsim.dev/presetsim/presets/conflict"
+
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 
@@ -18,10 +20,10 @@ import (
 //
 // It has the mutating policy's first variables (labels and the selectors
 // p<i>), then those of warnVariables, among them one per preset, w<i>: the
-// conflicts of preset i, as merge.Conflict.String gives them; and one
+// conflicts of preset i, as conflict.Item.String gives them; and one
 // validation per preset, failing when preset i selects the pod, the pod
 // does not hold every item of the presets that select it (held, below)
-// and preset i has conflicts, with the message of merge.Messages
+// and preset i has conflicts, with the message of conflict.Report.Message
 // ("Conflict on pod preset <name>: <conflict>; …"). The API server
 // returns each failed validation as one warning, prefixed with
 // "Validation failed for ValidatingAdmissionPolicy '<policy>' with
@@ -126,7 +128,7 @@ func (c *compiler) validations(compiled string) []admissionregistrationv1.Valida
 		clear := fmt.Sprintf("!%s || variables.held", c.matches(i))
 		out = append(out, admissionregistrationv1.Validation{
 			Expression:        fmt.Sprintf("%s || size(variables.w%d) == 0", clear, i),
-			MessageExpression: fmt.Sprintf(`(%s) ? "" : %s + variables.w%d.join("; ")`, clear, quote("Conflict on pod preset "+p.Name+": "), i),
+			MessageExpression: fmt.Sprintf(`(%s) ? "" : %s + variables.w%d.join(%s)`, clear, quote(conflict.Prefix(p.Name)), i, quote(conflict.Separator)),
 		})
 	}
 	return out
@@ -155,8 +157,8 @@ func presetConflicts(i int, all []*steps) string {
 	return fmt.Sprintf("[%s].map(s, s.transformList(j, x, !(x in s.slice(0, j)), x))[0]", concat(parts, "\n"))
 }
 
-// conflictLabel is merge.Conflict.String of a conflict on key k of item,
-// without the container.
+// conflictLabel is conflict.Item.Label of a conflict on key k of item (its
+// container is appended in CEL, conflict.InContainer).
 func conflictLabel(field string, k itemKey, item any) string {
 	label := ""
 	switch it := item.(type) {
@@ -171,7 +173,7 @@ func conflictLabel(field string, k itemKey, item any) string {
 	default:
 		label = k.value(item)
 	}
-	return merge.Conflict{Field: field, Key: label}.String()
+	return conflict.Item{Field: field, Key: label}.Label()
 }
 
 // WarningName is the name of the warning policy and of its binding for a

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"presetsim.dev/presetsim/presets/conflict"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -134,7 +136,7 @@ func (p *examplePlugin) Admit(_ context.Context, a admission.Attributes, _ admis
 	}
 	result := merge.Apply(pod, selected)
 	if len(result.Conflicts) > 0 {
-		return admission.NewForbidden(a, fmt.Errorf("podinjection conflict: %s", strings.Join(merge.Messages(result.Conflicts), "; ")))
+		return admission.NewForbidden(a, fmt.Errorf("podinjection conflict: %s", strings.Join(conflict.Messages(result.Conflicts), "; ")))
 	}
 	out := result.Pod
 	for k, v := range out.Annotations {
