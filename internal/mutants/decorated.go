@@ -171,17 +171,35 @@ func (d *decorated) plugin(l podpreset.Lister) *podpreset.Plugin {
 	return p
 }
 
-// filteredRecorder drops the events keep refuses.
+// filteredRecorder drops the events keep refuses, however they are
+// recorded.
 type filteredRecorder struct {
 	record.EventRecorder
 	keep func(ref *corev1.ObjectReference) bool
 }
 
+// kept reports whether an event on object is recorded.
+func (r filteredRecorder) kept(object runtime.Object) bool {
+	ref, ok := object.(*corev1.ObjectReference)
+	return !ok || r.keep(ref)
+}
+
 func (r filteredRecorder) Event(object runtime.Object, eventtype, reason, message string) {
-	if ref, ok := object.(*corev1.ObjectReference); ok && !r.keep(ref) {
-		return
+	if r.kept(object) {
+		r.EventRecorder.Event(object, eventtype, reason, message)
 	}
-	r.EventRecorder.Event(object, eventtype, reason, message)
+}
+
+func (r filteredRecorder) Eventf(object runtime.Object, eventtype, reason, messageFmt string, args ...any) {
+	if r.kept(object) {
+		r.EventRecorder.Eventf(object, eventtype, reason, messageFmt, args...)
+	}
+}
+
+func (r filteredRecorder) AnnotatedEventf(object runtime.Object, annotations map[string]string, eventtype, reason, messageFmt string, args ...any) {
+	if r.kept(object) {
+		r.EventRecorder.AnnotatedEventf(object, annotations, eventtype, reason, messageFmt, args...)
+	}
 }
 
 // containers are the pod's init and app containers, to edit in place.
