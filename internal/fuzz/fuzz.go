@@ -97,8 +97,8 @@ type Report struct {
 	// Count is how many cases disagreed this way.
 	Count  int    `json:"count"`
 	Detail string `json:"detail,omitempty"`
-	// aspect is what of the outcome the first disagreement was about.
-	aspect oracle.Aspect
+	// found is the first disagreement of the kind, as found.
+	found oracle.Disagreement
 }
 
 // CaseSeed is the seed of case i of a run (splitmix64 of the two).
@@ -141,13 +141,12 @@ func Run(ctx context.Context, w *harness.World, opts Options) (_ Summary, err er
 	var (
 		next, done atomic.Int64
 		mu         sync.Mutex
-		byKind     = map[string]*Report{}
-		kinds      []string
+		kinds      = newTally()
 		failed     error
 		wg         sync.WaitGroup
 	)
 	progress := newProgress(opts.Progress, own)
-	record := func(c Case, ds []oracle.Disagreement, err error) {
+	record := func(c Case, ds []oracle.Disagreement, explainedBy []*oracle.Hypothesis, err error) {
 		mu.Lock()
 		defer mu.Unlock()
 		if err != nil {
@@ -157,19 +156,12 @@ func Run(ctx context.Context, w *harness.World, opts Options) (_ Summary, err er
 			return
 		}
 		done.Add(1)
-		for _, d := range ds {
-			k := kindOf(d)
-			if rep, ok := byKind[k]; ok {
-				rep.Count++
-				continue
-			}
-			byKind[k] = &Report{Rules: d.Rules, Summary: d.Summary, CaseSeed: c.Seed, Count: 1, Detail: d.Detail, aspect: d.Aspect}
-			kinds = append(kinds, k)
+		for _, d := range kinds.add(c.Seed, ds, explainedBy) {
 			if opts.Log != nil {
 				fmt.Fprintf(opts.Log, "disagreement (%s), case seed %d: %s\n", rule.Join(d.Rules, ", "), c.Seed, d.Summary)
 			}
 		}
-		progress.update(int(done.Load()), len(kinds))
+		progress.update(int(done.Load()), kinds.size())
 	}
 	// An admitted case waits out its settle window in a goroutine of its
 	// own, so that a window costs no worker its time; inflight bounds how
@@ -199,20 +191,22 @@ func Run(ctx context.Context, w *harness.World, opts Options) (_ Summary, err er
 						_ = r.settle(ctx, t)
 					}
 					<-inflight
-					record(c, nil, err)
+					record(c, nil, nil, err)
 					continue
 				}
 				settlers.Go(func() {
 					defer func() { <-inflight }()
 					err := r.settle(ctx, t)
-					record(c, append(ds, oracle.EventDisagreements(w, t.obs)...), err)
+					ds = append(ds, oracle.EventDisagreements(w, t.obs)...)
+					record(c, ds, oracle.Diagnose(w, t.obs, ds, true), err)
 				})
 			}
 		})
 	}
 	wg.Wait()
 	settlers.Wait()
-	progress.finish(int(done.Load()), len(kinds))
+	found := kinds.resolve()
+	progress.finish(int(done.Load()), len(found))
 	if failed != nil {
 		return Summary{}, failed
 	}
@@ -220,8 +214,7 @@ func Run(ctx context.Context, w *harness.World, opts Options) (_ Summary, err er
 		return Summary{}, err
 	}
 	sum := Summary{Seed: opts.Seed, Shard: opts.Shard.String(), Cases: int(done.Load())}
-	for i, k := range kinds {
-		rep := byKind[k]
+	for i, rep := range found {
 		sum.Disagreeing += rep.Count
 		if i < opts.Shrink && opts.Out != "" {
 			if err := r.shrinkAndWrite(context.WithoutCancel(ctx), rep, opts); err != nil {
@@ -234,29 +227,40 @@ func Run(ctx context.Context, w *harness.World, opts Options) (_ Summary, err er
 	return sum, nil
 }
 
-// disagreements runs one case and checks it, its events too when asked.
-func (r runner) disagreements(ctx context.Context, c Case, events bool) ([]oracle.Disagreement, error) {
+// disagreements runs one case and checks it, its events too when asked;
+// explainedBy are the hypotheses that explain them (oracle.Diagnose).
+func (r runner) disagreements(ctx context.Context, c Case, events bool) (ds []oracle.Disagreement, explainedBy []*oracle.Hypothesis, err error) {
 	t, err := r.admit(ctx, c)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if !events {
+	if events {
+		err = r.settle(ctx, t)
+	} else {
 		err = r.release(context.WithoutCancel(ctx), t)
-		if err != nil {
-			return nil, err
-		}
-		return oracle.Check(ctx, r.w, t.obs, false)
 	}
-	if err := r.settle(ctx, t); err != nil {
-		return nil, err
+	if err != nil {
+		return nil, nil, err
 	}
-	return oracle.Check(ctx, r.w, t.obs, true)
+	ds, err = oracle.Check(ctx, r.w, t.obs, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	if events {
+		ds = append(ds, oracle.EventDisagreements(r.w, t.obs)...)
+	}
+	return ds, oracle.Diagnose(r.w, t.obs, ds, events), nil
 }
 
-// kindOf groups disagreements: the same rules and the same aspect of the
-// outcome, whichever of the two requests showed it and whichever preset
-// was the invalid one.
+// kindOf groups disagreements: those one hypothesis explains (the
+// implementation behaves as if it …) are one kind, whatever of the outcome
+// showed it; the others by their rules and the aspect of the outcome,
+// whichever of the two requests showed it and whichever preset was the
+// invalid one.
 func kindOf(d oracle.Disagreement) string {
+	if d.AsIf != "" {
+		return "as if it " + d.AsIf
+	}
 	return rule.Join(d.Rules, ",") + "|" + string(d.Aspect)
 }
 
@@ -264,7 +268,7 @@ func kindOf(d oracle.Disagreement) string {
 func (r runner) shrinkAndWrite(ctx context.Context, rep *Report, opts Options) error {
 	c := Generate(rep.CaseSeed)
 	r.eventWait = r.w.Timeouts.Settle
-	small, d := r.shrink(ctx, c, rep.Rules, rep.aspect.AboutEvents())
+	small, d := r.shrink(ctx, c, rep.found, rep.found.Aspect.AboutEvents())
 	if d != nil {
 		rep.Summary, rep.Detail = d.Summary, d.Detail
 	}

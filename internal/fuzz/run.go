@@ -161,10 +161,12 @@ func (r runner) admit(ctx context.Context, c Case) (_ *trial, err error) {
 			return t, nil
 		}
 		waits = append(waits, pending{wait, p})
+		stored := p.DeepCopy()
+		stored.ResourceVersion = created.GetResourceVersion()
 		if p.Namespace == "default" {
-			stored := p.DeepCopy()
-			stored.ResourceVersion = created.GetResourceVersion()
 			t.obs.Presets = append(t.obs.Presets, stored)
+		} else {
+			t.obs.Others = append(t.obs.Others, stored)
 		}
 	}
 	if ok, err := takenUp(); err != nil {
@@ -182,7 +184,8 @@ func (r runner) admit(ctx context.Context, c Case) (_ *trial, err error) {
 
 // settle reads the conflict events of an admitted case, when the profile
 // claims events: it waits until the events the model expects are there,
-// and, when the case has a conflict, until its settle window has passed
+// and, when the case has a conflict (the model's or one the implementation
+// warned of), until its settle window has passed
 // (an event may come later than the request), then lists them once more.
 // Then it gives the case's namespaces back to the pool (release).
 func (r runner) settle(ctx context.Context, t *trial) (err error) {
@@ -225,7 +228,9 @@ func (r runner) settle(ctx context.Context, t *trial) (err error) {
 			return err
 		}
 	}
-	if expected.Conflicts() {
+	if expected.Conflicts() || len(t.obs.DryRun.Warnings)+len(t.obs.Create.Warnings) > 0 {
+		// A conflict the model expects, or one the implementation warned
+		// of: its events may come later than the request.
 		select {
 		case <-ctx.Done():
 			return ctx.Err()

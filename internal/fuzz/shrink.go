@@ -24,20 +24,13 @@ const maxShrinkRuns = 300
 //
 // Events are waited for only when the disagreement is about them
 // (events): a settle window per run would make shrinking slow.
-func (r runner) shrink(ctx context.Context, c Case, rules []rule.ID, events bool) (Case, *oracle.Disagreement) {
+func (r runner) shrink(ctx context.Context, c Case, found oracle.Disagreement, events bool) (Case, *oracle.Disagreement) {
 	fails := func(c Case) *oracle.Disagreement {
-		ds, err := r.disagreements(ctx, c, events)
+		ds, explainedBy, err := r.disagreements(ctx, c, events)
 		if err != nil {
 			return nil
 		}
-		for i := range ds {
-			for _, rule := range ds[i].Rules {
-				if slices.Contains(rules, rule) {
-					return &ds[i]
-				}
-			}
-		}
-		return nil
+		return still(found, ds, explainedBy)
 	}
 	last := fails(c)
 	if last == nil {
@@ -58,6 +51,27 @@ func (r runner) shrink(ctx context.Context, c Case, rules []rule.ID, events bool
 		}
 	}
 	return c, last
+}
+
+// still returns the disagreement of a smaller case that shows what was
+// found: one the same hypothesis explains, when one explained it (named in
+// it); otherwise one with a rule in common. Nil when there is none.
+func still(found oracle.Disagreement, ds []oracle.Disagreement, explainedBy []*oracle.Hypothesis) *oracle.Disagreement {
+	if found.AsIf != "" {
+		i := slices.IndexFunc(explainedBy, func(h *oracle.Hypothesis) bool { return h.Name == found.AsIf })
+		if i < 0 || len(ds) == 0 {
+			return nil
+		}
+		d := ds[0]
+		d.Explain(explainedBy[i])
+		return &d
+	}
+	for i := range ds {
+		if slices.ContainsFunc(ds[i].Rules, func(r rule.ID) bool { return slices.Contains(found.Rules, r) }) {
+			return &ds[i]
+		}
+	}
+	return nil
 }
 
 // simplifications are the cases one step simpler than c, all valid.

@@ -29,6 +29,10 @@ type Disagreement struct {
 	Rules []rule.ID
 	// Aspect is what of the outcome differs.
 	Aspect Aspect
+	// AsIf names the hypothesis that explains the difference exactly
+	// ("decides exclusion otherwise"), whose rule Rules names first; ""
+	// when none does.
+	AsIf string
 	// Summary is one line; Detail the whole difference (a pod diff, say).
 	Summary, Detail string
 }
@@ -93,6 +97,11 @@ func Check(ctx context.Context, w *harness.World, obs Observed, events bool) ([]
 	}
 	if events {
 		out = append(out, EventDisagreements(w, obs)...)
+		if hs := Diagnose(w, obs, out, true); len(hs) > 0 {
+			for i := range out {
+				out[i].Explain(hs[0])
+			}
+		}
 	}
 	return out, nil
 }
@@ -301,5 +310,19 @@ func CheckAdmission(ctx context.Context, s *scenario.Scenario, a scenario.Admiss
 	if err != nil || len(ds) == 0 {
 		return nil, err
 	}
+	if hs := diagnose(w, obs, []request{{a.DryRun, got}}, false); len(hs) > 0 {
+		ds[0].Explain(hs[0])
+	}
 	return &ds[0], nil
+}
+
+// Explain names the hypothesis that explains the disagreement, its rule
+// first.
+func (d *Disagreement) Explain(h *Hypothesis) {
+	if h == nil {
+		return
+	}
+	d.AsIf = h.Name
+	d.Rules = slices.Insert(slices.DeleteFunc(slices.Clone(d.Rules), func(r rule.ID) bool { return r == h.Rule }), 0, h.Rule)
+	d.Summary = "behaves as if it " + h.Name + ": " + d.Summary
 }

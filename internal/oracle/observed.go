@@ -24,6 +24,9 @@ type Observed struct {
 	// Presets are the presets of the pod's namespace as created, with
 	// their resourceVersions: the model's input.
 	Presets []*v1alpha1.PodPreset
+	// Others are presets of other namespaces, as created, when the case
+	// has some: no admission of the pod's namespace may take them (R2.2).
+	Others []*v1alpha1.PodPreset
 	// Pod is the pod as submitted, with its owner when the case has one.
 	Pod *corev1.Pod
 	// DryRun and Create are the two requests: a server-side dry run, then

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"presetsim.dev/presetsim/presets/conflict"
 )
 
@@ -13,6 +14,18 @@ import (
 type key[T any] struct {
 	of    func(*T) [3]string
 	label func(*T) string
+	// same, when set, tells identical items apart instead of deep
+	// equality (R3.4).
+	same func(a, b *T) bool
+}
+
+// identical reports whether two items sharing the key are the same item
+// (R3.4): deeply equal, unless the key says otherwise.
+func (k key[T]) identical(a, b *T) bool {
+	if k.same != nil {
+		return k.same(a, b)
+	}
+	return equality.Semantic.DeepEqual(*a, *b)
 }
 
 // envKeys: an env var is keyed by its name, case-sensitive.
@@ -83,4 +96,43 @@ func (l *conflictList) add(preset, container, field string, keys []sharedKey) {
 			*l = append(*l, c)
 		}
 	}
+}
+
+// The keys of a variant: the specification's, unless it breaks one.
+
+func (v Variant) envKeys() []key[corev1.EnvVar] {
+	if !v.EnvNamesFolded {
+		return envKeys
+	}
+	folded := func(e *corev1.EnvVar) corev1.EnvVar {
+		f := *e
+		f.Name = strings.ToLower(f.Name)
+		return f
+	}
+	return []key[corev1.EnvVar]{{
+		of:    func(e *corev1.EnvVar) [3]string { return [3]string{strings.ToLower(e.Name)} },
+		label: func(e *corev1.EnvVar) string { return e.Name },
+		same:  func(a, b *corev1.EnvVar) bool { return equality.Semantic.DeepEqual(folded(a), folded(b)) },
+	}}
+}
+
+func (v Variant) envFromKeys() []key[corev1.EnvFromSource] {
+	if !v.EnvFromPrefixIgnored {
+		return envFromKeys
+	}
+	return []key[corev1.EnvFromSource]{{
+		of: func(e *corev1.EnvFromSource) [3]string {
+			k := envFromKey(e)
+			k[0] = ""
+			return k
+		},
+		label: EnvFromLabel,
+	}}
+}
+
+func (v Variant) volumeMountKeys() []key[corev1.VolumeMount] {
+	if !v.MountPathsUnkeyed {
+		return volumeMountKeys
+	}
+	return volumeMountKeys[:1]
 }

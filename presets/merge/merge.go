@@ -90,6 +90,24 @@ type Variant struct {
 	InitContainersUntouched bool
 	// EnvFrom is how envFrom entries are compared (R3.4, R3.5, R4.1 varied).
 	EnvFrom EnvFromMode
+
+	// The keys below are no choice a profile can declare: they are faults,
+	// which the oracle's hypotheses (internal/oracle) vary the merge with
+	// to name the rule an implementation breaks.
+
+	// EnvNamesFolded keys env vars by their name without regard to case
+	// (R3.5 broken).
+	EnvNamesFolded bool
+	// EnvFromPrefixIgnored keys envFrom entries by their source alone
+	// (R3.5 broken).
+	EnvFromPrefixIgnored bool
+	// MountPathsUnkeyed keys volume mounts by their name alone, so that two
+	// mounts at one path do not conflict (R4.1 broken).
+	MountPathsUnkeyed bool
+	// OverwriteConflicts, with the conflicts applied (Merge), puts a
+	// conflicting item in place of the one it conflicts with (R4.4
+	// broken: data lost).
+	OverwriteConflicts bool
 }
 
 // EnvFromMode is how envFrom entries are compared with a container's.
@@ -198,11 +216,11 @@ func Merge(pod *corev1.Pod, presets []*v1alpha1.PodPreset, v Variant) (*corev1.P
 		p = defaults.Preset(p)
 		// R3.1: volumes go to the pod spec.
 		for _, vol := range p.Spec.Volumes {
-			conflicts.add(p.Name, "", conflict.FieldVolumes, inject(&out.Spec.Volumes, vol, volumeKeys))
+			conflicts.add(p.Name, "", conflict.FieldVolumes, inject(&out.Spec.Volumes, vol, volumeKeys, v.OverwriteConflicts))
 		}
 		for _, c := range containers {
 			for _, e := range p.Spec.Env {
-				conflicts.add(p.Name, c.Name, conflict.FieldEnv, inject(&c.Env, *e.DeepCopy(), envKeys))
+				conflicts.add(p.Name, c.Name, conflict.FieldEnv, inject(&c.Env, *e.DeepCopy(), v.envKeys(), v.OverwriteConflicts))
 			}
 			for _, e := range p.Spec.EnvFrom {
 				switch v.EnvFrom {
@@ -215,11 +233,11 @@ func Merge(pod *corev1.Pod, presets []*v1alpha1.PodPreset, v Variant) (*corev1.P
 						c.EnvFrom = append(c.EnvFrom, *e.DeepCopy())
 					}
 				default:
-					conflicts.add(p.Name, c.Name, conflict.FieldEnvFrom, inject(&c.EnvFrom, *e.DeepCopy(), envFromKeys))
+					conflicts.add(p.Name, c.Name, conflict.FieldEnvFrom, inject(&c.EnvFrom, *e.DeepCopy(), v.envFromKeys(), v.OverwriteConflicts))
 				}
 			}
 			for _, m := range p.Spec.VolumeMounts {
-				conflicts.add(p.Name, c.Name, conflict.FieldVolumeMounts, inject(&c.VolumeMounts, *m.DeepCopy(), volumeMountKeys))
+				conflicts.add(p.Name, c.Name, conflict.FieldVolumeMounts, inject(&c.VolumeMounts, *m.DeepCopy(), v.volumeMountKeys(), v.OverwriteConflicts))
 			}
 		}
 	}
@@ -237,14 +255,18 @@ func Merge(pod *corev1.Pod, presets []*v1alpha1.PodPreset, v Variant) (*corev1.P
 // "Already there" includes what earlier presets and earlier items of the
 // same preset added, as Kubernetes 1.19 compared against its lists while
 // appending to them.
-func inject[T any](list *[]T, item T, keys []key[T]) (conflicts []sharedKey) {
+//
+// With overwrite (a fault, Variant.OverwriteConflicts), a conflicting item
+// replaces the first item it shares a key with instead.
+func inject[T any](list *[]T, item T, keys []key[T], overwrite bool) (conflicts []sharedKey) {
+	first := -1
 	for _, k := range keys {
 		key, shared := k.of(&item), -1
 		for i := range *list {
 			if k.of(&(*list)[i]) != key {
 				continue
 			}
-			if equality.Semantic.DeepEqual((*list)[i], item) {
+			if k.identical(&(*list)[i], &item) {
 				return nil // R3.4: already there
 			}
 			if shared < 0 {
@@ -253,9 +275,15 @@ func inject[T any](list *[]T, item T, keys []key[T]) (conflicts []sharedKey) {
 		}
 		if shared >= 0 {
 			conflicts = append(conflicts, sharedKey{label: k.label(&item), injected: compact(item), existing: compact((*list)[shared])})
+			if first < 0 {
+				first = shared
+			}
 		}
 	}
 	if len(conflicts) > 0 {
+		if overwrite {
+			(*list)[first] = item
+		}
 		return conflicts
 	}
 	*list = append(*list, item)

@@ -1,0 +1,41 @@
+package fuzz
+
+import (
+	"testing"
+
+	"presetsim.dev/presetsim/internal/oracle"
+	"presetsim.dev/presetsim/rule"
+)
+
+// TestTallyResolve: cases two hypotheses explain alike are credited to the
+// one that explains the run's other cases too; a case no hypothesis
+// explains stays a kind of its own.
+func TestTallyResolve(t *testing.T) {
+	hs := oracle.HypothesesInOrder()
+	find := func(name string) *oracle.Hypothesis {
+		for _, h := range hs {
+			if h.Name == name {
+				return h
+			}
+		}
+		t.Fatalf("no hypothesis %q", name)
+		return nil
+	}
+	empty, unreported := find("does not select presets with the empty selector"), find("reports no conflict")
+	d := oracle.Disagreement{Rules: []rule.ID{rule.R4_3}, Aspect: oracle.Warnings, Summary: "the create returned the warnings []"}
+	tl := newTally()
+	tl.add(1, []oracle.Disagreement{d}, []*oracle.Hypothesis{empty, unreported}) // ambiguous: the empty selector's preset conflicted
+	tl.add(2, []oracle.Disagreement{d}, []*oracle.Hypothesis{unreported})
+	tl.add(3, []oracle.Disagreement{d}, []*oracle.Hypothesis{unreported})
+	tl.add(4, []oracle.Disagreement{{Rules: []rule.ID{rule.R3_2}, Aspect: oracle.Pod}}, nil)
+	got := tl.resolve()
+	if len(got) != 2 {
+		t.Fatalf("%d kinds, want 2: %+v", len(got), got)
+	}
+	if r := got[0]; r.Count != 3 || r.Rules[0] != rule.R4_3 || r.found.AsIf != unreported.Name || r.CaseSeed != 1 {
+		t.Errorf("first kind %+v (as if %q), want the 3 cases credited to %q, found at case 1", r, r.found.AsIf, unreported.Name)
+	}
+	if r := got[1]; r.Count != 1 || r.found.AsIf != "" || r.Rules[0] != rule.R3_2 {
+		t.Errorf("second kind %+v, want the unexplained case", r)
+	}
+}

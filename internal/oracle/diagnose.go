@@ -1,0 +1,798 @@
+package oracle
+
+import (
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/harness/profile"
+	"presetsim.dev/presetsim/presets/admission"
+	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
+	"presetsim.dev/presetsim/presets/conflict"
+	"presetsim.dev/presetsim/presets/defaults"
+	"presetsim.dev/presetsim/presets/merge"
+	"presetsim.dev/presetsim/presets/model"
+	"presetsim.dev/presetsim/rule"
+)
+
+// Hypothesis is one way an implementation may depart from the
+// specification, as a variant of the model: it breaks one rule, and says
+// what the implementation would make of an admission if that were its
+// fault. When a disagreement is explained exactly by a hypothesis — its
+// outcome is what the implementation made of the request: the same
+// refusal, the same items and annotations, the same warnings and events —
+// the verdict says the implementation "behaves as if" it and names its
+// rule first.
+//
+// The hypotheses are the fault classes of the specification's rules, each
+// written from the rule (selection by the wrong set of presets, exclusion
+// and mirror pods read otherwise, conflicts handled otherwise, another
+// order, some containers or kinds of item left out, injected items put
+// first, envFrom entries compared otherwise, conflicts not reported or
+// reported on dry runs, annotations trusted as proof), and are tried in the
+// causal order of an admission: which pods are mutated, which presets are
+// selected, what is injected, what is reported.
+type Hypothesis struct {
+	// Name reads after "behaves as if it": "decides exclusion otherwise".
+	Name string
+	// Rule is the rule the hypothesis breaks.
+	Rule rule.ID
+	// layer is what of an outcome the hypothesis changes first.
+	layer layer
+	// outcomes is what the model makes of the admission under the
+	// hypothesis; nil when the hypothesis does not apply to it (it would
+	// make what the specification makes).
+	outcomes func(h hypothesisInput) []model.Outcome
+}
+
+// hypothesisInput is what a hypothesis reads: the admission as the model
+// takes it, the options the profile declares, and what was observed.
+type hypothesisInput struct {
+	w    *harness.World
+	a    model.Admission
+	opts model.Options
+	obs  Observed
+	got  Request
+	spec []model.Outcome
+}
+
+// admit is the model's outcomes under other options or input.
+func (h hypothesisInput) admit(a model.Admission, o model.Options) []model.Outcome {
+	return model.Admit(a, o)
+}
+
+// layer is the part of an admission's outcome a hypothesis is about, in
+// causal order: which pods and presets are selected, what is injected,
+// how it is annotated, what is reported.
+type layer int
+
+const (
+	// guard: hypotheses about a feature of the request itself (the exclude
+	// or mirror annotation, a dry run, a pod without a name, presets of
+	// other namespaces or with the empty selector), tried first: when one
+	// explains a request, the feature it reads is the likeliest cause.
+	guard layer = iota
+	selection
+	injection
+	annotation
+	reporting
+	// fallback: the generic hypothesis of a selection, which explains what
+	// a more specific one explains too; tried last.
+	fallback
+)
+
+// hypotheses, in the causal order of an admission.
+var hypotheses = []Hypothesis{
+	{"decides exclusion otherwise", rule.R2_4, guard, exclusionOtherwise},
+	{"mutates mirror pods", rule.R2_5, guard, mirrorMutated},
+	{"leaves server-side dry runs unmutated", rule.R2_1, guard, dryRunUnmutated},
+	{"takes presets of other namespaces", rule.R2_2, guard, otherNamespaces},
+	{"does not select presets with the empty selector", rule.R1_3, guard, emptySelectorsUnselected},
+	{"leaves pods without a name alone", rule.R2_6, guard, unnamedUntouched},
+	{"applies only the last matching preset", rule.R3_6, selection, lastOnly},
+	{"applies the presets that do not conflict", rule.R4_2, injection, withConflicts(model.SkipPreset)},
+	{"refuses a pod with a conflict", rule.R4_2, injection, withConflicts(model.Reject)},
+	{"applies every matching preset whatever conflicts", rule.R4_2, injection, withConflicts(model.Apply)},
+	{"puts a conflicting item in place of the pod's own", rule.R4_4, injection, overwrites(false)},
+	{"puts a conflicting item in place of the pod's own, reporting nothing", rule.R4_4, injection, overwrites(true)},
+	{"trusts a preset's applied annotation", rule.R4_3, injection, annotationsTrusted},
+	{"applies the presets in another order", rule.R3_6, injection, anyOrder},
+	{"leaves init containers alone", rule.R3_2, injection, variant(func(v *merge.Variant) { v.InitContainersUntouched = true })},
+	{"injects into the first app container only", rule.R3_2, injection, firstContainerOnly},
+	{"never injects envFrom", rule.R3_2, injection, stripped(func(s *v1alpha1.PodPresetSpec) { s.EnvFrom = nil })},
+	{"never injects env", rule.R3_2, injection, stripped(func(s *v1alpha1.PodPresetSpec) { s.Env = nil })},
+	{"never injects volume mounts", rule.R3_2, injection, stripped(func(s *v1alpha1.PodPresetSpec) { s.VolumeMounts = nil })},
+	{"never adds volumes", rule.R3_1, injection, stripped(func(s *v1alpha1.PodPresetSpec) { s.Volumes = nil })},
+	{"puts injected items before the pod's own", rule.R3_3, injection, injectedFirst},
+	{"compares env var names without regard to case", rule.R3_5, injection, variant(func(v *merge.Variant) { v.EnvNamesFolded = true })},
+	{"keys envFrom entries without their prefix", rule.R3_5, injection, variant(func(v *merge.Variant) { v.EnvFromPrefixIgnored = true })},
+	{"checks volume mounts by name only", rule.R4_1, injection, variant(func(v *merge.Variant) { v.MountPathsUnkeyed = true })},
+	{"never compares envFrom entries", rule.R4_1, injection, variant(func(v *merge.Variant) { v.EnvFrom = merge.EnvFromDeduplicated })},
+	{"appends envFrom entries again", rule.R3_4, injection, variant(func(v *merge.Variant) { v.EnvFrom = merge.EnvFromAppended })},
+	{"appends envFrom entries again unless the pod had them", rule.R3_4, injection, variant(func(v *merge.Variant) { v.EnvFrom = merge.EnvFromAppendedUnlessSubmitted })},
+	{"adds no applied annotation", rule.R3_7, annotation, reported(func(o *model.Outcome, _ hypothesisInput) { dropApplied(o) })},
+	{"annotates the pod only when a preset added something", rule.R3_7, annotation, annotatedWhenChanged},
+	{"replaces the pod's own annotations", rule.R3_7, annotation, annotationsReplaced},
+	{"reports no conflict", rule.R4_3, reporting, reported(func(o *model.Outcome, _ hypothesisInput) { o.Warnings, o.Events = nil, nil })},
+	{"returns no warning of a conflict", rule.R4_3, reporting, reported(func(o *model.Outcome, _ hypothesisInput) { o.Warnings = nil })},
+	{"records no conflict event", rule.R4_3, reporting, reported(func(o *model.Outcome, _ hypothesisInput) { o.Events = nil })},
+	{"records conflict events on pods only, never on their owner", rule.R4_3, reporting, reported(func(o *model.Outcome, _ hypothesisInput) {
+		o.Events = slices.DeleteFunc(o.Events, func(e conflict.Event) bool { return e.Kind != "Pod" })
+	})},
+	{"records conflict events on dry runs too", rule.R2_1, reporting, eventsOnDryRun},
+	{"selects other presets than their selectors do", rule.R2_3, fallback, otherSelection},
+}
+
+// HypothesesInOrder are the fault classes the oracle tells apart, in
+// causal order; the pointers are those Diagnose returns.
+func HypothesesInOrder() []*Hypothesis {
+	out := make([]*Hypothesis, len(hypotheses))
+	for i := range hypotheses {
+		out[i] = &hypotheses[i]
+	}
+	return out
+}
+
+// request is one request of an admission as observed.
+type request struct {
+	dryRun bool
+	got    Request
+}
+
+// Diagnose returns the hypotheses that explain every disagreement of a
+// case at once — what the implementation made of each of its requests and,
+// when events is set, the conflict events it recorded — in the order they
+// are tried: none when no hypothesis does, or when a disagreement is about
+// the presets themselves (a valid one refused, an invalid one stored). The
+// first is the case's own diagnosis; a run of many cases may name another
+// of them, one that explains more of its cases (a single fault explaining
+// everything is the likeliest). Explain names one in a disagreement.
+func Diagnose(w *harness.World, obs Observed, ds []Disagreement, events bool) []*Hypothesis {
+	if len(ds) == 0 || !obs.Admitted() || slices.ContainsFunc(ds, func(d Disagreement) bool {
+		return d.Aspect == PresetRefused || d.Aspect == InvalidStored || d.Aspect == InvalidUnnamed
+	}) {
+		return nil
+	}
+	return diagnose(w, obs, []request{{true, obs.DryRun}, {false, obs.Create}}, events && w.Profile.Claims(profile.Events))
+}
+
+// diagnose returns the hypotheses that explain every request, and the
+// events when events is set, in the order they are tried: the guard's
+// first, then those of the layer where the observation first departs from
+// the specification (only reports differ: the reporting ones; only
+// annotations: the annotation ones), then the rest in causal order.
+func diagnose(w *harness.World, obs Observed, reqs []request, events bool) []*Hypothesis {
+	ins := make([]hypothesisInput, len(reqs))
+	for i, r := range reqs {
+		ins[i] = newHypothesisInput(w, obs, r.dryRun, r.got)
+	}
+	first := departure(w, ins)
+	rank := func(h Hypothesis) int {
+		switch h.layer {
+		case guard:
+			return 0
+		case first:
+			return 1
+		case fallback:
+			return 3
+		}
+		return 2
+	}
+	order := slices.SortedStableFunc(slices.Values(indexes(len(hypotheses))), func(a, b int) int {
+		return rank(hypotheses[a]) - rank(hypotheses[b])
+	})
+	var out []*Hypothesis
+	for _, i := range order {
+		if h := &hypotheses[i]; h.explainsAll(w, obs, ins, events) {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// explainsAll reports whether the hypothesis explains every request, and
+// the events when events is set, with an outcome of its own: one the
+// specification does not make (a hypothesis explains nothing by agreeing
+// with the specification where the implementation does).
+func (h *Hypothesis) explainsAll(w *harness.World, obs Observed, ins []hypothesisInput, events bool) bool {
+	explaining := make([][]model.Outcome, len(ins))
+	own := false
+	for i, in := range ins {
+		outs := h.outcomes(in)
+		if len(outs) == 0 {
+			outs = in.spec
+		}
+		for _, o := range outs {
+			if !explains(w, o, in.got) {
+				continue
+			}
+			explaining[i] = append(explaining[i], o)
+			own = own || !slices.ContainsFunc(in.spec, func(x model.Outcome) bool { return sameOutcomes([]model.Outcome{o}, []model.Outcome{x}) })
+		}
+		if len(explaining[i]) == 0 {
+			return false
+		}
+	}
+	if !events {
+		return own
+	}
+	// The events of the case: what its dry run and its create recorded.
+	got := eventKeys(obs.Events)
+	recorded := func(per [][]model.Outcome) bool {
+		var combine func(i int, acc []conflict.Event) bool
+		combine = func(i int, acc []conflict.Event) bool {
+			if i == len(per) {
+				return slices.Equal(eventKeys(acc), got)
+			}
+			return slices.ContainsFunc(per[i], func(o model.Outcome) bool { return combine(i+1, slices.Concat(acc, o.Events)) })
+		}
+		return combine(0, nil)
+	}
+	if !recorded(explaining) {
+		return false
+	}
+	specs := make([][]model.Outcome, len(ins))
+	for i, in := range ins {
+		specs[i] = in.spec
+	}
+	return own || !recorded(specs)
+}
+
+// departure is the layer where what the implementation made first departs
+// from the specification: reporting when its pods are the specification's,
+// annotation when only their annotations differ, selection otherwise.
+func departure(w *harness.World, ins []hypothesisInput) layer {
+	items, annotations := true, true
+	for _, in := range ins {
+		if in.got.Err != nil || len(in.spec) == 0 || in.spec[0].Refused {
+			return selection
+		}
+		want := defaults.Pod(in.spec[0].Pod)
+		want.Annotations = w.Profile.Annotations(want.Annotations)
+		got := defaults.Pod(in.got.Pod)
+		annotations = annotations && equality.Semantic.DeepEqual(nonEmpty(want.Annotations), nonEmpty(got.Annotations))
+		want.Annotations, got.Annotations = nil, nil
+		items = items && samePodItems(want, got)
+	}
+	switch {
+	case items && annotations:
+		return reporting
+	case items:
+		return annotation
+	}
+	return selection
+}
+
+func indexes(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+// newHypothesisInput is what the hypotheses read of one request.
+func newHypothesisInput(w *harness.World, obs Observed, dryRun bool, got Request) hypothesisInput {
+	in := hypothesisInput{
+		w:    w,
+		a:    model.Admission{Presets: obs.Presets, Pod: defaults.Pod(obs.Pod), DryRun: dryRun},
+		opts: w.Profile.Options(),
+		obs:  obs,
+		got:  got,
+	}
+	in.spec = model.Admit(in.a, in.opts)
+	return in
+}
+
+// sameAll reports whether a hypothesis makes what the specification makes.
+func sameAll(a, b []model.Outcome) bool {
+	return len(a) == len(b) && sameOutcomes(a, b)
+}
+
+// explains reports whether an outcome is what the implementation made of a
+// request: the same refusal, or the same annotations and items and the
+// same warnings (when claimed).
+func explains(w *harness.World, o model.Outcome, got Request) bool {
+	if o.Refused || got.Err != nil {
+		return o.Refused && got.Err != nil
+	}
+	want := defaults.Pod(o.Pod)
+	want.Annotations = w.Profile.Annotations(want.Annotations)
+	if !samePodItems(want, defaults.Pod(got.Pod)) {
+		return false
+	}
+	if !w.Profile.Claims(profile.Warnings) {
+		return true
+	}
+	mapped := make([]string, len(o.Warnings))
+	for i, m := range o.Warnings {
+		mapped[i] = w.Profile.Warning(got.Pod.Namespace, m)
+	}
+	return slices.Equal(sortedCopy(mapped), sortedCopy(got.Warnings))
+}
+
+// samePodItems compares what presets act on: the annotations, the volumes
+// and every container's env, envFrom and volume mounts, in order.
+func samePodItems(want, got *corev1.Pod) bool {
+	if !equality.Semantic.DeepEqual(nonEmpty(want.Annotations), nonEmpty(got.Annotations)) ||
+		!equality.Semantic.DeepEqual(want.Spec.Volumes, got.Spec.Volumes) {
+		return false
+	}
+	sameContainers := func(a, b []corev1.Container) bool {
+		if len(a) != len(b) {
+			return false
+		}
+		for i := range a {
+			if a[i].Name != b[i].Name || !equality.Semantic.DeepEqual(a[i].Env, b[i].Env) ||
+				!equality.Semantic.DeepEqual(a[i].EnvFrom, b[i].EnvFrom) || !equality.Semantic.DeepEqual(a[i].VolumeMounts, b[i].VolumeMounts) {
+				return false
+			}
+		}
+		return true
+	}
+	return sameContainers(want.Spec.InitContainers, got.Spec.InitContainers) && sameContainers(want.Spec.Containers, got.Spec.Containers)
+}
+
+func nonEmpty(m map[string]string) map[string]string {
+	if len(m) == 0 {
+		return nil
+	}
+	return m
+}
+
+// withAnnotation runs the model on the pod with an annotation set (value
+// non-nil) or removed, and puts the pod's own back on each outcome.
+func withAnnotation(h hypothesisInput, key string, value *string) []model.Outcome {
+	a := h.a
+	a.Pod = a.Pod.DeepCopy()
+	if value == nil {
+		delete(a.Pod.Annotations, key)
+	} else {
+		if a.Pod.Annotations == nil {
+			a.Pod.Annotations = map[string]string{}
+		}
+		a.Pod.Annotations[key] = *value
+	}
+	out := h.admit(a, h.opts)
+	own, had := h.a.Pod.Annotations[key]
+	for i := range out {
+		if p := out[i].Pod; p != nil {
+			if had {
+				p.Annotations[key] = own
+			} else {
+				delete(p.Annotations, key)
+			}
+		}
+	}
+	return out
+}
+
+// exclusionOtherwise: a pod that carries the exclude annotation is
+// excluded when the specification mutates it (any value, another case) or
+// mutated when it excludes it (R2.4).
+func exclusionOtherwise(h hypothesisInput) []model.Outcome {
+	v, ok := h.a.Pod.Annotations[merge.ExcludeAnnotation]
+	switch {
+	case !ok:
+		return nil
+	case v == "true":
+		return withAnnotation(h, merge.ExcludeAnnotation, nil)
+	}
+	t := "true"
+	return withAnnotation(h, merge.ExcludeAnnotation, &t)
+}
+
+// mirrorMutated: a mirror pod mutated like any other (R2.5).
+func mirrorMutated(h hypothesisInput) []model.Outcome {
+	if _, ok := h.a.Pod.Annotations[admission.MirrorPodAnnotation]; !ok {
+		return nil
+	}
+	return withAnnotation(h, admission.MirrorPodAnnotation, nil)
+}
+
+// dryRunUnmutated: a server-side dry run admitted as submitted (R2.1).
+func dryRunUnmutated(h hypothesisInput) []model.Outcome {
+	if !h.a.DryRun {
+		return nil
+	}
+	return []model.Outcome{{Pod: h.a.Pod.DeepCopy()}}
+}
+
+// selecting is the model's outcomes when exactly the named presets of the
+// pod's namespace select the pod.
+func selecting(h hypothesisInput, names []string) []model.Outcome {
+	var presets []*v1alpha1.PodPreset
+	for _, p := range h.obs.Presets {
+		if slices.Contains(names, p.Name) {
+			presets = append(presets, p)
+		}
+	}
+	return selectingPresets(h, presets)
+}
+
+// selectingPresets is the model's outcomes when exactly these presets
+// select the pod. The guard (R2.4, R2.5) stays the specification's: the
+// model applies nothing to an excluded or mirror pod, whatever selects it.
+func selectingPresets(h hypothesisInput, presets []*v1alpha1.PodPreset) []model.Outcome {
+	a := h.a
+	a.Presets = make([]*v1alpha1.PodPreset, len(presets))
+	for i, p := range presets {
+		q := p.DeepCopy()
+		q.Spec.Selector = metav1.LabelSelector{}
+		a.Presets[i] = q
+	}
+	return h.admit(a, h.opts)
+}
+
+// matching are the presets that select the pod in the specification's
+// outcome.
+func (h hypothesisInput) matching() []string {
+	if len(h.spec) == 0 {
+		return nil
+	}
+	return h.spec[0].Matching
+}
+
+// selectedNames are the sets of presets the implementation may have
+// selected: those whose applied annotation the pod got; with the presets
+// its warnings and events name; with those the specification selects too;
+// every preset of the namespace; and, when it has few, every other set.
+func (h hypothesisInput) selectedNames() [][]string {
+	applied := appliedNames(h.w, h.got)
+	var texts []string
+	texts = append(texts, h.got.Warnings...)
+	for _, e := range h.obs.Events {
+		texts = append(texts, e.Message)
+	}
+	named := slices.Clone(applied)
+	for _, n := range conflict.Mentions(texts) {
+		if !slices.Contains(named, n) {
+			named = append(named, n)
+		}
+	}
+	withMatching := slices.Clone(named)
+	for _, n := range h.matching() {
+		if !slices.Contains(withMatching, n) {
+			withMatching = append(withMatching, n)
+		}
+	}
+	var all []string
+	for _, p := range h.obs.Presets {
+		all = append(all, p.Name)
+	}
+	var out [][]string
+	for _, names := range [][]string{applied, named, withMatching, all} {
+		if !slices.ContainsFunc(out, func(x []string) bool { return sameSet(x, names) }) {
+			out = append(out, names)
+		}
+	}
+	if len(all) > maxSubsetPresets {
+		return out
+	}
+	// Few presets: every other set of them, so that a selection whose
+	// mark on the pod is indirect (a preset that conflicts with no item but
+	// takes a key a later one conflicts on) is found too.
+	for mask := 0; mask < 1<<len(all); mask++ {
+		var names []string
+		for i, n := range all {
+			if mask&(1<<i) != 0 {
+				names = append(names, n)
+			}
+		}
+		if !slices.ContainsFunc(out, func(x []string) bool { return sameSet(x, names) }) {
+			out = append(out, names)
+		}
+	}
+	return out
+}
+
+// maxSubsetPresets bounds the namespaces whose every set of presets a
+// selection hypothesis tries (2^8 model runs, for a disagreeing case only).
+const maxSubsetPresets = 8
+
+// sameSet reports whether two lists hold the same names.
+func sameSet(a, b []string) bool {
+	return len(a) == len(b) && !slices.ContainsFunc(a, func(x string) bool { return !slices.Contains(b, x) })
+}
+
+// otherNamespaces: the presets of other namespaces that select the pod
+// taken as well (R2.2), whatever their names.
+func otherNamespaces(h hypothesisInput) []model.Outcome {
+	var presets []*v1alpha1.PodPreset
+	for _, p := range h.obs.Presets {
+		if slices.Contains(h.matching(), p.Name) {
+			presets = append(presets, p)
+		}
+	}
+	n := len(presets)
+	for _, p := range h.obs.Others {
+		if selects(p, h.a.Pod) {
+			presets = append(presets, p)
+		}
+	}
+	if len(presets) == n {
+		return nil
+	}
+	return selectingPresets(h, presets)
+}
+
+// selects reports whether a preset's selector selects the pod.
+func selects(p *v1alpha1.PodPreset, pod *corev1.Pod) bool {
+	matching, _ := merge.Select(pod, []*v1alpha1.PodPreset{p})
+	return len(matching) == 1
+}
+
+// emptySelectorsUnselected: the presets with the empty selector select
+// nothing (R1.3: {} selects every pod).
+func emptySelectorsUnselected(h hypothesisInput) []model.Outcome {
+	names := slices.DeleteFunc(slices.Clone(h.matching()), func(name string) bool { return emptySelector(h.obs, name) })
+	if len(names) == len(h.matching()) {
+		return nil
+	}
+	return selecting(h, names)
+}
+
+// unnamedUntouched: a pod without a name (a controller's, with a
+// generateName) left alone (R2.6).
+func unnamedUntouched(h hypothesisInput) []model.Outcome {
+	if h.a.Pod.Name != "" || len(h.matching()) == 0 {
+		return nil
+	}
+	return selecting(h, nil)
+}
+
+// lastOnly: only the last matching preset applied (R3.6).
+func lastOnly(h hypothesisInput) []model.Outcome {
+	m := h.matching()
+	if len(m) < 2 {
+		return nil
+	}
+	return selecting(h, m[len(m)-1:])
+}
+
+// otherSelection: the presets the implementation shows it selected, by its
+// annotations and the presets its reports name, applied as the
+// specification says (R2.3).
+func otherSelection(h hypothesisInput) []model.Outcome {
+	var out []model.Outcome
+	for _, names := range h.selectedNames() {
+		out = append(out, selecting(h, names)...)
+	}
+	return out
+}
+
+// withConflicts: conflicts handled as another value of the profile's
+// conflicts setting does (R4.2), when the specification's outcome has one.
+// A refusal may come before the guard: a pod the specification leaves
+// alone (excluded, mirror) is refused for the conflicts it would have.
+func withConflicts(c model.Conflicts) func(hypothesisInput) []model.Outcome {
+	return func(h hypothesisInput) []model.Outcome {
+		if h.opts.Conflicts == c {
+			return nil
+		}
+		o := h.opts
+		o.Conflicts = c
+		if slices.ContainsFunc(h.spec, func(o model.Outcome) bool { return len(o.Conflicts) > 0 }) {
+			return h.admit(h.a, o)
+		}
+		if c != model.Reject || len(h.spec) == 0 || h.spec[0].Skipped == "" {
+			return nil
+		}
+		a := h.a
+		a.Pod = a.Pod.DeepCopy()
+		delete(a.Pod.Annotations, merge.ExcludeAnnotation)
+		delete(a.Pod.Annotations, admission.MirrorPodAnnotation)
+		out := h.admit(a, o)
+		if !slices.ContainsFunc(out, func(x model.Outcome) bool { return x.Refused }) {
+			return nil
+		}
+		return out
+	}
+}
+
+// annotationsTrusted: a preset whose applied annotation the pod carries at
+// the preset's version is taken as applied already and skipped (R4.3: a
+// copied pod's conflicts with it go unreported).
+func annotationsTrusted(h hypothesisInput) []model.Outcome {
+	a := h.a
+	a.Presets = slices.DeleteFunc(slices.Clone(a.Presets), func(p *v1alpha1.PodPreset) bool {
+		v, ok := h.a.Pod.Annotations[merge.AnnotationKey(p.Name)]
+		return ok && v == p.ResourceVersion
+	})
+	if len(a.Presets) == len(h.a.Presets) {
+		return nil
+	}
+	return h.admit(a, h.opts)
+}
+
+// anyOrder: the matching presets applied in some other order (R3.6).
+func anyOrder(h hypothesisInput) []model.Outcome {
+	if len(h.matching()) < 2 || h.opts.Order == model.Unspecified {
+		return nil
+	}
+	o := h.opts
+	o.Order = model.Unspecified
+	return h.admit(h.a, o)
+}
+
+// variant: items compared or injected as a variant of the merge does.
+func variant(set func(*merge.Variant)) func(hypothesisInput) []model.Outcome {
+	return func(h hypothesisInput) []model.Outcome {
+		o := h.opts
+		set(&o.Variant)
+		if o.Variant == h.opts.Variant {
+			return nil
+		}
+		return h.admit(h.a, o)
+	}
+}
+
+// firstContainerOnly: only the first app container is injected into; the
+// pod's other containers and init containers stay as submitted (R3.2).
+func firstContainerOnly(h hypothesisInput) []model.Outcome {
+	pod := h.a.Pod
+	if len(pod.Spec.Containers)+len(pod.Spec.InitContainers) < 2 || len(pod.Spec.Containers) == 0 {
+		return nil
+	}
+	a := h.a
+	a.Pod = pod.DeepCopy()
+	a.Pod.Spec.InitContainers, a.Pod.Spec.Containers = nil, a.Pod.Spec.Containers[:1]
+	out := h.admit(a, h.opts)
+	for i := range out {
+		if p := out[i].Pod; p != nil {
+			p.Spec.InitContainers = slices.Clone(pod.Spec.InitContainers)
+			p.Spec.Containers = append(p.Spec.Containers[:1], pod.Spec.Containers[1:]...)
+		}
+	}
+	return out
+}
+
+// stripped: one kind of item never injected; the presets are taken as if
+// they had none of it.
+func stripped(strip func(*v1alpha1.PodPresetSpec)) func(hypothesisInput) []model.Outcome {
+	return func(h hypothesisInput) []model.Outcome {
+		a := h.a
+		a.Presets = make([]*v1alpha1.PodPreset, len(h.a.Presets))
+		changed := false
+		for i, p := range h.a.Presets {
+			q := p.DeepCopy()
+			strip(&q.Spec)
+			changed = changed || !equality.Semantic.DeepEqual(p.Spec, q.Spec)
+			a.Presets[i] = q
+		}
+		if !changed {
+			return nil
+		}
+		return h.admit(a, h.opts)
+	}
+}
+
+// injectedFirst: the specification's outcome with each list's injected
+// items before the pod's own (R3.3).
+func injectedFirst(h hypothesisInput) []model.Outcome {
+	return reported(func(o *model.Outcome, h hypothesisInput) {
+		if o.Pod == nil {
+			return
+		}
+		o.Pod.Spec.Volumes = first(o.Pod.Spec.Volumes, len(h.a.Pod.Spec.Volumes))
+		for _, pair := range [][2][]corev1.Container{{o.Pod.Spec.InitContainers, h.a.Pod.Spec.InitContainers}, {o.Pod.Spec.Containers, h.a.Pod.Spec.Containers}} {
+			for i := range pair[0] {
+				if i >= len(pair[1]) {
+					break
+				}
+				c, own := &pair[0][i], pair[1][i]
+				c.Env = first(c.Env, len(own.Env))
+				c.EnvFrom = first(c.EnvFrom, len(own.EnvFrom))
+				c.VolumeMounts = first(c.VolumeMounts, len(own.VolumeMounts))
+			}
+		}
+	})(h)
+}
+
+// first moves a list's items after its first own ones before them.
+func first[T any](list []T, own int) []T {
+	if own == 0 || own >= len(list) {
+		return list
+	}
+	return slices.Concat(list[own:], list[:own])
+}
+
+// reported: the specification's outcomes, edited.
+func reported(edit func(*model.Outcome, hypothesisInput)) func(hypothesisInput) []model.Outcome {
+	return func(h hypothesisInput) []model.Outcome {
+		out := make([]model.Outcome, len(h.spec))
+		for i, o := range h.spec {
+			if o.Pod != nil {
+				o.Pod = o.Pod.DeepCopy()
+			}
+			o.Warnings, o.Events = slices.Clone(o.Warnings), slices.Clone(o.Events)
+			edit(&o, h)
+			out[i] = o
+		}
+		return out
+	}
+}
+
+// dropApplied removes the applied annotations the outcome added.
+func dropApplied(o *model.Outcome) {
+	if o.Pod == nil {
+		return
+	}
+	for _, name := range o.Applied {
+		delete(o.Pod.Annotations, merge.AnnotationKey(name))
+	}
+}
+
+// annotationsReplaced: the pod's own annotations replaced by the applied
+// ones (R3.7: existing annotations are kept).
+func annotationsReplaced(h hypothesisInput) []model.Outcome {
+	if len(h.a.Pod.Annotations) == 0 {
+		return nil
+	}
+	return reported(func(o *model.Outcome, h hypothesisInput) {
+		if o.Pod == nil || len(o.Applied) == 0 {
+			return
+		}
+		kept := map[string]string{}
+		for _, name := range o.Applied {
+			kept[merge.AnnotationKey(name)] = o.Pod.Annotations[merge.AnnotationKey(name)]
+		}
+		o.Pod.Annotations = kept
+	})(h)
+}
+
+// eventsOnDryRun: a dry run records the events the real create records
+// (R2.1).
+func eventsOnDryRun(h hypothesisInput) []model.Outcome {
+	if !h.a.DryRun {
+		return nil
+	}
+	a := h.a
+	a.DryRun = false
+	return h.admit(a, h.opts)
+}
+
+// annotatedWhenChanged: a preset that added nothing new leaves no applied
+// annotation (R3.7: even when it contributed nothing new).
+func annotatedWhenChanged(h hypothesisInput) []model.Outcome {
+	return reported(func(o *model.Outcome, h hypothesisInput) {
+		if o.Pod == nil || len(o.Applied) == 0 {
+			return
+		}
+		for _, name := range o.Applied {
+			alone := h.a
+			alone.Presets = slices.DeleteFunc(slices.Clone(h.a.Presets), func(p *v1alpha1.PodPreset) bool { return p.Name != name })
+			for _, x := range h.admit(alone, h.opts) {
+				if x.Pod == nil {
+					continue
+				}
+				dropApplied(&x)
+				if samePodItems(defaults.Pod(x.Pod), defaults.Pod(h.a.Pod)) {
+					delete(o.Pod.Annotations, merge.AnnotationKey(name))
+				}
+			}
+		}
+	})(h)
+}
+
+// overwrites: every matching preset applied, a conflicting item in place
+// of the one it conflicts with (R4.4: data lost), reported or not.
+func overwrites(quiet bool) func(hypothesisInput) []model.Outcome {
+	return func(h hypothesisInput) []model.Outcome {
+		if !slices.ContainsFunc(h.spec, func(o model.Outcome) bool { return len(o.Conflicts) > 0 }) {
+			return nil
+		}
+		o := h.opts
+		o.Conflicts, o.Variant.OverwriteConflicts = model.Apply, true
+		out := h.admit(h.a, o)
+		if quiet {
+			for i := range out {
+				out[i].Warnings, out[i].Events = nil, nil
+			}
+		}
+		return out
+	}
+}

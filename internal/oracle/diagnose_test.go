@@ -1,0 +1,123 @@
+package oracle
+
+import (
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/harness/profile"
+	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
+	"presetsim.dev/presetsim/presets/defaults"
+	"presetsim.dev/presetsim/presets/merge"
+	"presetsim.dev/presetsim/presets/model"
+	"presetsim.dev/presetsim/rule"
+)
+
+// observe is what an implementation that makes the given outcomes of the
+// dry run and of the create shows: the pods, the warnings, the events.
+func observe(presets []*v1alpha1.PodPreset, pod *corev1.Pod, dry, create model.Outcome) Observed {
+	req := func(o model.Outcome) Request { return Request{Pod: o.Pod, Warnings: o.Warnings} }
+	return Observed{Presets: presets, Pod: pod, DryRun: req(dry), Create: req(create), Events: append(dry.Events, create.Events...)}
+}
+
+// faulty admits as the model does under other options, input or output.
+func faulty(presets []*v1alpha1.PodPreset, pod *corev1.Pod, opts model.Options, edit func(*model.Admission), after func(*model.Outcome)) Observed {
+	admit := func(dryRun bool) model.Outcome {
+		a := model.Admission{Presets: presets, Pod: defaults.Pod(pod), DryRun: dryRun}
+		if edit != nil {
+			edit(&a)
+		}
+		o := model.Admit(a, opts)[0]
+		if after != nil {
+			after(&o)
+		}
+		return o
+	}
+	return observe(presets, pod, admit(true), admit(false))
+}
+
+func preset(name string, env ...corev1.EnvVar) *v1alpha1.PodPreset {
+	return &v1alpha1.PodPreset{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", ResourceVersion: "7"},
+		Spec: v1alpha1.PodPresetSpec{Selector: metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}, Env: env}}
+}
+
+func webPod(annotations map[string]string, containers ...corev1.Container) *corev1.Pod {
+	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "website", Namespace: "default", Labels: map[string]string{"app": "web"}, Annotations: annotations},
+		Spec: corev1.PodSpec{Containers: containers}}
+}
+
+// TestDiagnose: an implementation made to depart from the specification
+// one way is diagnosed as that way, its rule first; one that does what the
+// specification says is explained by no hypothesis.
+func TestDiagnose(t *testing.T) {
+	w := &harness.World{Profile: profile.Canonical()}
+	app := corev1.Container{Name: "app", Image: "nginx", Env: []corev1.EnvVar{{Name: "PORT", Value: "80"}}}
+	init := corev1.Container{Name: "init", Image: "busybox"}
+	db := preset("db", corev1.EnvVar{Name: "DB", Value: "postgres"})
+	clash := preset("clash", corev1.EnvVar{Name: "PORT", Value: "8080"})
+	for _, tc := range []struct {
+		name     string
+		obs      Observed
+		wantName string
+		wantRule rule.ID
+	}{
+		{"the specification's own outcome", faulty([]*v1alpha1.PodPreset{db}, webPod(nil, app), model.Options{}, nil, nil), "", ""},
+		{"an excluded pod mutated", faulty([]*v1alpha1.PodPreset{db}, webPod(map[string]string{merge.ExcludeAnnotation: "true"}, app), model.Options{},
+			func(a *model.Admission) { a.Pod.Annotations = nil }, func(o *model.Outcome) { o.Pod.Annotations[merge.ExcludeAnnotation] = "true" }),
+			"decides exclusion otherwise", rule.R2_4},
+		{"a conflict reported nowhere", faulty([]*v1alpha1.PodPreset{clash}, webPod(nil, app), model.Options{}, nil,
+			func(o *model.Outcome) { o.Warnings, o.Events = nil, nil }), "reports no conflict", rule.R4_3},
+		{"init containers left alone", faulty([]*v1alpha1.PodPreset{db}, withInit(webPod(nil, app), init), model.Options{Variant: merge.Variant{InitContainersUntouched: true}}, nil, nil),
+			"leaves init containers alone", rule.R3_2},
+		{"presets applied in another order", faulty([]*v1alpha1.PodPreset{db, preset("queue", corev1.EnvVar{Name: "QUEUE", Value: "rabbit"})}, webPod(nil, app), model.Options{},
+			func(a *model.Admission) { a.Presets = []*v1alpha1.PodPreset{rename(a.Presets[0], "z"), a.Presets[1]} },
+			func(o *model.Outcome) { renameApplied(o.Pod, "z", "db") }),
+			"applies the presets in another order", rule.R3_6},
+		{"presets that do not conflict applied", faulty([]*v1alpha1.PodPreset{clash, db}, webPod(nil, app), model.Options{Conflicts: model.SkipPreset}, nil, nil),
+			"applies the presets that do not conflict", rule.R4_2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			hs := diagnose(w, tc.obs, []request{{true, tc.obs.DryRun}, {false, tc.obs.Create}}, true)
+			if tc.wantName == "" {
+				if len(hs) > 0 {
+					t.Errorf("explained by %q, want no hypothesis", hs[0].Name)
+				}
+				return
+			}
+			if len(hs) == 0 || hs[0].Name != tc.wantName || hs[0].Rule != tc.wantRule {
+				var names []string
+				for _, h := range hs {
+					names = append(names, h.Name)
+				}
+				t.Fatalf("explained by %q, want %q (%s) first", names, tc.wantName, tc.wantRule)
+			}
+			d := Disagreement{Rules: []rule.ID{rule.R3_7, tc.wantRule}, Summary: "x"}
+			d.Explain(hs[0])
+			if d.Rules[0] != tc.wantRule || len(d.Rules) != 2 || d.AsIf != tc.wantName {
+				t.Errorf("Explain: %+v, want %s first, once", d, tc.wantRule)
+			}
+		})
+	}
+}
+
+func withInit(pod *corev1.Pod, init corev1.Container) *corev1.Pod {
+	pod.Spec.InitContainers = []corev1.Container{init}
+	return pod
+}
+
+// rename is a copy of a preset under another name (which orders it
+// otherwise).
+func rename(p *v1alpha1.PodPreset, name string) *v1alpha1.PodPreset {
+	q := p.DeepCopy()
+	q.Name = name
+	return q
+}
+
+// renameApplied gives an applied annotation back its preset's name.
+func renameApplied(pod *corev1.Pod, from, to string) {
+	v := pod.Annotations[merge.AnnotationKey(from)]
+	delete(pod.Annotations, merge.AnnotationKey(from))
+	pod.Annotations[merge.AnnotationKey(to)] = v
+}
