@@ -109,6 +109,7 @@ var hypotheses = []Hypothesis{
 	{"puts injected items before the pod's own", rule.R3_3, injection, injectedFirst},
 	{"compares env var names without regard to case", rule.R3_5, injection, variant(func(v *merge.Variant) { v.EnvNamesFolded = true })},
 	{"keys envFrom entries without their prefix", rule.R3_5, injection, variant(func(v *merge.Variant) { v.EnvFromPrefixIgnored = true })},
+	{"drops envFrom prefixes", rule.R3_5, injection, prefixesDropped},
 	{"checks volume mounts by name only", rule.R4_1, injection, variant(func(v *merge.Variant) { v.MountPathsUnkeyed = true })},
 	{"never compares envFrom entries", rule.R4_1, injection, variant(func(v *merge.Variant) { v.EnvFrom = merge.EnvFromDeduplicated })},
 	{"appends envFrom entries again", rule.R3_4, injection, variant(func(v *merge.Variant) { v.EnvFrom = merge.EnvFromAppended })},
@@ -795,4 +796,16 @@ func overwrites(quiet bool) func(hypothesisInput) []model.Outcome {
 		}
 		return out
 	}
+}
+
+// prefixesDropped: envFrom entries keyed by their source alone and injected
+// without their prefix (R3.5).
+func prefixesDropped(h hypothesisInput) []model.Outcome {
+	stripped := stripped(func(s *v1alpha1.PodPresetSpec) {
+		for i := range s.EnvFrom {
+			s.EnvFrom[i].Prefix = ""
+		}
+	})
+	h.opts.Variant.EnvFromPrefixIgnored = true
+	return stripped(h)
 }
