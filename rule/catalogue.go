@@ -30,6 +30,12 @@ const (
 	R4_4 ID = "R4.4"
 	R5_1 ID = "R5.1"
 	R5_2 ID = "R5.2"
+	R5_3 ID = "R5.3"
+	R5_4 ID = "R5.4"
+	R6_1 ID = "R6.1"
+	R6_2 ID = "R6.2"
+	R6_3 ID = "R6.3"
+	R6_4 ID = "R6.4"
 )
 
 // All are the specification's rules, in its order.
@@ -62,6 +68,12 @@ var All = []Rule{
 	{R4_4, "A conflict removes or rewrites nothing"},
 	{R5_1, "An admission plug-in served as a TLS webhook"},
 	{R5_2, "failurePolicy Fail and Ignore"},
+	{R5_3, "Every request answered, whatever the failure policy hides"},
+	{R5_4, "Judged through its own registration; nothing but pod CREATEs changed"},
+	{R6_1, "Presets as they stand at each admission, within the propagation window"},
+	{R6_2, "Admissions are independent"},
+	{R6_3, "Every conflicting admission reports its conflict"},
+	{R6_4, "No limit of its own: names, presets, items, containers"},
 }
 
 // Sections are the titles of the specification's sections, by the part of
@@ -72,4 +84,5 @@ var Sections = map[string]string{
 	"R3": "What goes in",
 	"R4": "Conflicts",
 	"R5": "How it is delivered",
+	"R6": "State over time",
 }

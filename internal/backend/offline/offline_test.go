@@ -340,3 +340,38 @@ func TestWatch(t *testing.T) {
 		t.Errorf("20,000 watches started and stopped kept %d KiB", grew>>10)
 	}
 }
+
+// TestBulkDeleteOfWatchedResource: deleting many objects of a watched
+// resource at once does not panic, however little the watch's feed is
+// scheduled: the tracker hands each change to it through a channel of 100
+// that panics when full, and the deletion waits for the feed.
+func TestBulkDeleteOfWatchedResource(t *testing.T) {
+	ctx := context.Background()
+	w := offlinetest.Start(t)
+	c := w.Objects()
+	if err := c.CreateNamespace(ctx, "bulk", nil); err != nil {
+		t.Fatal(err)
+	}
+	wt, err := c.Watch(ctx, backend.Events, "bulk")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wt.Stop()
+	for i := range 1000 {
+		e := &corev1.Event{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Event"}, ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("e-%d", i), Namespace: "bulk"}, Reason: "R"}
+		if _, err := c.Create(ctx, backend.Events, offlinetest.Unstructured(t, e), backend.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if i%50 == 0 {
+			time.Sleep(time.Millisecond) // the creates are paced as a case's are
+		}
+	}
+	defer goruntime.GOMAXPROCS(goruntime.GOMAXPROCS(1))
+	if err := c.DeleteAll(ctx, backend.Events, "bulk"); err != nil {
+		t.Fatal(err)
+	}
+	left, err := c.List(ctx, backend.Events, "bulk")
+	if err != nil || len(left) != 0 {
+		t.Errorf("%d events left (%v)", len(left), err)
+	}
+}

@@ -657,7 +657,9 @@ func (c *Cluster) deleteAllLocked(gvr schema.GroupVersionResource, namespace str
 	if err != nil {
 		return err
 	}
+	paced := c.watches.pace(gvr, namespace)
 	for _, name := range names {
+		paced()
 		if err := c.tracker(gvr).Delete(gvr, namespace, name); err != nil && !apierrors.IsNotFound(err) {
 			return err
 		}

@@ -2,6 +2,8 @@ package offline
 
 import (
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
@@ -29,6 +31,8 @@ type feed struct {
 	src  watch.Interface
 	mu   sync.Mutex
 	subs map[*subscriber]bool
+	// read counts the events taken from the tracker's watch (pace).
+	read atomic.Int64
 }
 
 // subscriberBuffer is how many events a watch holds for a caller that does
@@ -90,6 +94,7 @@ func (w *watches) watch(t clienttesting.ObjectTracker, gvr schema.GroupVersionRe
 // moment, until the tracker's watch is stopped; then it ends them.
 func (f *feed) run() {
 	for ev := range f.src.ResultChan() {
+		f.read.Add(1)
 		f.mu.Lock()
 		for s := range f.subs {
 			select {
@@ -117,5 +122,34 @@ func (w *watches) forget(namespace string) {
 			f.src.Stop()
 			delete(w.feeds, key)
 		}
+	}
+}
+
+// paceBatch is how many changes a bulk deletion makes before it lets the
+// feed catch up: the tracker hands each change to its watch through a
+// channel of 100, and panics when it is full.
+const paceBatch = 32
+
+// pace returns what a bulk change of a resource in a namespace calls before
+// each change: every paceBatch changes, it waits (up to a second) until
+// the feed has read them, so that a feed not scheduled meanwhile (two
+// cores, many goroutines) never lets the tracker's channel fill. Without a
+// feed it does nothing.
+func (w *watches) pace(gvr schema.GroupVersionResource, namespace string) func() {
+	w.mu.Lock()
+	f := w.feeds[watchKey{gvr, namespace}]
+	w.mu.Unlock()
+	if f == nil {
+		return func() {}
+	}
+	start, n := f.read.Load(), int64(0)
+	return func() {
+		if n > 0 && n%paceBatch == 0 {
+			deadline := time.Now().Add(time.Second)
+			for f.read.Load() < start+n && time.Now().Before(deadline) {
+				time.Sleep(50 * time.Microsecond)
+			}
+		}
+		n++
 	}
 }
