@@ -161,10 +161,10 @@ func Diagnose(w *harness.World, obs Observed, ds []Disagreement, events bool) []
 }
 
 // diagnose returns the hypotheses that explain every request, and the
-// events when events is set, in the order they are tried: the guard's
-// first, then those of the layer where the observation first departs from
-// the specification (only reports differ: the reporting ones; only
-// annotations: the annotation ones), then the rest in causal order.
+// events when events is set, in the order they are tried: when only the
+// annotations or only the reports depart from the specification, the
+// hypotheses of that layer; then the guard's; then the rest in causal
+// order, the generic selection last.
 func diagnose(w *harness.World, obs Observed, reqs []request, events bool) []*Hypothesis {
 	ins := make([]hypothesisInput, len(reqs))
 	for i, r := range reqs {
@@ -172,12 +172,12 @@ func diagnose(w *harness.World, obs Observed, reqs []request, events bool) []*Hy
 	}
 	first := departure(w, ins)
 	rank := func(h Hypothesis) int {
-		switch h.layer {
-		case guard:
-			return 0
-		case first:
+		switch {
+		case h.layer == first && first >= annotation:
+			return 0 // only annotations or reports differ: theirs first
+		case h.layer == guard:
 			return 1
-		case fallback:
+		case h.layer == fallback:
 			return 3
 		}
 		return 2
