@@ -31,8 +31,10 @@
 // so the case goes on without that preset, unjudged.
 //
 // Every case is judged by the oracle (internal/oracle), as the steps'
-// scenarios are: the disagreements it finds are grouped by kind (their
-// rules and the aspect of the outcome); the first of each kind is shrunk,
+// scenarios are: the disagreements it finds are grouped by kind — the
+// hypothesis that explains them (cases two explain alike credited to the
+// one that explains more of the run, kinds.go), else their rules and the
+// aspect of the outcome; the first of each kind is shrunk,
 // greedily, to a smaller case that still breaks the rule (shrink.go) and
 // written as a ready-to-run scenario (feature.go).
 //

@@ -32,9 +32,10 @@ import (
 // and mirror pods read otherwise, conflicts handled otherwise, another
 // order, some containers or kinds of item left out, injected items put
 // first, envFrom entries compared otherwise, conflicts not reported or
-// reported on dry runs, annotations trusted as proof), and are tried in the
-// causal order of an admission: which pods are mutated, which presets are
-// selected, what is injected, what is reported.
+// reported on dry runs, keys compared otherwise, annotations missing or
+// trusted as proof), tried in the causal order of an admission (which pods
+// are mutated, which presets are selected, what is injected, what is
+// reported; diagnose says what comes first).
 type Hypothesis struct {
 	// Name reads after "behaves as if it": "decides exclusion otherwise".
 	Name string
@@ -72,8 +73,9 @@ type layer int
 const (
 	// guard: hypotheses about a feature of the request itself (the exclude
 	// or mirror annotation, a dry run, a pod without a name, presets of
-	// other namespaces or with the empty selector), tried first: when one
-	// explains a request, the feature it reads is the likeliest cause.
+	// other namespaces or with the empty selector), tried before the other
+	// layers: when one explains a request, the feature it reads is the
+	// likeliest cause.
 	guard layer = iota
 	selection
 	injection
@@ -286,11 +288,6 @@ func newHypothesisInput(w *harness.World, obs Observed, dryRun bool, got Request
 	}
 	in.spec = model.Admit(in.a, in.opts)
 	return in
-}
-
-// sameAll reports whether a hypothesis makes what the specification makes.
-func sameAll(a, b []model.Outcome) bool {
-	return len(a) == len(b) && sameOutcomes(a, b)
 }
 
 // explains reports whether an outcome is what the implementation made of a
