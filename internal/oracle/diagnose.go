@@ -189,7 +189,11 @@ func diagnose(w *harness.World, obs Observed, reqs []request, events bool) []*Hy
 	})
 	var out []*Hypothesis
 	for _, i := range order {
-		if h := &hypotheses[i]; h.explainsAll(w, obs, ins, events) {
+		h := &hypotheses[i]
+		if h.layer == fallback && len(out) > 0 {
+			break // it would explain what those do, at the cost of every set of presets
+		}
+		if h.explainsAll(w, obs, ins, events) {
 			out = append(out, h)
 		}
 	}
