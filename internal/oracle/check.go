@@ -71,7 +71,10 @@ func (a Aspect) AboutEvents() bool { return a == Events || a == EventsMissing }
 
 // Check compares what the implementation did with the model's outcomes
 // under the profile and returns every disagreement; none means the case
-// agrees. The events are compared only after the case settled (events).
+// agrees. The events are compared only after the case settled (events);
+// then the case is diagnosed too, the first hypothesis that explains it
+// named in each disagreement. Before that, the caller diagnoses the case
+// (Diagnose) once its events are read.
 func Check(ctx context.Context, w *harness.World, obs Observed, events bool) ([]Disagreement, error) {
 	if obs.PresetErr != nil {
 		return []Disagreement{{Rules: []rule.ID{rule.R1_2, rule.R1_3}, Aspect: PresetRefused, Summary: "a valid preset was refused: " + oneLine(obs.PresetErr.Error()),
