@@ -26,6 +26,10 @@ test: ## generated files up to date, vet, unit tests and the feature suite with 
 	$(MAKE) --no-print-directory fuzz FUZZTIME=500x
 	$(MAKE) --no-print-directory conformance-fuzz CASES=200
 
+.PHONY: test-short
+test-short: ## the contributors' fast lane: go test -short (no control plane, a sample of the mutants); make test is the gate
+	$(GO) test -short ./...
+
 # Generative conformance (presetsim fuzz, README "Generated cases"): the
 # reference against the model, offline and on envtest, with a fixed seed.
 CASES ?= 2000

@@ -18,6 +18,10 @@ import (
 	"presetsim.dev/presetsim/steps/result"
 )
 
+// shortEvery: with -short, TestSuiteCatchesEveryMutant runs one mutant in
+// this many (each runs the whole suite offline, about 2 s).
+const shortEvery = 5
+
 // TestSuiteCatchesEveryMutant runs the feature suite, offline, against the
 // reference and against every mutant: the reference must pass everything
 // it runs; each mutant must fail at least one scenario, and at least one
@@ -41,8 +45,11 @@ func TestSuiteCatchesEveryMutant(t *testing.T) {
 			seen[s.Scenario] = true
 		}
 	})
-	for _, m := range mutants.All {
+	for i, m := range mutants.All {
 		t.Run(m.Name, func(t *testing.T) {
+			if testing.Short() && i%shortEvery != 0 {
+				t.Skipf("-short: one mutant in %d (make test runs every one)", shortEvery)
+			}
 			var failed, named []string
 			for _, s := range run(t, mutants.Prefix+m.Name) {
 				if !s.Failed {
