@@ -60,11 +60,6 @@ type hypothesisInput struct {
 	spec []model.Outcome
 }
 
-// admit is the model's outcomes under other options or input.
-func (h hypothesisInput) admit(a model.Admission, o model.Options) []model.Outcome {
-	return model.Admit(a, o)
-}
-
 // layer is the part of an admission's outcome a hypothesis is about, in
 // causal order: which pods and presets are selected, what is injected,
 // how it is annotated, what is reported.
@@ -290,7 +285,13 @@ func newHypothesisInput(w *harness.World, obs Observed, dryRun bool, got Request
 		obs:  obs,
 		got:  got,
 	}
-	in.spec = model.Admit(in.a, in.opts)
+	// The specification's outcome, as the comparison computed it (Expect
+	// keeps it for a case once its presets and pod are known).
+	want := Expect(w, obs)
+	in.spec = want.Create
+	if dryRun {
+		in.spec = want.DryRun
+	}
 	return in
 }
 
@@ -358,7 +359,7 @@ func withAnnotation(h hypothesisInput, key string, value *string) []model.Outcom
 		}
 		a.Pod.Annotations[key] = *value
 	}
-	out := h.admit(a, h.opts)
+	out := model.Admit(a, h.opts)
 	own, had := h.a.Pod.Annotations[key]
 	for i := range out {
 		if p := out[i].Pod; p != nil {
@@ -426,7 +427,7 @@ func selectingPresets(h hypothesisInput, presets []*v1alpha1.PodPreset) []model.
 		q.Spec.Selector = metav1.LabelSelector{}
 		a.Presets[i] = q
 	}
-	return h.admit(a, h.opts)
+	return model.Admit(a, h.opts)
 }
 
 // matching are the presets that select the pod in the specification's
@@ -578,7 +579,7 @@ func withConflicts(c model.Conflicts) func(hypothesisInput) []model.Outcome {
 		o := h.opts
 		o.Conflicts = c
 		if slices.ContainsFunc(h.spec, func(o model.Outcome) bool { return len(o.Conflicts) > 0 }) {
-			return h.admit(h.a, o)
+			return model.Admit(h.a, o)
 		}
 		if c != model.Reject || len(h.spec) == 0 || h.spec[0].Skipped == "" {
 			return nil
@@ -587,7 +588,7 @@ func withConflicts(c model.Conflicts) func(hypothesisInput) []model.Outcome {
 		a.Pod = a.Pod.DeepCopy()
 		delete(a.Pod.Annotations, merge.ExcludeAnnotation)
 		delete(a.Pod.Annotations, admission.MirrorPodAnnotation)
-		out := h.admit(a, o)
+		out := model.Admit(a, o)
 		if !slices.ContainsFunc(out, func(x model.Outcome) bool { return x.Refused }) {
 			return nil
 		}
@@ -607,7 +608,7 @@ func annotationsTrusted(h hypothesisInput) []model.Outcome {
 	if len(a.Presets) == len(h.a.Presets) {
 		return nil
 	}
-	return h.admit(a, h.opts)
+	return model.Admit(a, h.opts)
 }
 
 // anyOrder: the matching presets applied in some other order (R3.6).
@@ -617,7 +618,7 @@ func anyOrder(h hypothesisInput) []model.Outcome {
 	}
 	o := h.opts
 	o.Order = model.Unspecified
-	return h.admit(h.a, o)
+	return model.Admit(h.a, o)
 }
 
 // variant: items compared or injected as a variant of the merge does.
@@ -628,7 +629,7 @@ func variant(set func(*merge.Variant)) func(hypothesisInput) []model.Outcome {
 		if o.Variant == h.opts.Variant {
 			return nil
 		}
-		return h.admit(h.a, o)
+		return model.Admit(h.a, o)
 	}
 }
 
@@ -642,7 +643,7 @@ func firstContainerOnly(h hypothesisInput) []model.Outcome {
 	a := h.a
 	a.Pod = pod.DeepCopy()
 	a.Pod.Spec.InitContainers, a.Pod.Spec.Containers = nil, a.Pod.Spec.Containers[:1]
-	out := h.admit(a, h.opts)
+	out := model.Admit(a, h.opts)
 	for i := range out {
 		if p := out[i].Pod; p != nil {
 			p.Spec.InitContainers = slices.Clone(pod.Spec.InitContainers)
@@ -668,7 +669,7 @@ func stripped(strip func(*v1alpha1.PodPresetSpec)) func(hypothesisInput) []model
 		if !changed {
 			return nil
 		}
-		return h.admit(a, h.opts)
+		return model.Admit(a, h.opts)
 	}
 }
 
@@ -754,7 +755,7 @@ func eventsOnDryRun(h hypothesisInput) []model.Outcome {
 	}
 	a := h.a
 	a.DryRun = false
-	return h.admit(a, h.opts)
+	return model.Admit(a, h.opts)
 }
 
 // annotatedWhenChanged: a preset that added nothing new leaves no applied
@@ -767,7 +768,7 @@ func annotatedWhenChanged(h hypothesisInput) []model.Outcome {
 		for _, name := range o.Applied {
 			alone := h.a
 			alone.Presets = slices.DeleteFunc(slices.Clone(h.a.Presets), func(p *v1alpha1.PodPreset) bool { return p.Name != name })
-			for _, x := range h.admit(alone, h.opts) {
+			for _, x := range model.Admit(alone, h.opts) {
 				if x.Pod == nil {
 					continue
 				}
@@ -789,7 +790,7 @@ func overwrites(quiet bool) func(hypothesisInput) []model.Outcome {
 		}
 		o := h.opts
 		o.Conflicts, o.Variant.OverwriteConflicts = model.Apply, true
-		out := h.admit(h.a, o)
+		out := model.Admit(h.a, o)
 		if quiet {
 			for i := range out {
 				out[i].Warnings, out[i].Events = nil, nil
