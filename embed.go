@@ -9,3 +9,11 @@ var Suite embed.FS
 
 // SuitePath is the folder of the suite in Suite.
 const SuitePath = "features"
+
+// Profiles are the profiles shipped with presetsim, by file name
+// (policy.yaml, redhat-cop-podpreset-webhook.yaml): a command uses one by
+// default (run --implementation policy uses policy.yaml), and
+// profile.Shipped reads one.
+//
+//go:embed profiles/*.yaml
+var Profiles embed.FS

@@ -20,7 +20,7 @@ cp presets/config/crd/settings.k8s.io_podpresets.yaml deploy/policy/podpreset-cr
 go run ./hack/examplecrd presets/config/crd/settings.k8s.io_podpresets.yaml profiles/example/crd.yaml
 # The CRDs of the redhat-cop and Kubeflow profiles, from the APIs declared in
 # profiles/crds (wozniakjan's, untyped upstream, is written by hand there).
-"$gen" crd paths=./profiles/crds/redhatcop/... output:crd:dir=./profiles/crds
-"$gen" crd paths=./profiles/crds/kubeflow/... output:crd:dir=./profiles/crds
+"$gen" crd paths=./internal/crds/redhatcop/... output:crd:dir=./profiles/crds
+"$gen" crd paths=./internal/crds/kubeflow/... output:crd:dir=./profiles/crds
 # The pins of the control-plane binaries, for presetsim tools install.
 go run ./hack/toolpins

@@ -9,7 +9,7 @@
 #           behind the "mutation" build tag);
 #   model   presets/model: the oracle, judged by its own tables (hand-
 #           written outcomes for every option) and by the offline suite;
-#   explain presets/explain: the goldens of `presetsim apply --explain`
+#   explain internal/explain: the goldens of `presetsim apply --explain`
 #           (internal/app TestApplyExplain*) and the package's own
 #           tables, run as one test suite (gremlins --integration);
 #   policy  presets/policy: the feature suite on envtest against the
@@ -26,10 +26,10 @@
 # gremlins copies the whole module for each worker, so it runs on a copy of
 # the files git tracks or would track (no .cache, no .git). Results go to
 # .cache/mutation/<group>.json and the log. Generated deep-copy code is
-# left out (controller-gen's, not behaviour). presets/rollout is left out: it
+# left out (controller-gen's, not behaviour). internal/rollout is left out: it
 # is a controller whose feature needs a rollout on envtest with a module
 # served as a webhook, which no group here starts (its unit tests judge
-# it). presets/defaults is left out too: it restates the API server's
+# it). internal/defaults is left out too: it restates the API server's
 # defaults, and the same code defaults the pod and the preset's items, so
 # no run can tell a mutant of it from the original; its unit tests judge
 # it.
@@ -82,8 +82,8 @@ for group in $groups; do
 		--exclude-files 'rollout/' --exclude-files 'defaults/' --exclude-files 'explain/' --exclude-files 'policy/' \
 		--exclude-files 'model/' --exclude-files 'zz_generated' ;;
 	model) unleash model '.' ./presets/model . ;;
-	explain) unleash explain '^(TestApplyExplain|TestApplyExplainJSON|TestSelectionReasons|TestPodOrder|TestOrdinal)$' ./presets/explain ./internal/app,./presets/explain \
-		--integration --coverpkg ./presets/explain ;;
+	explain) unleash explain '^(TestApplyExplain|TestApplyExplainJSON|TestSelectionReasons|TestPodOrder|TestOrdinal)$' ./internal/explain ./internal/app,./internal/explain \
+		--integration --coverpkg ./internal/explain ;;
 	policy)
 		export PRESETSIM_BIN_DIR=${PRESETSIM_BIN_DIR:-$("$root/hack/build-tools.sh")}
 		unleash policy '^TestEnvtestPolicySuite$' ./presets/policy . --workers 1 ;;

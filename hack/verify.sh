@@ -4,7 +4,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-generated=(presets/apis/settings/v1alpha1/zz_generated.deepcopy.go presets/config/crd/settings.k8s.io_podpresets.yaml deploy/policy/podpreset-crd.yaml profiles/crds/redhatcop.redhat.io_podpresets.yaml profiles/crds/kubeflow.org_poddefaults.yaml profiles/example/crd.yaml internal/backend/envtest/zz_generated.pins.go)
+generated=(presets/apis/settings/v1alpha1/zz_generated.deepcopy.go presets/config/crd/settings.k8s.io_podpresets.yaml deploy/policy/podpreset-crd.yaml profiles/crds/redhatcop.redhat.io_podpresets.yaml profiles/crds/kubeflow.org_poddefaults.yaml profiles/example/crd.yaml backends/envtest/zz_generated.pins.go)
 before=$(mktemp -d)
 trap 'rm -rf "$before"' EXIT
 for f in "${generated[@]}"; do

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"presetsim.dev/presetsim/backends/envtest"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -30,7 +32,7 @@ func TestPodsWhilePresetsAreCreated(t *testing.T) {
 	}
 	const pods, workers, presets = 1000, 20, 10
 	ctx := context.Background()
-	w, err := harness.Start(ctx, harness.Options{})
+	w, err := harness.Start(ctx, harness.Options{Backend: envtest.New(envtest.Options{})})
 	if err != nil {
 		t.Fatal(err)
 	}

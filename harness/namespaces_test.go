@@ -6,11 +6,13 @@ import (
 	"testing"
 	"time"
 
+	"presetsim.dev/presetsim/backends/envtest"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
+	"presetsim.dev/presetsim/backends/offline"
 	"presetsim.dev/presetsim/harness"
-	"presetsim.dev/presetsim/internal/backend/offline"
 	"presetsim.dev/presetsim/internal/suitetest"
 )
 
@@ -23,7 +25,7 @@ func TestNamespacePool(t *testing.T) {
 		t.Skip("starts a control plane; skipped with -short")
 	}
 	ctx := context.Background()
-	w, err := harness.Start(ctx, harness.Options{})
+	w, err := harness.Start(ctx, harness.Options{Backend: envtest.New(envtest.Options{})})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,6 @@ import (
 	"presetsim.dev/presetsim/harness/backend"
 	"presetsim.dev/presetsim/harness/implementation"
 	"presetsim.dev/presetsim/harness/profile"
-	"presetsim.dev/presetsim/internal/backend/envtest"
 	"presetsim.dev/presetsim/internal/implementation/module"
 	"presetsim.dev/presetsim/internal/manifest"
 	"presetsim.dev/presetsim/internal/procs"
@@ -30,8 +29,9 @@ const (
 
 // Options configure a World.
 type Options struct {
-	// Backend is where objects live; the envtest backend (binaries found
-	// by envtest.FindBinaries) when nil.
+	// Backend is where objects live: one of the packages under backends/
+	// (envtest, offline, kind, cluster). Required: the harness links no
+	// backend a caller does not ask for.
 	Backend backend.Backend
 	// Implementation is the implementation under test; the reference
 	// module when nil.
@@ -55,6 +55,11 @@ type Options struct {
 	// answers but mutates no probe pod, dry run or not: for a module that
 	// does nothing on purpose (the no-op module that measures the suite).
 	AcceptUnmutatedProbe bool
+	// Leftovers are the backends whose leftovers of a killed run (a kind
+	// cluster, say) this run removes when it finds them, besides its own
+	// backend's (backend.Reaper): the presetsim command passes every
+	// backend it knows.
+	Leftovers backend.Registry
 	// Nodes is the number of simulated nodes; DefaultNodes when zero. A
 	// scenario may change it for itself ("Given the cluster has 5 nodes").
 	Nodes int
@@ -167,7 +172,7 @@ func Start(ctx context.Context, opts Options) (_ *World, err error) {
 		progress = io.Discard
 	}
 	if opts.Backend == nil {
-		opts.Backend = envtest.New(envtest.Options{})
+		return nil, errors.New("harness: Options.Backend is nil: choose where objects live (envtest.New, offline.New, kind.New or cluster.New, packages under presetsim.dev/presetsim/backends)")
 	}
 	if opts.Implementation == nil {
 		if opts.Implementation, err = module.Implementation(module.NewRegistry(), module.Reference); err != nil {
@@ -208,7 +213,7 @@ func Start(ctx context.Context, opts Options) (_ *World, err error) {
 	// Every run reaps what killed runs left, whichever backend either
 	// used; only a run that starts processes or makes directories keeps a
 	// record of its own.
-	reapLeftovers(procs.Records{}, progress)
+	reapLeftovers(procs.Records{}, opts.Backend, opts.Leftovers, progress)
 	w.procs = &procs.Records{Run: w.RunID}
 	keepDir := func(dir string) error {
 		w.procsMu.Lock()
@@ -273,7 +278,7 @@ func startsProcesses(x any) bool {
 // reapLeftovers stops what earlier runs that were killed (with SIGKILL,
 // which no program can catch) left running, removes the directories they
 // left, and says so.
-func reapLeftovers(records procs.Records, progress io.Writer) {
+func reapLeftovers(records procs.Records, own backend.Backend, others backend.Registry, progress io.Writer) {
 	reaped, err := records.Reap()
 	if n := len(reaped.Processes); n > 0 {
 		fmt.Fprintf(progress, "stopped %d processes an earlier run left running when it was killed: %v\n", n, reaped.Processes)
@@ -282,12 +287,16 @@ func reapLeftovers(records procs.Records, progress io.Writer) {
 		fmt.Fprintf(progress, "removed %d directories an earlier run left when it was killed: %v\n", n, reaped.Dirs)
 	}
 	for _, res := range reaped.Resources {
-		reg, ok := Backends().Lookup(res.Backend)
-		if !ok || reg.Reap == nil {
-			fmt.Fprintf(progress, "warning: an earlier run that was killed left %s of the %s backend, which presetsim cannot remove\n", res.Name, res.Backend)
+		var reap func(string) error
+		if reg, ok := others.Lookup(res.Backend); ok && reg.Reap != nil {
+			reap = reg.Reap
+		} else if r, ok := own.(backend.Reaper); ok && own.Name() == res.Backend {
+			reap = r.Reap
+		} else {
+			fmt.Fprintf(progress, "warning: an earlier run that was killed left %s of the %s backend, which a run on another backend cannot remove; a run on %[2]s will\n", res.Name, res.Backend)
 			continue
 		}
-		if rerr := reg.Reap(res.Name); rerr != nil {
+		if rerr := reap(res.Name); rerr != nil {
 			fmt.Fprintf(progress, "warning: %s, left by an earlier run that was killed: %v\n", res.Name, rerr)
 			continue
 		}

@@ -78,10 +78,10 @@ func (e *InvalidError) Error() string {
 	return fmt.Sprintf("%q is no outcome (want one of %v)", e.Text, All)
 }
 
-// Scenario is what decides a scenario's outcome: whether a step failed,
+// Facts are what decide a scenario's outcome: whether a step failed,
 // why it did not run, and whether a check differed as the profile
 // declares.
-type Scenario struct {
+type Facts struct {
 	Failed bool
 	// NotApplicable, NotClaimed and Unsupported say why the scenario did
 	// not run ("" when they do not hold).
@@ -93,7 +93,7 @@ type Scenario struct {
 // Of is what a scenario came to: failed, not applicable, not claimed,
 // unsupported, differs (as declared) or passed, the first that holds. It
 // is the one place that decides; the run's results and every report ask it.
-func Of(s Scenario) Outcome {
+func Of(s Facts) Outcome {
 	switch {
 	case s.Failed:
 		return Failed

@@ -90,15 +90,15 @@ func TestCountsString(t *testing.T) {
 func TestOf(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		s    Scenario
+		s    Facts
 		want Outcome
 	}{
-		{"nothing holds", Scenario{}, Passed},
-		{"a declared difference", Scenario{Differs: true}, Differs},
-		{"unsupported over differs", Scenario{Unsupported: "no kubelet", Differs: true}, Unsupported},
-		{"not claimed over unsupported", Scenario{NotClaimed: "events", Unsupported: "no kubelet"}, NotClaimed},
-		{"not applicable over not claimed", Scenario{NotApplicable: "a webhook only", NotClaimed: "events"}, NotApplicable},
-		{"failed over everything", Scenario{Failed: true, NotApplicable: "x", NotClaimed: "y", Unsupported: "z", Differs: true}, Failed},
+		{"nothing holds", Facts{}, Passed},
+		{"a declared difference", Facts{Differs: true}, Differs},
+		{"unsupported over differs", Facts{Unsupported: "no kubelet", Differs: true}, Unsupported},
+		{"not claimed over unsupported", Facts{NotClaimed: "events", Unsupported: "no kubelet"}, NotClaimed},
+		{"not applicable over not claimed", Facts{NotApplicable: "a webhook only", NotClaimed: "events"}, NotApplicable},
+		{"failed over everything", Facts{Failed: true, NotApplicable: "x", NotClaimed: "y", Unsupported: "z", Differs: true}, Failed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := Of(tc.s); got != tc.want {

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"presetsim.dev/presetsim/backends/envtest"
+
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/steps"
 )
@@ -47,7 +49,7 @@ func TestAPIServerFaults(t *testing.T) {
 	}
 	timeouts := harness.DefaultTimeouts
 	timeouts.Step = 3 * time.Second
-	w, err := harness.Start(context.Background(), harness.Options{Timeouts: timeouts})
+	w, err := harness.Start(context.Background(), harness.Options{Backend: envtest.New(envtest.Options{}), Timeouts: timeouts})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +125,7 @@ func TestAPIServerRestart(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a control plane; skipped with -short")
 	}
-	w, err := harness.Start(context.Background(), harness.Options{})
+	w, err := harness.Start(context.Background(), harness.Options{Backend: envtest.New(envtest.Options{})})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,8 +5,8 @@ import (
 	"io"
 	"testing"
 
+	"presetsim.dev/presetsim/backends/offline"
 	"presetsim.dev/presetsim/harness"
-	"presetsim.dev/presetsim/internal/backend/offline"
 	"presetsim.dev/presetsim/steps"
 )
 

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"presetsim.dev/presetsim/backends/offline"
 	"presetsim.dev/presetsim/harness"
-	"presetsim.dev/presetsim/internal/backend/offline"
 	"presetsim.dev/presetsim/internal/suitecheck"
 	"presetsim.dev/presetsim/steps"
 )

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"presetsim.dev/presetsim/backends/envtest"
+
 	"github.com/cucumber/godog"
 
 	"presetsim.dev/presetsim/harness"
@@ -23,7 +25,7 @@ func TestPanickingStep(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a control plane; skipped with -short")
 	}
-	w, err := harness.Start(context.Background(), harness.Options{})
+	w, err := harness.Start(context.Background(), harness.Options{Backend: envtest.New(envtest.Options{})})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,6 @@ import (
 	"presetsim.dev/presetsim/internal/oracle"
 	"presetsim.dev/presetsim/outcome"
 	"presetsim.dev/presetsim/rule"
-	"presetsim.dev/presetsim/steps/result"
 )
 
 // skippedStep is a step's reason to stop the scenario without failing it,
@@ -92,7 +91,7 @@ func (r registrar) Step(expr string, spec checkSpec, handler any) {
 			return v.Call(args)
 		}
 		if spec.needs != "" && !s.profile().Claims(spec.needs) {
-			s.record(result.Check{Rules: oracle.Attribute(nil, spec.rules, s.tags), Outcome: outcome.NotClaimed,
+			s.record(outcome.Check{Rules: oracle.Attribute(nil, spec.rules, s.tags), Outcome: outcome.NotClaimed,
 				Reason: fmt.Sprintf("needs %s, which profile %s does not claim", spec.needs, s.profile().Metadata.Name)})
 			return zeroResults(v.Type())
 		}
@@ -218,7 +217,7 @@ func (s *state) judge(ctx context.Context, spec checkSpec, err error) error {
 	}
 	if err == nil {
 		if !spec.setup {
-			s.record(result.Check{Rules: oracle.Attribute(nil, spec.rules, s.tags), Outcome: outcome.Passed})
+			s.record(outcome.Check{Rules: oracle.Attribute(nil, spec.rules, s.tags), Outcome: outcome.Passed})
 		}
 		return nil
 	}
@@ -249,11 +248,11 @@ func (s *state) judge(ctx context.Context, spec checkSpec, err error) error {
 			err, reason, v.disagreement.Summary, v.disagreement.Detail)
 	default:
 		reason += "; " + v.verified
-		s.record(result.Check{Rules: rules, Outcome: outcome.Differs, Err: err, Reason: reason})
+		s.record(outcome.Check{Rules: rules, Outcome: outcome.Differs, Err: err, Reason: reason})
 		return skippedStep{fmt.Errorf("differs as declared: %s: %w", reason, err)}
 	}
 	err = withWebhookOutput(err, s.scenario.World().ModuleOutput())
-	s.record(result.Check{Rules: rules, Outcome: outcome.Failed, Err: err})
+	s.record(outcome.Check{Rules: rules, Outcome: outcome.Failed, Err: err})
 	return err
 }
 
@@ -307,7 +306,7 @@ func (s *state) finalVerdict(ctx context.Context) error {
 	if v.disagreement != nil {
 		rules = v.disagreement.Rules
 	}
-	s.checks = append(s.checks, result.Check{Step: ModelCheck, Rules: rules, Outcome: outcome.Failed, Err: err})
+	s.checks = append(s.checks, outcome.Check{Step: ModelCheck, Rules: rules, Outcome: outcome.Failed, Err: err})
 	return err
 }
 

@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"presetsim.dev/presetsim/backends/offline"
 	"presetsim.dev/presetsim/harness"
-	"presetsim.dev/presetsim/internal/backend/offline"
+	"presetsim.dev/presetsim/outcome"
 	"presetsim.dev/presetsim/steps"
-	"presetsim.dev/presetsim/steps/result"
 )
 
 // TestSettleWindows: a "never" check watches for the run's settle window
@@ -31,7 +31,7 @@ func TestSettleWindows(t *testing.T) {
 		t.Errorf("setting the settle window left the wait bound zero: %+v", w.Timeouts)
 	}
 	_, timings := steps.Run(w, steps.SuiteOptions{Paths: []string{"testdata/settle"}, Format: "progress", Output: io.Discard})
-	byName := map[string]result.Scenario{}
+	byName := map[string]outcome.Scenario{}
 	for _, sc := range timings.List() {
 		byName[sc.Scenario[strings.Index(sc.Scenario, ": ")+2:]] = sc
 	}
@@ -85,7 +85,7 @@ func TestSettleWindows(t *testing.T) {
 // Background's among them, taking together at least what its windows need;
 // then the model's check unless a step failed, the clean-up and the
 // deletion of its namespace; no more time in all than the scenario took.
-func checkPhases(t *testing.T, sc result.Scenario, atLeast time.Duration) {
+func checkPhases(t *testing.T, sc outcome.Scenario, atLeast time.Duration) {
 	t.Helper()
 	var names []string
 	var steps, sum time.Duration
@@ -96,7 +96,7 @@ func checkPhases(t *testing.T, sc result.Scenario, atLeast time.Duration) {
 			steps += p.Duration
 		}
 	}
-	after := []string{result.PhaseModel, result.PhaseCleanUp, result.PhaseNamespaces}
+	after := []string{outcome.PhaseModel, outcome.PhaseCleanUp, outcome.PhaseNamespaces}
 	if sc.Failed {
 		after = after[1:]
 	}

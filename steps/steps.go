@@ -22,7 +22,7 @@ import (
 	"presetsim.dev/presetsim/internal/manifest"
 	"presetsim.dev/presetsim/internal/oracle"
 	"presetsim.dev/presetsim/internal/scenario"
-	"presetsim.dev/presetsim/steps/result"
+	"presetsim.dev/presetsim/outcome"
 )
 
 // state is one scenario's state, kept in the context.
@@ -50,10 +50,10 @@ type state struct {
 	// step is the text of the step running now, and began when it began.
 	step  string
 	began time.Time
-	// phases are where the scenario's time went so far (result.Phase).
-	phases []result.Phase
+	// phases are where the scenario's time went so far (outcome.Phase).
+	phases []outcome.Phase
 	// checks are the outcomes of the steps so far (see Check).
-	checks []result.Check
+	checks []outcome.Check
 	// window is the settle window the current step watched for, when it
 	// checks that something does not happen.
 	window time.Duration
@@ -70,7 +70,7 @@ type state struct {
 }
 
 // record adds a check's outcome for the current step.
-func (s *state) record(c result.Check) {
+func (s *state) record(c outcome.Check) {
 	c.Step, c.Line, c.Window = s.step, s.current.Line, s.window
 	s.checks = append(s.checks, c)
 }
@@ -220,7 +220,7 @@ func initializer(w *harness.World, fsys fs.FS, work *slots) func(*godog.Scenario
 				return ctx, nil
 			}
 			if !s.began.IsZero() { // a step godog skipped had no Before
-				s.phases = append(s.phases, result.Phase{Name: st.Text, Duration: time.Since(s.began)})
+				s.phases = append(s.phases, outcome.Phase{Name: st.Text, Duration: time.Since(s.began)})
 				s.began = time.Time{}
 			}
 			if u, ok := backend.IsUnsupported(err); ok && s.unsupported == nil {
@@ -242,11 +242,11 @@ func initializer(w *harness.World, fsys fs.FS, work *slots) func(*godog.Scenario
 				if err == nil && ctx.Err() == nil {
 					began := time.Now()
 					verr = s.finalVerdict(ctx)
-					s.phases = append(s.phases, result.Phase{Name: result.PhaseModel, Duration: time.Since(began)})
+					s.phases = append(s.phases, outcome.Phase{Name: outcome.PhaseModel, Duration: time.Since(began)})
 				}
 				began := time.Now()
 				cerr := s.scenario.Cleanup(ctx)
-				s.phases = append(s.phases, result.Phase{Name: result.PhaseCleanUp, Duration: time.Since(began)})
+				s.phases = append(s.phases, outcome.Phase{Name: outcome.PhaseCleanUp, Duration: time.Since(began)})
 				if cerr != nil {
 					return ctx, errors.Join(verr, fmt.Errorf("unable to clean up after the scenario: %w", cerr))
 				}

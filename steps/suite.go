@@ -18,7 +18,7 @@ import (
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/harness/backend"
 	"presetsim.dev/presetsim/internal/featureloc"
-	"presetsim.dev/presetsim/steps/result"
+	"presetsim.dev/presetsim/outcome"
 )
 
 // SuiteOptions configure a run of feature files.
@@ -60,14 +60,14 @@ const DefaultConcurrency = 6
 type Timings struct {
 	mu    sync.Mutex
 	start map[string]time.Time
-	list  []result.Scenario
+	list  []outcome.Scenario
 }
 
 // List returns the timings, slowest first.
-func (t *Timings) List() []result.Scenario {
+func (t *Timings) List() []outcome.Scenario {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	out := append([]result.Scenario(nil), t.list...)
+	out := append([]outcome.Scenario(nil), t.list...)
 	sort.Slice(out, func(i, j int) bool { return out[i].Duration > out[j].Duration })
 	return out
 }
@@ -171,7 +171,7 @@ func recording(w *harness.World, opts SuiteOptions, init func(*godog.ScenarioCon
 			return ctx, nil
 		})
 		sc.After(func(ctx context.Context, p *godog.Scenario, err error) (context.Context, error) {
-			t := result.Scenario{Scenario: fmt.Sprintf("%s: %s", featureloc.File(p.Uri), p.Name)}
+			t := outcome.Scenario{Scenario: fmt.Sprintf("%s: %s", featureloc.File(p.Uri), p.Name)}
 			for _, tag := range p.Tags {
 				t.Tags = append(t.Tags, tag.Name)
 			}
@@ -199,7 +199,7 @@ func recording(w *harness.World, opts SuiteOptions, init func(*godog.ScenarioCon
 			if s != nil && backend.IsEphemeral(w.Objects()) {
 				began := time.Now()
 				derr := s.scenario.DeleteNamespaces(ctx)
-				s.phases = append(s.phases, result.Phase{Name: result.PhaseNamespaces, Duration: time.Since(began)})
+				s.phases = append(s.phases, outcome.Phase{Name: outcome.PhaseNamespaces, Duration: time.Since(began)})
 				if derr != nil && !t.Failed {
 					t.Failed, t.Err = true, fmt.Errorf("unable to delete the scenario's namespaces: %w", derr)
 				}

@@ -10,9 +10,9 @@ import (
 
 	"k8s.io/apiserver/pkg/admission/plugin/policy/generic"
 
+	"presetsim.dev/presetsim/backends/offline"
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/harness/profile"
-	"presetsim.dev/presetsim/internal/backend/offline"
 	policyimpl "presetsim.dev/presetsim/internal/implementation/policy"
 	"presetsim.dev/presetsim/internal/interrupt"
 	"presetsim.dev/presetsim/outcome"

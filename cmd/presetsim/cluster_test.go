@@ -14,8 +14,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"presetsim.dev/presetsim/backends/cluster"
 	"presetsim.dev/presetsim/harness"
-	"presetsim.dev/presetsim/internal/backend/cluster"
 	"presetsim.dev/presetsim/internal/implementation/installed"
 	"presetsim.dev/presetsim/internal/suitetest"
 	"presetsim.dev/presetsim/outcome"

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"presetsim.dev/presetsim/backends/envtest"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -88,7 +90,7 @@ func TestWebhookFaults(t *testing.T) {
 			addr := freeAddr(t)
 			t.Setenv(childEnv, "1")
 			ctx := context.Background()
-			w, err := harness.Start(ctx, harness.Options{Implementation: externalimpl.New(externalimpl.Options{
+			w, err := harness.Start(ctx, harness.Options{Backend: envtest.New(envtest.Options{}), Implementation: externalimpl.New(externalimpl.Options{
 				URL: "https://" + addr + "/mutate-pods", CABundle: certs.CABundle, FailurePolicy: policy, TimeoutSeconds: 2,
 				Command: []string{os.Args[0], "serve", "--kubeconfig", externalimpl.KubeconfigPlaceholder, "--addr", addr, "--cert", certFile, "--key", keyFile},
 			})})

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"presetsim.dev/presetsim/internal/backend/envtest"
+	"presetsim.dev/presetsim/backends/envtest"
 )
 
 // TestAuditAndExplainOnUp drives `presetsim audit` and `presetsim explain

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"presetsim.dev/presetsim/backends/envtest"
+
 	"presetsim.dev/presetsim/rule"
 
 	"presetsim.dev/presetsim/harness"
@@ -40,7 +42,7 @@ func TestProfileAttributesEveryDifference(t *testing.T) {
 	}
 	interrupts := interrupt.Catch(context.Background())
 	defer interrupts.Release()
-	w, err := harness.Start(interrupts.Context(), harness.Options{Implementation: example, Profile: prof, Progress: os.Stderr})
+	w, err := harness.Start(interrupts.Context(), harness.Options{Backend: envtest.New(envtest.Options{}), Implementation: example, Profile: prof, Progress: os.Stderr})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +97,7 @@ func TestShippedCRDs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			w, err := harness.Start(context.Background(), harness.Options{Implementation: noop, Profile: prof, AcceptUnmutatedProbe: true})
+			w, err := harness.Start(context.Background(), harness.Options{Backend: envtest.New(envtest.Options{}), Implementation: noop, Profile: prof, AcceptUnmutatedProbe: true})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"presetsim.dev/presetsim"
-	"presetsim.dev/presetsim/internal/backend/envtest"
+	"presetsim.dev/presetsim/backends/envtest"
 )
 
 // TestSelfContained copies the binary into an empty directory, outside

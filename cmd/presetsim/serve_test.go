@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"presetsim.dev/presetsim/backends/envtest"
+
 	"presetsim.dev/presetsim/harness"
 	externalimpl "presetsim.dev/presetsim/internal/implementation/external"
 	"presetsim.dev/presetsim/internal/interrupt"
@@ -66,7 +68,7 @@ func TestSuiteAgainstExternalServe(t *testing.T) {
 
 	interrupts := interrupt.Catch(context.Background())
 	defer interrupts.Release()
-	w, err := harness.Start(interrupts.Context(), harness.Options{
+	w, err := harness.Start(interrupts.Context(), harness.Options{Backend: envtest.New(envtest.Options{}),
 		Progress: os.Stderr,
 		Implementation: externalimpl.New(externalimpl.Options{
 			URL:      "https://" + addr + "/mutate-pods",
@@ -130,7 +132,7 @@ func TestExternalStartedOutside(t *testing.T) {
 		served <- err
 	}()
 
-	w, err := harness.Start(ctx, harness.Options{Implementation: externalimpl.New(externalimpl.Options{
+	w, err := harness.Start(ctx, harness.Options{Backend: envtest.New(envtest.Options{}), Implementation: externalimpl.New(externalimpl.Options{
 		URL: "https://" + addr + "/mutate-pods", CABundle: certs.CABundle, KubeconfigOut: kubeconfig,
 	})})
 	if err != nil {
@@ -163,7 +165,7 @@ func TestExternalRefusedIsASetupError(t *testing.T) {
 		t.Fatal(err)
 	}
 	began := time.Now()
-	w, err := harness.Start(context.Background(), harness.Options{Implementation: externalimpl.New(externalimpl.Options{
+	w, err := harness.Start(context.Background(), harness.Options{Backend: envtest.New(envtest.Options{}), Implementation: externalimpl.New(externalimpl.Options{
 		URL: "https://" + freeAddr(t) + "/mutate-pods", CABundle: certs.CABundle, RefusedGrace: time.Second,
 	})})
 	if err == nil {
@@ -189,7 +191,7 @@ func TestExternalOutputKept(t *testing.T) {
 	}
 	logFile := filepath.Join(t.TempDir(), "webhook.log")
 	script := `for i in $(seq 1 30); do echo "starting $i"; done; echo "panic: no certificate at /tls.crt" >&2; exit 2`
-	w, err := harness.Start(context.Background(), harness.Options{Implementation: externalimpl.New(externalimpl.Options{
+	w, err := harness.Start(context.Background(), harness.Options{Backend: envtest.New(envtest.Options{}), Implementation: externalimpl.New(externalimpl.Options{
 		URL: "https://" + freeAddr(t) + "/mutate-pods", CABundle: certs.CABundle,
 		Command: []string{"sh", "-c", script}, LogFile: logFile,
 	})})
@@ -228,7 +230,7 @@ func TestLoudExternalWebhook(t *testing.T) {
 	t.Setenv(childEnv, "1") // "$0" below is this test binary acting as presetsim
 	before := residentMiB(t)
 	loud := `(head -c 805306368 /dev/zero | tr '\000' x; yes 'a short line' | head -c 268435456) & exec "$0" "$@"`
-	w, err := harness.Start(context.Background(), harness.Options{
+	w, err := harness.Start(context.Background(), harness.Options{Backend: envtest.New(envtest.Options{}),
 		Implementation: externalimpl.New(externalimpl.Options{
 			URL: "https://" + addr + "/mutate-pods", CABundle: certs.CABundle, LogFile: logFile,
 			Command: []string{"sh", "-c", loud, os.Args[0], "serve", "--kubeconfig", externalimpl.KubeconfigPlaceholder,

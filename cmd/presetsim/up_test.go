@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"presetsim.dev/presetsim/internal/backend/envtest"
+	"presetsim.dev/presetsim/backends/envtest"
 )
 
 // TestUpWithKubectl drives `presetsim up` as a person would: start it, use

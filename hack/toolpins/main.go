@@ -1,4 +1,4 @@
-// Command toolpins writes internal/backend/envtest/zz_generated.pins.go: the
+// Command toolpins writes backends/envtest/zz_generated.pins.go: the
 // go.mod and go.sum of the tools modules in hack/tools that pin the
 // control-plane binaries (kubernetes, etcd), so that a presetsim binary
 // can build them anywhere (presetsim tools install) from the versions it
@@ -48,5 +48,5 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join("internal", "backend", "envtest", "zz_generated.pins.go"), src, 0o644)
+	return os.WriteFile(filepath.Join("backends", "envtest", "zz_generated.pins.go"), src, 0o644)
 }

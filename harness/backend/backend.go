@@ -67,6 +67,13 @@ func KeepDir(keep func(string) error, dir string) error {
 	return keep(dir)
 }
 
+// Reaper is the ability of a backend that makes things outside this host's
+// files (Run.KeepResource): Reap removes one, by name, that a run which was
+// killed left.
+type Reaper interface {
+	Reap(name string) error
+}
+
 // Cluster is a started backend.
 type Cluster interface {
 	Objects

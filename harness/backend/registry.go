@@ -1,6 +1,10 @@
 package backend
 
-import "github.com/spf13/pflag"
+import (
+	"slices"
+
+	"github.com/spf13/pflag"
+)
 
 // Registration makes a backend known by name: to the CLI (--backend NAME,
 // its own flags, its one-line description) and to the harness. Setting one
@@ -42,4 +46,17 @@ func (r Registry) Lookup(name string) (Registration, bool) {
 		}
 	}
 	return Registration{}, false
+}
+
+// Without is the registry less the named backends (a command that cannot
+// use them: `presetsim up` makes its own cluster, so an existing one is not
+// among its choices).
+func (r Registry) Without(names ...string) Registry {
+	var out Registry
+	for _, reg := range r {
+		if !slices.Contains(names, reg.Name) {
+			out = append(out, reg)
+		}
+	}
+	return out
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"presetsim.dev/presetsim"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
 	"presetsim.dev/presetsim/presets/merge"
 )
@@ -39,7 +41,7 @@ const (
 	// EnvFromConflicts: envFrom entries conflict like any item (R4.1).
 	EnvFromConflicts Capability = "envFromConflicts"
 	// Rollout is this project's opt-in rollout controller
-	// (presets/rollout), beyond the specification.
+	// (internal/rollout), beyond the specification.
 	Rollout Capability = "rollout"
 )
 
@@ -464,4 +466,14 @@ func splitPath(path string) []pathSeg {
 		}
 	}
 	return out
+}
+
+// Shipped parses a profile shipped with presetsim by file name
+// (policy.yaml); messages name it profiles/NAME.
+func Shipped(name string) (*Profile, error) {
+	data, err := fs.ReadFile(presetsim.Profiles, "profiles/"+name)
+	if err != nil {
+		return nil, err
+	}
+	return Parse("profiles/"+name, data)
 }

@@ -30,7 +30,6 @@ import (
 	"presetsim.dev/presetsim/outcome"
 	"presetsim.dev/presetsim/rule"
 	"presetsim.dev/presetsim/steps"
-	"presetsim.dev/presetsim/steps/result"
 )
 
 // Main runs the command and is the one place that exits the process.
@@ -284,7 +283,7 @@ interrupted.`,
 
 // failedRules lists the rules the failed scenarios' failing checks are
 // credited to, with how many scenarios failed each: "R2.4 (1 scenario)".
-func failedRules(timings []result.Scenario) []string {
+func failedRules(timings []outcome.Scenario) []string {
 	count := map[rule.ID]int{}
 	for _, t := range timings {
 		for _, id := range t.FailedRules() {
@@ -345,7 +344,7 @@ func indent(text, prefix string) string {
 
 // where is a check's place: FILE:LINE, or Where's words for the model's
 // check after the last step.
-func where(t result.Scenario, c *result.Check) string {
+func where(t outcome.Scenario, c *outcome.Check) string {
 	file, _, ok := strings.Cut(t.Scenario, ": ")
 	if c.Line == 0 || !ok {
 		return c.Where()

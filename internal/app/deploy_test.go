@@ -16,7 +16,7 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 
-	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/internal/registry"
 )
 
 // TestDeployManifests: the workloads of deploy/ run commands this binary
@@ -85,7 +85,7 @@ func TestDeployManifests(t *testing.T) {
 	if len(workloads) < 3 {
 		t.Fatalf("%d workloads in deploy/, want the policy controller and the two conformance Jobs", len(workloads))
 	}
-	backends := harness.Backends().Names()
+	backends := registry.Backends().Names()
 	for _, w := range workloads {
 		if !accounts[w.ns+"/"+w.spec.ServiceAccountName] {
 			t.Errorf("%s: service account %s/%s is not created in deploy/", w.file, w.ns, w.spec.ServiceAccountName)

@@ -1,6 +1,6 @@
 // Package app is the presetsim command line: flag parsing and output only;
 // the work is done by the packages of harness, steps and internal/fuzz.
-// What is tested and where is chosen by the registries (harness.Choice):
+// What is tested and where is chosen by the registries (registry.Choice):
 // no command names a backend or an implementation kind, except up and
 // bench, which are about the envtest control plane itself, tools (its
 // binaries), and differential, which compares the offline backend with

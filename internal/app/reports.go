@@ -4,12 +4,11 @@ import (
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/internal/report"
 	"presetsim.dev/presetsim/outcome"
-	"presetsim.dev/presetsim/steps/result"
 )
 
 // ScenarioResults turns a run's timings into the results reports are built
 // from.
-func ScenarioResults(timings []result.Scenario) []report.ScenarioResult {
+func ScenarioResults(timings []outcome.Scenario) []report.ScenarioResult {
 	results := make([]report.ScenarioResult, len(timings))
 	for i, t := range timings {
 		results[i] = report.ScenarioResult{Name: t.Scenario, Tags: t.Tags, Duration: t.Duration, Failed: t.Failed,
@@ -30,7 +29,7 @@ func ScenarioResults(timings []result.Scenario) []report.ScenarioResult {
 
 // runSummary is the run's summary, as the report files and the verdict
 // ConfigMap hold it.
-func runSummary(implementation string, w *harness.World, timings []result.Scenario) *report.Summary {
+func runSummary(implementation string, w *harness.World, timings []outcome.Scenario) *report.Summary {
 	version := "presetsim, in memory"
 	if w.ServerVersion != "" {
 		version = "presetsim, Kubernetes " + w.ServerVersion

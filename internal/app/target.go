@@ -6,34 +6,36 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"presetsim.dev/presetsim"
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/harness/implementation"
 	"presetsim.dev/presetsim/harness/profile"
 	"presetsim.dev/presetsim/internal/app/cli"
 	"presetsim.dev/presetsim/internal/interrupt"
+	"presetsim.dev/presetsim/internal/registry"
 	"presetsim.dev/presetsim/internal/scenario"
-	"presetsim.dev/presetsim/profiles"
 )
 
 // target are the flags that say what is tested and where, shared by run
 // and fuzz: the implementation and the backend (each registration's own
-// flags, harness.Choice), the profile, the settle window and the report
+// flags, registry.Choice), the profile, the settle window and the report
 // folder.
 type target struct {
-	choice                 *harness.Choice
+	choice                 *registry.Choice
 	profilePath, reportDir *string
 	settle                 *time.Duration
 	showSecrets            *bool
 }
 
 func targetFlags(fs *pflag.FlagSet) *target {
-	t := &target{choice: harness.BindFlags(fs)}
+	t := &target{choice: registry.BindFlags(fs)}
 	t.settle = fs.Duration("settle", 0, "how long a check that something does not happen watches (no events, stays as submitted); the backend's default when 0: 1s with an API server, 200ms offline. A step may end with \"for 5s\" for its own")
 	t.showSecrets = fs.Bool("show-secrets", false, "show values that come from Secrets in messages, instead of "+scenario.Mask)
 	t.profilePath = fs.String("profile", "", "profile (YAML) of the implementation under test: a file, or the name of a shipped one (policy, redhat-cop-podpreset-webhook, kubeflow-poddefault, …); the canonical PodPreset, or the implementation kind's own, when empty")
@@ -124,7 +126,7 @@ func (t *target) start(ctx context.Context, cmd *cobra.Command, stderr io.Writer
 	s := &started{impl: chosen.Implementation, profile: prof, began: time.Now(), interrupts: interrupt.Catch(ctx)}
 	ctx = s.interrupts.Context()
 	be := chosen.Backend
-	s.world, err = harness.Start(ctx, harness.Options{Backend: be, Implementation: s.impl, Profile: prof, ShowSecrets: *t.showSecrets, Progress: stderr,
+	s.world, err = harness.Start(ctx, harness.Options{Backend: be, Leftovers: registry.Backends(), Implementation: s.impl, Profile: prof, ShowSecrets: *t.showSecrets, Progress: stderr,
 		Timeouts: harness.Timeouts{Settle: *t.settle}})
 	if err != nil {
 		code := s.interrupts.Code()
@@ -146,17 +148,17 @@ func loadProfile(name string) (*profile.Profile, error) {
 		return profile.Load(name)
 	}
 	file := strings.TrimSuffix(name, ".yaml") + ".yaml"
-	if _, err := fs.Stat(profiles.FS, file); err != nil {
+	if _, err := fs.Stat(presetsim.Profiles, "profiles/"+file); err != nil {
 		return nil, fmt.Errorf("--profile %s: no such file, and no shipped profile of that name (%s)", name, strings.Join(shippedProfiles(), ", "))
 	}
-	return profiles.Load(file)
+	return profile.Shipped(file)
 }
 
 // shippedProfiles lists the names of the shipped profiles.
 func shippedProfiles() []string {
-	files, _ := fs.Glob(profiles.FS, "*.yaml")
+	files, _ := fs.Glob(presetsim.Profiles, "profiles/*.yaml")
 	for i, f := range files {
-		files[i] = strings.TrimSuffix(f, ".yaml")
+		files[i] = strings.TrimSuffix(path.Base(f), ".yaml")
 	}
 	return files
 }

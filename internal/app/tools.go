@@ -6,8 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"presetsim.dev/presetsim/backends/envtest"
 	"presetsim.dev/presetsim/internal/app/cli"
-	"presetsim.dev/presetsim/internal/backend/envtest"
 	"presetsim.dev/presetsim/internal/interrupt"
 )
 

@@ -9,29 +9,40 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"presetsim.dev/presetsim/backends/cluster"
+	"presetsim.dev/presetsim/backends/envtest"
+	"presetsim.dev/presetsim/backends/offline"
 	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/harness/implementation"
 	"presetsim.dev/presetsim/internal/app/cli"
-	"presetsim.dev/presetsim/internal/backend/envtest"
+	"presetsim.dev/presetsim/internal/interrupt"
 	"presetsim.dev/presetsim/internal/pathlock"
+	"presetsim.dev/presetsim/internal/registry"
 )
 
-// up runs the envtest control plane with simulated nodes, the PodPreset CRD
-// and the reference webhook for every namespace, writes a kubeconfig and
+// up starts the backend and the implementation the registry's flags choose
+// (the envtest control plane with simulated nodes and the reference
+// webhook by default), for every namespace, writes a kubeconfig and
 // stays up until SIGINT or SIGTERM, then stops everything.
 func newUpCommand(stdout, stderr io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "up [flags]",
 		Short: "run a local cluster with presets active, for kubectl, until Ctrl-C",
-		Long: `Starts kube-apiserver, kube-controller-manager, kube-scheduler, etcd, simulated nodes, the
-PodPreset CRD and the reference webhook for every namespace, writes a kubeconfig and stays up
-until Ctrl-C, then stops everything. One up at a time per kubeconfig path: a second one
-with the same --kubeconfig is refused.`,
+		Long: `Starts a backend with an API server (by default envtest: kube-apiserver,
+kube-controller-manager, kube-scheduler, etcd and simulated nodes), the PodPreset CRD and the
+implementation under test (by default the reference webhook) for every namespace, writes a
+kubeconfig and stays up until Ctrl-C, then stops everything. --backend and --implementation
+(and their own flags) choose as they do for run. One up at a time per kubeconfig path: a
+second one with the same --kubeconfig is refused.`,
 		Example: `  presetsim up
-  presetsim up --kubeconfig /tmp/kc --nodes 5`,
+  presetsim up --kubeconfig /tmp/kc --nodes 5
+  presetsim up --backend kind
+  presetsim up --implementation policy`,
 	}
 	fs := cmd.Flags()
 	kubeconfig := fs.String("kubeconfig", filepath.Join(".cache", "up", "kubeconfig"), "where to write the kubeconfig")
 	nodes := fs.Int("nodes", harness.DefaultNodes, "simulated nodes")
+	choice := registry.Bind(fs, registry.Backends().Without(cluster.Name, offline.Name), registry.Implementations())
 	cmd.Args = cli.NoArgs
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if *nodes < 0 {
@@ -59,12 +70,14 @@ with the same --kubeconfig is refused.`,
 				fmt.Fprintf(stderr, "error while removing the kubeconfig: %v\n", err)
 			}
 		}()
-		interrupts, bin, err := cli.Prepare(cmd.Context(), stderr)
+		chosen, err := choice.Resolve(implementation.Env{})
 		if err != nil {
-			return err
+			return cli.UsageError(cmd, err.Error())
 		}
+		interrupts := interrupt.Catch(cmd.Context())
 		defer interrupts.Release()
-		w, err := harness.Start(interrupts.Context(), harness.Options{Backend: envtest.New(envtest.Options{BinDir: bin}), Progress: stderr, AllNamespaces: true, Nodes: *nodes})
+		w, err := harness.Start(interrupts.Context(), harness.Options{Backend: chosen.Backend, Leftovers: registry.Backends(),
+			Implementation: chosen.Implementation, Profile: chosen.Profile, Progress: stderr, AllNamespaces: true, Nodes: *nodes})
 		if err != nil {
 			if interrupts.Code() != 0 {
 				return nil // interrupted while starting; Start cleaned up
@@ -83,16 +96,17 @@ with the same --kubeconfig is refused.`,
 		if err := os.WriteFile(path, api.KubeConfig, 0o600); err != nil {
 			return fmt.Errorf("unable to write the kubeconfig: %w", err)
 		}
-		kubectl := filepath.Join(bin, "kubectl")
-		fmt.Fprintf(stdout, `The cluster is up: kube-apiserver, kube-controller-manager, kube-scheduler, %d simulated nodes,
-	the PodPreset CRD and the reference PodPreset webhook for every namespace.
+		kubectl := "kubectl"
+		if bin, err := envtest.FindBinaries(); err == nil {
+			kubectl = filepath.Join(bin, "kubectl") // the control plane's own version
+		}
+		fmt.Fprintf(stdout, `The cluster is up (the %s backend), with the PodPreset CRD and %s for every namespace.
 
 	  export KUBECONFIG=%s
 	  %s get nodes
 
-	kubectl of the same version: %s
 	Press Ctrl-C to stop everything.
-	`, *nodes, path, kubectl, kubectl)
+	`, w.Backend, chosen.Implementation.Name(), path, kubectl)
 		<-interrupts.Context().Done()
 		return nil
 	}

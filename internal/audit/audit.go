@@ -19,9 +19,9 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"presetsim.dev/presetsim/harness/profile"
+	"presetsim.dev/presetsim/internal/defaults"
 	"presetsim.dev/presetsim/internal/manifest"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
-	"presetsim.dev/presetsim/presets/defaults"
 	"presetsim.dev/presetsim/presets/merge"
 )
 

@@ -24,9 +24,9 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"presetsim.dev/presetsim/backends/envtest"
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/internal/audit"
-	"presetsim.dev/presetsim/internal/backend/envtest"
 	"presetsim.dev/presetsim/internal/suitetest"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
 )

@@ -14,19 +14,17 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	envtestbackend "presetsim.dev/presetsim/backends/envtest"
+	offlinebackend "presetsim.dev/presetsim/backends/offline"
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/harness/implementation"
 	"presetsim.dev/presetsim/harness/profile"
-	envtestbackend "presetsim.dev/presetsim/internal/backend/envtest"
-	offlinebackend "presetsim.dev/presetsim/internal/backend/offline"
 	"presetsim.dev/presetsim/internal/implementation/module"
 	"presetsim.dev/presetsim/internal/implementation/policy"
 	"presetsim.dev/presetsim/internal/scenario"
 	"presetsim.dev/presetsim/outcome"
 	"presetsim.dev/presetsim/presets/merge"
-	"presetsim.dev/presetsim/profiles"
 	"presetsim.dev/presetsim/steps"
-	"presetsim.dev/presetsim/steps/result"
 )
 
 // Options configure a differential run.
@@ -162,7 +160,7 @@ func Run(ctx context.Context, opts Options) (*Report, error) {
 // the canonical one).
 func (opts Options) implementation() (implementation.Implementation, *profile.Profile, error) {
 	if opts.Policy {
-		prof, err := profiles.Load("policy.yaml")
+		prof, err := profile.Shipped("policy.yaml")
 		return policy.New(policy.Options{}), prof, err
 	}
 	impl, err := module.Implementation(opts.Modules, opts.Module)
@@ -172,8 +170,8 @@ func (opts Options) implementation() (implementation.Implementation, *profile.Pr
 // Compare pairs the scenarios of an offline and an envtest run by name and
 // compares them; ref is the envtest World, which gives offline pods their
 // API-server defaults.
-func Compare(ctx context.Context, ref *harness.World, offline, envtest []result.Scenario) (*Report, error) {
-	byName := map[string]result.Scenario{}
+func Compare(ctx context.Context, ref *harness.World, offline, envtest []outcome.Scenario) (*Report, error) {
+	byName := map[string]outcome.Scenario{}
 	for _, t := range envtest {
 		byName[t.Scenario] = t
 	}
@@ -187,7 +185,7 @@ func Compare(ctx context.Context, ref *harness.World, offline, envtest []result.
 		}
 		for _, t := range []struct {
 			backend string
-			run     result.Scenario
+			run     outcome.Scenario
 		}{{"offline", off}, {"envtest", on}} {
 			if t.run.Failed {
 				s.Failures = append(s.Failures, fmt.Sprintf("%s: %v", t.backend, t.run.Err))

@@ -6,15 +6,16 @@ import (
 	"strings"
 	"testing"
 
+	"presetsim.dev/presetsim/backends/envtest"
+
 	corev1 "k8s.io/api/core/v1"
 
+	offlinebackend "presetsim.dev/presetsim/backends/offline"
 	"presetsim.dev/presetsim/harness"
-	offlinebackend "presetsim.dev/presetsim/internal/backend/offline"
 	"presetsim.dev/presetsim/internal/differential"
 	"presetsim.dev/presetsim/internal/interrupt"
 	"presetsim.dev/presetsim/outcome"
 	"presetsim.dev/presetsim/steps"
-	"presetsim.dev/presetsim/steps/result"
 )
 
 // seedFeatures are the five features of the seed document; they must run,
@@ -44,7 +45,7 @@ func TestOfflineAgreesWithEnvtest(t *testing.T) {
 		t.Fatalf("unable to stop the offline backend: %v", err)
 	}
 
-	envtest, err := harness.Start(interrupts.Context(), harness.Options{Progress: os.Stderr})
+	envtest, err := harness.Start(interrupts.Context(), harness.Options{Backend: envtest.New(envtest.Options{}), Progress: os.Stderr})
 	if err != nil {
 		t.Fatalf("unable to start envtest: %v", err)
 	}
@@ -126,8 +127,8 @@ func TestOfflineAgreesWithEnvtest(t *testing.T) {
 
 // withPods returns a copy of the runs in which the first named pod of the
 // first scenario that left one is changed by f.
-func withPods(runs []result.Scenario, f func(*corev1.Pod)) []result.Scenario {
-	out := append([]result.Scenario(nil), runs...)
+func withPods(runs []outcome.Scenario, f func(*corev1.Pod)) []outcome.Scenario {
+	out := append([]outcome.Scenario(nil), runs...)
 	for i := range out {
 		for j := range out[i].Pods {
 			if out[i].Pods[j].GenerateName == "" && len(out[i].Pods[j].Spec.Containers) > 0 {

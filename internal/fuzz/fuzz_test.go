@@ -10,8 +10,8 @@ import (
 
 	"presetsim.dev/presetsim/rule"
 
+	"presetsim.dev/presetsim/backends/offline"
 	"presetsim.dev/presetsim/harness"
-	"presetsim.dev/presetsim/internal/backend/offline"
 	"presetsim.dev/presetsim/internal/fuzz"
 	"presetsim.dev/presetsim/internal/mutants"
 )

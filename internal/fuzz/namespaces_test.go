@@ -12,7 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"presetsim.dev/presetsim/harness/backend"
-	"presetsim.dev/presetsim/internal/backend/offline/offlinetest"
+	"presetsim.dev/presetsim/internal/backend/offlinetest"
 	"presetsim.dev/presetsim/internal/scenario"
 )
 

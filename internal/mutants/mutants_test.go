@@ -10,12 +10,12 @@ import (
 
 	"presetsim.dev/presetsim/rule"
 
+	"presetsim.dev/presetsim/backends/offline"
 	"presetsim.dev/presetsim/harness"
-	"presetsim.dev/presetsim/internal/backend/offline"
 	"presetsim.dev/presetsim/internal/implementation/module"
 	"presetsim.dev/presetsim/internal/mutants"
+	"presetsim.dev/presetsim/outcome"
 	"presetsim.dev/presetsim/steps"
-	"presetsim.dev/presetsim/steps/result"
 )
 
 // shortEvery: with -short, TestSuiteCatchesEveryMutant runs one mutant in
@@ -27,7 +27,7 @@ const shortEvery = 5
 // it runs; each mutant must fail at least one scenario, and at least one
 // failing check must be credited to the rule the mutant breaks.
 func TestSuiteCatchesEveryMutant(t *testing.T) {
-	run := func(t *testing.T, module string) []result.Scenario {
+	run := func(t *testing.T, module string) []outcome.Scenario {
 		t.Helper()
 		return runOffline(t, module, harness.Options{})
 	}
@@ -118,7 +118,7 @@ func TestNoopFailsEveryPositiveRule(t *testing.T) {
 // runOffline runs the features offline against the named module (of the
 // registry with every module of this package) and returns how each
 // scenario went.
-func runOffline(t *testing.T, name string, opts harness.Options) []result.Scenario {
+func runOffline(t *testing.T, name string, opts harness.Options) []outcome.Scenario {
 	t.Helper()
 	impl, err := mutants.Implementation(name)
 	if err != nil {

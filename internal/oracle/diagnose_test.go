@@ -8,8 +8,8 @@ import (
 
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/harness/profile"
+	"presetsim.dev/presetsim/internal/defaults"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
-	"presetsim.dev/presetsim/presets/defaults"
 	"presetsim.dev/presetsim/presets/merge"
 	"presetsim.dev/presetsim/presets/model"
 	"presetsim.dev/presetsim/rule"

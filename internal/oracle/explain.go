@@ -7,8 +7,8 @@ import (
 
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/harness/profile"
+	"presetsim.dev/presetsim/internal/defaults"
 	"presetsim.dev/presetsim/internal/scenario"
-	"presetsim.dev/presetsim/presets/defaults"
 	"presetsim.dev/presetsim/presets/model"
 )
 

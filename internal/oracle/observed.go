@@ -6,9 +6,10 @@ import (
 	"presetsim.dev/presetsim/presets/conflict"
 
 	corev1 "k8s.io/api/core/v1"
+
 	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/internal/defaults"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
-	"presetsim.dev/presetsim/presets/defaults"
 	"presetsim.dev/presetsim/presets/model"
 )
 

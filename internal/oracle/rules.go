@@ -16,7 +16,7 @@ import (
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/internal/compare"
 	"presetsim.dev/presetsim/internal/compare/valuediff"
-	"presetsim.dev/presetsim/presets/defaults"
+	"presetsim.dev/presetsim/internal/defaults"
 	"presetsim.dev/presetsim/presets/merge"
 	"presetsim.dev/presetsim/presets/model"
 )

@@ -17,8 +17,8 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 
 	"presetsim.dev/presetsim/internal/admit"
+	"presetsim.dev/presetsim/internal/defaults"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
-	"presetsim.dev/presetsim/presets/defaults"
 	"presetsim.dev/presetsim/presets/merge"
 	"presetsim.dev/presetsim/presets/policy"
 )

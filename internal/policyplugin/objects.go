@@ -8,7 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apiserver/pkg/admission"
 
-	"presetsim.dev/presetsim/presets/defaults"
+	"presetsim.dev/presetsim/internal/defaults"
 )
 
 // objects are the admission object interfaces of a scheme whose kinds have

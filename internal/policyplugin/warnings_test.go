@@ -16,10 +16,10 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"presetsim.dev/presetsim/internal/admit"
+	"presetsim.dev/presetsim/internal/defaults"
 	"presetsim.dev/presetsim/internal/fuzz"
 	"presetsim.dev/presetsim/internal/policyplugin"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
-	"presetsim.dev/presetsim/presets/defaults"
 	"presetsim.dev/presetsim/presets/model"
 	"presetsim.dev/presetsim/presets/policy"
 )

@@ -15,11 +15,11 @@ import (
 	"k8s.io/apiserver/pkg/admission"
 
 	"presetsim.dev/presetsim/internal/admit"
+	"presetsim.dev/presetsim/internal/defaults"
+	"presetsim.dev/presetsim/internal/explain"
 	"presetsim.dev/presetsim/internal/manifest"
 	podpreset "presetsim.dev/presetsim/presets/admission"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
-	"presetsim.dev/presetsim/presets/defaults"
-	"presetsim.dev/presetsim/presets/explain"
 	"presetsim.dev/presetsim/presets/merge"
 	"presetsim.dev/presetsim/presets/model"
 )

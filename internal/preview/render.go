@@ -14,7 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
 
-	"presetsim.dev/presetsim/presets/explain"
+	"presetsim.dev/presetsim/internal/explain"
 )
 
 // Summary is one line per pod: what was applied, or each conflict.

@@ -227,7 +227,7 @@ func scenarioReport(res ScenarioResult) ScenarioReport {
 	sc := ScenarioReport{Name: res.Name, Tags: res.Tags, Seconds: res.Duration.Seconds(), Failure: res.Failure, Reason: res.Unsupported, Checks: res.Checks}
 	sc.Feature, sc.Scenario, _ = strings.Cut(res.Name, ": ")
 	differs := slices.IndexFunc(res.Checks, func(c Check) bool { return c.Outcome == outcome.Differs })
-	sc.Outcome = outcome.Of(outcome.Scenario{Failed: res.Failed, NotApplicable: res.NotApplicable, NotClaimed: res.NotClaimed,
+	sc.Outcome = outcome.Of(outcome.Facts{Failed: res.Failed, NotApplicable: res.NotApplicable, NotClaimed: res.NotClaimed,
 		Unsupported: res.Unsupported, Differs: differs >= 0})
 	switch sc.Outcome {
 	case outcome.Failed:

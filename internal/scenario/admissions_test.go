@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"presetsim.dev/presetsim/backends/offline"
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/harness/backend"
 	"presetsim.dev/presetsim/harness/implementation"
-	"presetsim.dev/presetsim/internal/backend/offline"
 	"presetsim.dev/presetsim/internal/manifest"
 	"presetsim.dev/presetsim/internal/mutants"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"

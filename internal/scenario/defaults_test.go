@@ -10,9 +10,9 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"presetsim.dev/presetsim/backends/offline"
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/harness/backend"
-	"presetsim.dev/presetsim/internal/backend/offline"
 )
 
 // dryRuns counts the dry-run creates made through it, and hides the

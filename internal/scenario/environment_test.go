@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"presetsim.dev/presetsim/internal/backend/offline/offlinetest"
+	"presetsim.dev/presetsim/internal/backend/offlinetest"
 
 	"presetsim.dev/presetsim/harness/backend"
 	"presetsim.dev/presetsim/internal/manifest"

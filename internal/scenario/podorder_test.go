@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"presetsim.dev/presetsim/internal/backend/offline/offlinetest"
+	"presetsim.dev/presetsim/internal/backend/offlinetest"
 
 	"presetsim.dev/presetsim/harness/backend"
 )

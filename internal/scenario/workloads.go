@@ -18,7 +18,7 @@ import (
 
 	"presetsim.dev/presetsim/harness/backend"
 	"presetsim.dev/presetsim/internal/nodes"
-	"presetsim.dev/presetsim/presets/rollout"
+	"presetsim.dev/presetsim/internal/rollout"
 )
 
 // SetNodes makes the cluster have n simulated nodes for this scenario; the

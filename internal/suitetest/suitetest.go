@@ -6,12 +6,12 @@ import (
 	"io"
 	"testing"
 
+	"presetsim.dev/presetsim/backends/offline"
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/harness/backend"
-	"presetsim.dev/presetsim/internal/backend/offline"
+	"presetsim.dev/presetsim/outcome"
 	"presetsim.dev/presetsim/rule"
 	"presetsim.dev/presetsim/steps"
-	"presetsim.dev/presetsim/steps/result"
 )
 
 // Offline runs the features under dir on the offline backend against the
@@ -53,7 +53,7 @@ func Run(t testing.TB, opts harness.Options, dir string) {
 	}
 }
 
-func failure(tm result.Scenario) string {
+func failure(tm outcome.Scenario) string {
 	if c := tm.FailedCheck(); c != nil {
 		return fmt.Sprintf("%s (line %d) → %s: %v", c.Step, c.Line, rule.Join(c.Rules, ","), c.Err)
 	}

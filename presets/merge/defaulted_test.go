@@ -7,10 +7,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	"presetsim.dev/presetsim/internal/defaults"
+	"presetsim.dev/presetsim/internal/defaults/defaultstest"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
 	"presetsim.dev/presetsim/presets/conflict"
-	"presetsim.dev/presetsim/presets/defaults"
-	"presetsim.dev/presetsim/presets/defaults/defaultstest"
 )
 
 // quantityComparer lets cmp compare resource.Quantity (unexported fields) by value.

@@ -12,9 +12,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"presetsim.dev/presetsim/internal/defaults"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
 	"presetsim.dev/presetsim/presets/conflict"
-	"presetsim.dev/presetsim/presets/defaults"
 )
 
 // AnnotationPrefix is the prefix of every annotation this package reads or writes.

@@ -10,9 +10,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 
+	"presetsim.dev/presetsim/internal/defaults"
 	"presetsim.dev/presetsim/internal/fuzz"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
-	"presetsim.dev/presetsim/presets/defaults"
 	"presetsim.dev/presetsim/presets/policy"
 )
 

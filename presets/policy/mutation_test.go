@@ -6,11 +6,13 @@ import (
 	"os"
 	"testing"
 
+	"presetsim.dev/presetsim/backends/envtest"
+
+	"presetsim.dev/presetsim"
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/harness/profile"
 	policyimpl "presetsim.dev/presetsim/internal/implementation/policy"
 	"presetsim.dev/presetsim/internal/suitetest"
-	"presetsim.dev/presetsim/profiles"
 )
 
 // TestEnvtestPolicySuite is the test make mutation runs against every
@@ -21,7 +23,7 @@ func TestEnvtestPolicySuite(t *testing.T) {
 	if os.Getenv("PRESETSIM_BIN_DIR") == "" {
 		t.Skip("PRESETSIM_BIN_DIR is not set: the policy needs a real API server (make mutation sets it)")
 	}
-	data, err := profiles.FS.ReadFile("policy.yaml")
+	data, err := presetsim.Profiles.ReadFile("profiles/policy.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,5 +31,5 @@ func TestEnvtestPolicySuite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	suitetest.Run(t, harness.Options{Implementation: policyimpl.New(policyimpl.Options{}), Profile: prof}, "../../features")
+	suitetest.Run(t, harness.Options{Backend: envtest.New(envtest.Options{}), Implementation: policyimpl.New(policyimpl.Options{}), Profile: prof}, "../../features")
 }

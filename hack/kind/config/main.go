@@ -13,7 +13,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"presetsim.dev/presetsim/internal/backend/kind/kindcluster"
+	"presetsim.dev/presetsim/internal/backend/kindcluster"
 )
 
 func main() {

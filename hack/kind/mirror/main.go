@@ -16,8 +16,8 @@ import (
 	"syscall"
 	"time"
 
+	"presetsim.dev/presetsim/backends/kind"
 	"presetsim.dev/presetsim/harness/backend"
-	"presetsim.dev/presetsim/internal/backend/kind"
 )
 
 func main() {

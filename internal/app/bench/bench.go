@@ -27,14 +27,15 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/harness/implementation"
 	"presetsim.dev/presetsim/internal/app/cli"
-	"presetsim.dev/presetsim/internal/backend/envtest"
+	"presetsim.dev/presetsim/internal/registry"
 	"presetsim.dev/presetsim/internal/webhook"
+	"presetsim.dev/presetsim/outcome"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
 	"presetsim.dev/presetsim/presets/merge"
 	"presetsim.dev/presetsim/presets/policy"
 	"presetsim.dev/presetsim/steps"
-	"presetsim.dev/presetsim/steps/result"
 )
 
 // minimalFeature is the smallest useful scenario, run many times to
@@ -65,7 +66,7 @@ func NewCommand(stdout, stderr io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "bench [flags]",
 		Short: "measure start-up, per-scenario overhead, pod-create latency, merge rate and scaling",
-		Long: `Starts the envtest control plane and measures the figures of docs/performance.md in one run:
+		Long: `Starts the backend --backend chooses (envtest by default) and measures the figures of docs/performance.md in one run:
 start-up, the seed suite, the per-scenario overhead (and the median of each of the minimal
 scenario's steps, and of what the runner does after them), the suite one at a time and in parallel,
 pod-create latency through the API server with and without webhooks and with the presets
@@ -86,6 +87,7 @@ the features as chainsaw tests are built in; chainsaw is yours to build.`,
 	skipScaling := fs.Bool("no-scaling", false, "leave out the scaling runs (generated scenarios and fuzz cases, a child process each)")
 	chainsaw := fs.String("chainsaw", "", "a chainsaw binary (built by hand): time the seed features against it, side by side on one cluster")
 	vsRuns := fs.Int("chainsaw-runs", 5, "runs of each command in the side-by-side with --chainsaw")
+	choice := registry.BindFlags(fs)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if *vsRuns < 1 {
 			return cli.UsageError(cmd, fmt.Sprintf("--chainsaw-runs must be at least 1, not %d", *vsRuns))
@@ -95,26 +97,32 @@ the features as chainsaw tests are built in; chainsaw is yours to build.`,
 				return cli.UsageError(cmd, fmt.Sprintf("--chainsaw: %v", err))
 			}
 		}
+		choose := func() (registry.Chosen, error) { return choice.Resolve(implementation.Env{}) }
+		chosen, err := choose()
+		if err != nil {
+			return cli.UsageError(cmd, err.Error())
+		}
 		interrupts, bin, err := cli.Prepare(cmd.Context(), stderr)
 		if err != nil {
 			return err
 		}
 		defer interrupts.Release()
-		w, err := harness.Start(interrupts.Context(), harness.Options{Backend: envtest.New(envtest.Options{BinDir: bin}), Progress: stderr})
+		w, err := harness.Start(interrupts.Context(), harness.Options{Backend: chosen.Backend, Implementation: chosen.Implementation,
+			Profile: chosen.Profile, Leftovers: registry.Backends(), Progress: stderr})
 		if err != nil {
 			return err
 		}
 		interrupts.OnSignal(w.Stop)
 		defer w.Stop()
-		fmt.Fprintf(stdout, "control-plane start (etcd, apiserver, controllers, scheduler, nodes, CRD, webhook): %s\n\n",
-			w.Started.Round(time.Millisecond))
+		fmt.Fprintf(stdout, "control-plane start (the %s backend, the CRD, %s): %s\n\n",
+			w.Backend, chosen.Implementation.Name(), w.Started.Round(time.Millisecond))
 
 		dir, err := os.MkdirTemp("", "presetsim-bench-")
 		if err != nil {
 			return err
 		}
 		defer os.RemoveAll(dir)
-		side := beside{interrupts: interrupts, main: w, stopMain: func() error { return errors.Join(w.Stop(), os.RemoveAll(dir)) }}
+		side := beside{interrupts: interrupts, main: w, choose: choose, stopMain: func() error { return errors.Join(w.Stop(), os.RemoveAll(dir)) }}
 		interrupts.OnSignal(side.stopMain)
 		var minimal []string
 		for i := 0; i < *repeat; i++ {
@@ -144,7 +152,7 @@ the features as chainsaw tests are built in; chainsaw is yours to build.`,
 		for _, c := range []int{1, steps.DefaultConcurrency} {
 			// A fresh control plane per run: features pin Service cluster IPs,
 			// which can be allocated once per API server.
-			sw, err := side.start(harness.Options{Backend: envtest.New(envtest.Options{BinDir: bin})})
+			sw, err := side.start(harness.Options{})
 			if err != nil {
 				return err
 			}
@@ -165,7 +173,7 @@ the features as chainsaw tests are built in; chainsaw is yours to build.`,
 		fmt.Fprintf(stdout, "  parallel speed-up: %.2fx\n", wall[0].Seconds()/wall[1].Seconds())
 
 		began := time.Now()
-		sw, err := side.start(harness.Options{Backend: envtest.New(envtest.Options{BinDir: bin})})
+		sw, err := side.start(harness.Options{})
 		if err != nil {
 			return err
 		}
@@ -533,7 +541,7 @@ func mergeRate(n int) float64 {
 	return float64(r.N) / r.T.Seconds()
 }
 
-func durations(ts []result.Scenario) []time.Duration {
+func durations(ts []outcome.Scenario) []time.Duration {
 	out := make([]time.Duration, len(ts))
 	for i, t := range ts {
 		out[i] = t.Duration

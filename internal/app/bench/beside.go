@@ -5,6 +5,7 @@ import (
 
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/internal/interrupt"
+	"presetsim.dev/presetsim/internal/registry"
 )
 
 // beside starts and stops the control planes the bench runs beside its
@@ -22,10 +23,19 @@ type beside struct {
 	// stopMain stops the main World and removes what else the bench made
 	// (its temporary directory): a signal exits without deferred calls.
 	stopMain func() error
+	// choose makes a fresh backend and implementation, as the command's
+	// flags chose them (registry.Choice).
+	choose func() (registry.Chosen, error)
 }
 
-// start starts a World with opts, in the interrupts' context.
+// start starts a World with opts and a fresh backend and implementation,
+// in the interrupts' context.
 func (b beside) start(opts harness.Options) (*harness.World, error) {
+	chosen, err := b.choose()
+	if err != nil {
+		return nil, err
+	}
+	opts.Backend, opts.Implementation, opts.Profile, opts.Leftovers = chosen.Backend, chosen.Implementation, chosen.Profile, registry.Backends()
 	b.interrupts.OnSignal(nil)
 	w, err := harness.Start(b.interrupts.Context(), opts)
 	if err != nil {

@@ -19,7 +19,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"presetsim.dev/presetsim/harness"
-	"presetsim.dev/presetsim/internal/backend/envtest"
 	"presetsim.dev/presetsim/internal/report"
 	"presetsim.dev/presetsim/internal/tailbuf"
 )
@@ -70,7 +69,7 @@ func compareChainsaw(ctx context.Context, stdout io.Writer, side beside, bin, pr
 	if err := os.RemoveAll(filepath.Join(same, crossNamespaceTest)); err != nil {
 		return err
 	}
-	w, err := side.start(harness.Options{Backend: envtest.New(envtest.Options{BinDir: bin}), AllNamespaces: true})
+	w, err := side.start(harness.Options{AllNamespaces: true})
 	if err != nil {
 		return err
 	}

@@ -5,7 +5,7 @@ import (
 	"io"
 	"time"
 
-	"presetsim.dev/presetsim/steps/result"
+	"presetsim.dev/presetsim/outcome"
 )
 
 // phaseOther names a scenario's time outside its phases: the runner's hooks
@@ -22,7 +22,7 @@ type phaseRow struct {
 // steps, in the order of their first appearance, then phaseOther: a
 // scenario's time less its phases'. A phase a scenario did not reach counts
 // as zero for it, so that the rows add up to about the median scenario.
-func phases(ts []result.Scenario) []phaseRow {
+func phases(ts []outcome.Scenario) []phaseRow {
 	var names []string
 	byName := map[string][]time.Duration{}
 	var other []time.Duration
@@ -56,7 +56,7 @@ func phases(ts []result.Scenario) []phaseRow {
 }
 
 // printPhases prints phases' rows under a series' line of the table.
-func printPhases(out io.Writer, ts []result.Scenario) {
+func printPhases(out io.Writer, ts []outcome.Scenario) {
 	for _, r := range phases(ts) {
 		name := []rune(r.name)
 		if len(name) > 48 {

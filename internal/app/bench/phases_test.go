@@ -5,28 +5,28 @@ import (
 	"testing"
 	"time"
 
-	"presetsim.dev/presetsim/steps/result"
+	"presetsim.dev/presetsim/outcome"
 )
 
 func TestPhases(t *testing.T) {
 	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
-	scenario := func(total int, phases ...result.Phase) result.Scenario {
-		return result.Scenario{Duration: ms(total), Phases: phases}
+	scenario := func(total int, phases ...outcome.Phase) outcome.Scenario {
+		return outcome.Scenario{Duration: ms(total), Phases: phases}
 	}
-	create := func(n int) result.Phase { return result.Phase{Name: "I create the pod:", Duration: ms(n)} }
-	check := func(n int) result.Phase {
-		return result.Phase{Name: `the pod "p" should be as submitted`, Duration: ms(n)}
+	create := func(n int) outcome.Phase { return outcome.Phase{Name: "I create the pod:", Duration: ms(n)} }
+	check := func(n int) outcome.Phase {
+		return outcome.Phase{Name: `the pod "p" should be as submitted`, Duration: ms(n)}
 	}
 	cases := []struct {
 		name string
-		in   []result.Scenario
+		in   []outcome.Scenario
 		want []phaseRow
 	}{
 		{name: "no scenario", in: nil, want: nil},
-		{name: "no phases recorded", in: []result.Scenario{scenario(5)}, want: nil},
+		{name: "no phases recorded", in: []outcome.Scenario{scenario(5)}, want: nil},
 		{
 			name: "medians per phase, and the rest",
-			in: []result.Scenario{
+			in: []outcome.Scenario{
 				scenario(20, create(10), check(5)),
 				scenario(12, create(6), check(4)),
 				scenario(40, create(30), check(6)),
@@ -35,7 +35,7 @@ func TestPhases(t *testing.T) {
 		},
 		{
 			name: "a phase some scenarios did not reach counts as zero for them",
-			in: []result.Scenario{
+			in: []outcome.Scenario{
 				scenario(10, create(10)),
 				scenario(10, create(10)),
 				scenario(20, create(10), check(8)),
@@ -44,7 +44,7 @@ func TestPhases(t *testing.T) {
 		},
 		{
 			name: "a phase that first appears in a later scenario keeps its place",
-			in: []result.Scenario{
+			in: []outcome.Scenario{
 				scenario(10, create(9)),
 				scenario(20, create(9), check(9)),
 				scenario(20, create(9), check(9)),
@@ -53,12 +53,12 @@ func TestPhases(t *testing.T) {
 		},
 		{
 			name: "a step run twice adds up",
-			in:   []result.Scenario{scenario(30, create(10), create(15))},
+			in:   []outcome.Scenario{scenario(30, create(10), create(15))},
 			want: []phaseRow{{"I create the pod:", ms(25)}, {phaseOther, ms(5)}},
 		},
 		{
 			name: "clock skew never makes the rest negative",
-			in:   []result.Scenario{scenario(10, create(11))},
+			in:   []outcome.Scenario{scenario(10, create(11))},
 			want: []phaseRow{{"I create the pod:", ms(11)}, {phaseOther, 0}},
 		},
 	}

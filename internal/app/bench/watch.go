@@ -10,7 +10,6 @@ import (
 
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/internal/app/watch"
-	"presetsim.dev/presetsim/internal/backend/envtest"
 	"presetsim.dev/presetsim/steps"
 )
 
@@ -56,7 +55,7 @@ func watchTimes(ctx context.Context, side beside, bin, dir string, saves, fresh 
 	}
 	for i := 0; i < fresh; i++ {
 		start := time.Now()
-		fw, err := side.start(harness.Options{Backend: envtest.New(envtest.Options{BinDir: bin})})
+		fw, err := side.start(harness.Options{})
 		if err != nil {
 			return nil, nil, err
 		}

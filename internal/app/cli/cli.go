@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"presetsim.dev/presetsim/internal/backend/envtest"
+	"presetsim.dev/presetsim/backends/envtest"
 	"presetsim.dev/presetsim/internal/interrupt"
 	"presetsim.dev/presetsim/internal/suitecheck"
 )

@@ -19,8 +19,8 @@ import (
 	"presetsim.dev/presetsim/harness/profile"
 	"presetsim.dev/presetsim/internal/app/cli"
 	"presetsim.dev/presetsim/internal/audit"
+	"presetsim.dev/presetsim/internal/explain"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
-	"presetsim.dev/presetsim/presets/explain"
 )
 
 // DriftExitCode is audit's exit status when it finds drift.

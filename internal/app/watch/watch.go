@@ -20,7 +20,6 @@ import (
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/outcome"
 	"presetsim.dev/presetsim/steps"
-	"presetsim.dev/presetsim/steps/result"
 )
 
 // Options configure a watch.
@@ -219,7 +218,7 @@ func (c *cleaner) clean() error {
 // wait waits for the background deletions.
 func (c *cleaner) wait() { c.wg.Wait() }
 
-func outcomeOf(s result.Scenario) seen {
+func outcomeOf(s outcome.Scenario) seen {
 	o := seen{state: s.Outcome()}
 	if s.Err != nil {
 		o.detail, _, _ = strings.Cut(s.Err.Error(), "\n")

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"presetsim.dev/presetsim/backends/offline"
 	"presetsim.dev/presetsim/harness"
-	"presetsim.dev/presetsim/internal/backend/offline"
 )
 
 const feature = `Feature: watched

@@ -20,7 +20,7 @@ import (
 	"presetsim.dev/presetsim/harness/implementation"
 	"presetsim.dev/presetsim/harness/profile"
 	"presetsim.dev/presetsim/internal/audit"
-	"presetsim.dev/presetsim/presets/defaults"
+	"presetsim.dev/presetsim/internal/defaults"
 	"presetsim.dev/presetsim/presets/merge"
 	"presetsim.dev/presetsim/presets/model"
 )

@@ -19,9 +19,9 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 
+	"presetsim.dev/presetsim/internal/rollout"
 	podpreset "presetsim.dev/presetsim/presets/admission"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
-	"presetsim.dev/presetsim/presets/rollout"
 )
 
 // Reference is the name of the reference PodPreset implementation.

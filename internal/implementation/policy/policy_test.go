@@ -9,14 +9,14 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"presetsim.dev/presetsim/backends/offline"
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/harness/backend"
-	"presetsim.dev/presetsim/internal/backend/offline"
-	"presetsim.dev/presetsim/internal/backend/offline/offlinetest"
+	"presetsim.dev/presetsim/harness/profile"
+	"presetsim.dev/presetsim/internal/backend/offlinetest"
 	"presetsim.dev/presetsim/internal/implementation/policy"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
 	presetpolicy "presetsim.dev/presetsim/presets/policy"
-	"presetsim.dev/presetsim/profiles"
 )
 
 // TestUncompilablePresetFailsItsWait: a preset the compiler refuses (the
@@ -25,7 +25,7 @@ import (
 // has tried, not when the wait runs out.
 func TestUncompilablePresetFailsItsWait(t *testing.T) {
 	ctx := context.Background()
-	prof, err := profiles.Load("policy.yaml")
+	prof, err := profile.Shipped("policy.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

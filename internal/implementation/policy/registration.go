@@ -5,7 +5,6 @@ import (
 
 	"presetsim.dev/presetsim/harness/implementation"
 	"presetsim.dev/presetsim/harness/profile"
-	"presetsim.dev/presetsim/profiles"
 )
 
 // Registration registers the kind, tested with the shipped profile
@@ -17,6 +16,6 @@ func Registration() implementation.Registration {
 		Flags: func(*pflag.FlagSet) func(implementation.Env) (implementation.Implementation, error) {
 			return func(implementation.Env) (implementation.Implementation, error) { return New(Options{}), nil }
 		},
-		Profile: func() (*profile.Profile, error) { return profiles.Load("policy.yaml") },
+		Profile: func() (*profile.Profile, error) { return profile.Shipped("policy.yaml") },
 	}
 }

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"presetsim.dev/presetsim/backends/kind"
 	"presetsim.dev/presetsim/harness"
-	"presetsim.dev/presetsim/internal/backend/kind"
 	"presetsim.dev/presetsim/internal/implementation/external"
 )
 

@@ -7,8 +7,8 @@ import (
 	"net"
 	"os/exec"
 
-	"presetsim.dev/presetsim/internal/backend/kind/imageserver"
-	"presetsim.dev/presetsim/internal/backend/kind/kindcluster"
+	"presetsim.dev/presetsim/internal/backend/imageserver"
+	"presetsim.dev/presetsim/internal/backend/kindcluster"
 )
 
 // mirroredRegistries are the registries whose pulls the node's containerd

@@ -11,7 +11,7 @@ import (
 
 	"presetsim.dev/presetsim/harness/backend"
 	"presetsim.dev/presetsim/internal/backend/apiclient"
-	"presetsim.dev/presetsim/internal/backend/envtest/controlplane"
+	"presetsim.dev/presetsim/internal/backend/controlplane"
 	"presetsim.dev/presetsim/internal/nodes"
 )
 

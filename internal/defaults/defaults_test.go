@@ -9,8 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	"presetsim.dev/presetsim/internal/defaults/defaultstest"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
-	"presetsim.dev/presetsim/presets/defaults/defaultstest"
 )
 
 // quantityComparer lets cmp compare resource.Quantity (unexported fields) by value.

@@ -34,9 +34,9 @@ import (
 
 	"presetsim.dev/presetsim/harness/backend"
 	"presetsim.dev/presetsim/internal/admit"
+	"presetsim.dev/presetsim/internal/defaults"
 	"presetsim.dev/presetsim/internal/manifest"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
-	"presetsim.dev/presetsim/presets/defaults"
 )
 
 // Cluster is the offline backend: objects live in memory (client-go's

@@ -1,4 +1,4 @@
-package result
+package outcome
 
 import (
 	"fmt"
@@ -6,7 +6,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"presetsim.dev/presetsim/outcome"
 	"presetsim.dev/presetsim/rule"
 )
 
@@ -21,8 +20,8 @@ type Check struct {
 	Line int
 	// Rules are the rule ids (R4.2, without "@") the outcome is credited to.
 	Rules []rule.ID
-	// Outcome is outcome.Passed, Failed, NotClaimed or Differs.
-	Outcome outcome.Outcome
+	// Outcome is Passed, Failed, NotClaimed or Differs.
+	Outcome Outcome
 	// Err is the failure, for Failed and Differs.
 	Err error
 	// Reason says why a check was not claimed or differs as declared.
@@ -92,19 +91,19 @@ const (
 // Outcome is what the scenario came to: failed, not applicable, not
 // claimed, unsupported, differs (as declared) or passed, the first that
 // holds.
-func (t Scenario) Outcome() outcome.Outcome {
-	return outcome.Of(outcome.Scenario{Failed: t.Failed, NotApplicable: t.NotApplicable, NotClaimed: t.NotClaimed,
+func (t Scenario) Outcome() Outcome {
+	return Of(Facts{Failed: t.Failed, NotApplicable: t.NotApplicable, NotClaimed: t.NotClaimed,
 		Unsupported: t.Unsupported, Differs: t.Declared() != nil})
 }
 
 // Declared returns the check that differed as the profile declares, or nil.
-func (t Scenario) Declared() *Check { return t.firstCheck(outcome.Differs) }
+func (t Scenario) Declared() *Check { return t.firstCheck(Differs) }
 
 // FailedCheck returns the check that failed the scenario, or nil.
-func (t Scenario) FailedCheck() *Check { return t.firstCheck(outcome.Failed) }
+func (t Scenario) FailedCheck() *Check { return t.firstCheck(Failed) }
 
 // firstCheck returns the first check with the outcome, or nil.
-func (t Scenario) firstCheck(o outcome.Outcome) *Check {
+func (t Scenario) firstCheck(o Outcome) *Check {
 	for i := range t.Checks {
 		if t.Checks[i].Outcome == o {
 			return &t.Checks[i]

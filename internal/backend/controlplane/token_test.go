@@ -12,8 +12,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"presetsim.dev/presetsim/internal/backend/envtest"
-	"presetsim.dev/presetsim/internal/backend/envtest/controlplane"
+	"presetsim.dev/presetsim/backends/envtest"
+	"presetsim.dev/presetsim/internal/backend/controlplane"
 )
 
 // TestClientsAreTheAdminByToken: the control plane's configuration and its

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"presetsim.dev/presetsim/internal/backend/offline/offlinetest"
+	"presetsim.dev/presetsim/internal/backend/offlinetest"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"

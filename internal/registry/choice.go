@@ -1,4 +1,4 @@
-package harness
+package registry
 
 import (
 	"fmt"
@@ -31,7 +31,13 @@ type Choice struct {
 // BindFlags adds the flags of every registered backend and implementation
 // kind to fs.
 func BindFlags(fs *pflag.FlagSet) *Choice {
-	c := &Choice{fs: fs, backends: Backends(), impls: Implementations(),
+	return Bind(fs, Backends(), Implementations())
+}
+
+// Bind adds the flags of the given backends and implementation kinds to
+// fs, for a command that offers only some of them.
+func Bind(fs *pflag.FlagSet, backends backend.Registry, impls implementation.Registry) *Choice {
+	c := &Choice{fs: fs, backends: backends, impls: impls,
 		makeBackend: map[string]func() (backend.Backend, error){},
 		makeImpl:    map[string]func(implementation.Env) (implementation.Implementation, error){},
 		backendOf:   map[string]string{}, implOf: map[string]string{}}

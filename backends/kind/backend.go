@@ -11,8 +11,8 @@ import (
 
 	"presetsim.dev/presetsim/harness/backend"
 	"presetsim.dev/presetsim/internal/backend/apiclient"
-	"presetsim.dev/presetsim/internal/backend/kind/imageserver"
-	"presetsim.dev/presetsim/internal/backend/kind/kindcluster"
+	"presetsim.dev/presetsim/internal/backend/imageserver"
+	"presetsim.dev/presetsim/internal/backend/kindcluster"
 )
 
 // Name is the backend's registered name.
@@ -55,6 +55,9 @@ func Registration() backend.Registration {
 
 // Name is "kind".
 func (b *Backend) Name() string { return Name }
+
+// Reap deletes a kind cluster a killed run left (backend.Reaper).
+func (b *Backend) Reap(name string) error { return kindcluster.DeleteNamed(name) }
 
 // Cluster is a running kind cluster; it serves the printenv image to its
 // nodes and its pods run on a real kubelet.

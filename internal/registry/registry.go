@@ -1,12 +1,12 @@
-package harness
+package registry
 
 import (
+	"presetsim.dev/presetsim/backends/cluster"
+	"presetsim.dev/presetsim/backends/envtest"
+	"presetsim.dev/presetsim/backends/kind"
+	"presetsim.dev/presetsim/backends/offline"
 	"presetsim.dev/presetsim/harness/backend"
 	"presetsim.dev/presetsim/harness/implementation"
-	"presetsim.dev/presetsim/internal/backend/cluster"
-	"presetsim.dev/presetsim/internal/backend/envtest"
-	"presetsim.dev/presetsim/internal/backend/kind"
-	"presetsim.dev/presetsim/internal/backend/offline"
 	"presetsim.dev/presetsim/internal/implementation/external"
 	"presetsim.dev/presetsim/internal/implementation/installed"
 	"presetsim.dev/presetsim/internal/implementation/module"
