@@ -45,8 +45,9 @@ type Options struct {
 	// not only the run's scenario namespaces (for a live cluster, `presetsim
 	// up`).
 	AllNamespaces bool
-	// Profile describes the implementation under test; profile.Canonical()
-	// when nil.
+	// Profile describes the implementation under test; when nil, the
+	// implementation's own (implementation.Profiled), else
+	// profile.Canonical().
 	Profile *profile.Profile
 	// ShowSecrets shows values that come from Secrets in messages; they are
 	// masked otherwise.
@@ -182,6 +183,11 @@ func Start(ctx context.Context, opts Options) (_ *World, err error) {
 	opts.Timeouts = opts.Timeouts.withDefaults(opts.Backend)
 	if opts.Nodes == 0 {
 		opts.Nodes = DefaultNodes
+	}
+	if p, ok := opts.Implementation.(implementation.Profiled); ok && opts.Profile == nil {
+		if opts.Profile, err = p.Profile(); err != nil {
+			return nil, fmt.Errorf("the profile of %s: %w", opts.Implementation.Name(), err)
+		}
 	}
 	if opts.Profile == nil {
 		opts.Profile = profile.Canonical()

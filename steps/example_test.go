@@ -6,33 +6,23 @@ import (
 	"io"
 
 	"github.com/cucumber/godog"
-	"github.com/spf13/pflag"
 
 	"presetsim.dev/presetsim"
+	"presetsim.dev/presetsim/backends/offline"
 	"presetsim.dev/presetsim/harness"
-	"presetsim.dev/presetsim/harness/implementation"
 	"presetsim.dev/presetsim/steps"
 )
 
-// Example is the step language in a godog suite of your own, with public
-// packages only: the flags choose the backend and the implementation
-// (here the reference on the offline backend; --webhook-url and
-// --kubeconfig choose yours), harness.Start starts them, and
-// steps.Initializer registers the steps. The features are the built-in
-// suite's simple.feature; yours are any path of an fs.FS.
+// Example is the step language in a godog suite of your own, with typed
+// options and public packages only: harness.Start starts the backend (here
+// offline; envtest.New, kind.New or cluster.New elsewhere) and the
+// implementation (the reference when none is given; see package
+// conformance for the others), and steps.Initializer registers the steps.
+// The features are the built-in suite's simple.feature; yours are any path
+// of an fs.FS. To run a suite with a verdict per scenario, see
+// conformance.Run.
 func Example() {
-	fs := pflag.NewFlagSet("my-suite", pflag.ContinueOnError)
-	choice := harness.BindFlags(fs)
-	if err := fs.Parse([]string{"--backend", "offline"}); err != nil {
-		panic(err)
-	}
-	chosen, err := choice.Resolve(implementation.Env{})
-	if err != nil {
-		panic(err)
-	}
-	w, err := harness.Start(context.Background(), harness.Options{
-		Backend: chosen.Backend, Implementation: chosen.Implementation, Profile: chosen.Profile,
-	})
+	w, err := harness.Start(context.Background(), harness.Options{Backend: offline.New()})
 	if err != nil {
 		panic(err)
 	}

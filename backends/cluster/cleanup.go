@@ -86,7 +86,7 @@ func (l *ledger) list() []created {
 
 // Create creates, as the API server's Cluster does, and records what it
 // created (not dry runs, not namespaces) for Stop to delete.
-func (c *Cluster) Create(ctx context.Context, gvr schema.GroupVersionResource, u *unstructured.Unstructured, opts backend.CreateOptions) (*unstructured.Unstructured, error) {
+func (c *running) Create(ctx context.Context, gvr schema.GroupVersionResource, u *unstructured.Unstructured, opts backend.CreateOptions) (*unstructured.Unstructured, error) {
 	got, err := c.Cluster.Create(ctx, gvr, u, opts)
 	if err == nil && !opts.DryRun && got.GetNamespace() != "" {
 		c.created.add(gvr, got)
@@ -108,7 +108,7 @@ type releases struct {
 // scenario's namespaces and then the namespaces (backend.Releaser): the
 // clean-up of an ended scenario overlaps the ones still running, and Stop
 // only waits for it.
-func (c *Cluster) Release(namespaces []string) {
+func (c *running) Release(namespaces []string) {
 	if len(namespaces) == 0 {
 		return
 	}
@@ -137,7 +137,7 @@ func (c *Cluster) Release(namespaces []string) {
 // so a cluster whose namespaces are never emptied (no namespace
 // controller) keeps nothing of the run but the empty namespaces. What it
 // could not delete is the error, object by object.
-func (c *Cluster) cleanUp(namespaces []string) error {
+func (c *running) cleanUp(namespaces []string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), cleanupBound)
 	defer cancel()
 	c.releases.wg.Wait()
@@ -152,7 +152,7 @@ func (c *Cluster) cleanUp(namespaces []string) error {
 
 // deleteAll deletes the objects, newest first, and the pods of the
 // namespaces that are not among them, without waiting for them to go.
-func (c *Cluster) deleteAll(ctx context.Context, objects []created, namespaces []string) error {
+func (c *running) deleteAll(ctx context.Context, objects []created, namespaces []string) error {
 	dyn := c.API().Dynamic
 	objects = slices.Clone(objects)
 	slices.Reverse(objects)
@@ -215,7 +215,7 @@ func propagation(o created) metav1.DeletionPropagation {
 // of what is still there, then a watch from that list for their deletion
 // (listed again if the watch ends first); an identity that may not list a
 // resource cluster-wide lists it per namespace, every 250 ms.
-func (c *Cluster) waitGone(ctx context.Context, objects []created, namespaces []string) error {
+func (c *running) waitGone(ctx context.Context, objects []created, namespaces []string) error {
 	byResource := map[schema.GroupVersionResource][]created{}
 	for _, o := range objects {
 		byResource[o.gvr] = append(byResource[o.gvr], o)
@@ -236,7 +236,7 @@ func (c *Cluster) waitGone(ctx context.Context, objects []created, namespaces []
 
 // waitResourceGone waits for the objects of one resource, and says which
 // are left when ctx ends.
-func (c *Cluster) waitResourceGone(ctx context.Context, gvr schema.GroupVersionResource, objs []created, namespaces []string) []string {
+func (c *running) waitResourceGone(ctx context.Context, gvr schema.GroupVersionResource, objs []created, namespaces []string) []string {
 	dyn := c.API().Dynamic
 	var left []string
 	for {

@@ -57,8 +57,8 @@ func Registration() backend.Registration {
 // Name is "cluster".
 func (b *Backend) Name() string { return Name }
 
-// Cluster is the existing cluster, seen through the run's namespaces.
-type Cluster struct {
+// running is the existing cluster, seen through the run's namespaces.
+type running struct {
 	*apiclient.Cluster
 	runID    string
 	created  ledger
@@ -76,7 +76,7 @@ func (b *Backend) Start(ctx context.Context, run backend.Run) (backend.Cluster, 
 		return nil, err
 	}
 	fmt.Fprintf(run.Progress, "cluster %s (Kubernetes %s)\n", cfg.Host, api.API().Version)
-	c := &Cluster{Cluster: api, runID: run.ID}
+	c := &running{Cluster: api, runID: run.ID}
 	if b.opts.Printenv {
 		return &printenvCluster{c}, nil
 	}
@@ -85,7 +85,7 @@ func (b *Backend) Start(ctx context.Context, run backend.Run) (backend.Cluster, 
 
 // printenvCluster is a cluster whose pods run the printenv test image: a
 // backend.Kubelet.
-type printenvCluster struct{ *Cluster }
+type printenvCluster struct{ *running }
 
 // Logs returns what a container printed.
 func (c *printenvCluster) Logs(ctx context.Context, namespace, pod, container string) ([]byte, error) {
@@ -121,7 +121,7 @@ func (b *Backend) config() (*rest.Config, []byte, error) {
 // Stop deletes what the run created, object by object (cleanUp), then the
 // run's namespaces, without waiting for them to go: a cluster without a
 // namespace controller keeps the empty namespaces, and nothing in them.
-func (c *Cluster) Stop() error {
+func (c *running) Stop() error {
 	namespaces, err := c.RunNamespaces(c.runID)
 	if err != nil {
 		return err

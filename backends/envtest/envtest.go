@@ -63,8 +63,8 @@ func (b *Backend) binaries(ctx context.Context, progress io.Writer) (string, err
 	return BuildBinaries(ctx, progress)
 }
 
-// Cluster is a running envtest control plane with simulated nodes.
-type Cluster struct {
+// running is an envtest control plane, started, with simulated nodes.
+type running struct {
 	*apiclient.Cluster
 	cp    *controlplane.ControlPlane
 	nodes *nodes.Simulator
@@ -79,7 +79,7 @@ func (b *Backend) Start(ctx context.Context, run backend.Run) (_ backend.Cluster
 		}
 	}
 	began := time.Now()
-	c := &Cluster{}
+	c := &running{}
 	defer func() {
 		if err != nil {
 			err = errors.Join(err, c.Stop())
@@ -102,13 +102,18 @@ func (b *Backend) Start(ctx context.Context, run backend.Run) (_ backend.Cluster
 }
 
 // WebhookHost is 127.0.0.1: the API server runs on this host.
-func (c *Cluster) WebhookHost() string { return "127.0.0.1" }
+func (c *running) WebhookHost() string { return "127.0.0.1" }
 
 // SimulatedNodes returns the node simulator.
-func (c *Cluster) SimulatedNodes() *nodes.Simulator { return c.nodes }
+func (c *running) SimulatedNodes() backend.NodeSet {
+	if c.nodes == nil {
+		return nil // not a nil *nodes.Simulator in an interface
+	}
+	return c.nodes
+}
 
 // Stop stops the nodes and the control plane.
-func (c *Cluster) Stop() error {
+func (c *running) Stop() error {
 	if c.nodes != nil {
 		c.nodes.Stop()
 	}

@@ -59,9 +59,9 @@ func (b *Backend) Name() string { return Name }
 // Reap deletes a kind cluster a killed run left (backend.Reaper).
 func (b *Backend) Reap(name string) error { return kindcluster.DeleteNamed(name) }
 
-// Cluster is a running kind cluster; it serves the printenv image to its
+// running is a kind cluster, started; it serves the printenv image to its
 // nodes and its pods run on a real kubelet.
-type Cluster struct {
+type running struct {
 	*apiclient.Cluster
 	kind   *kindcluster.Cluster
 	images *imageserver.Mirror
@@ -74,7 +74,7 @@ func (b *Backend) Start(ctx context.Context, run backend.Run) (_ backend.Cluster
 	if err != nil {
 		return nil, err
 	}
-	c := &Cluster{kind: kc, runID: run.ID}
+	c := &running{kind: kc, runID: run.ID}
 	defer func() {
 		if err != nil {
 			err = errors.Join(err, c.Stop())
@@ -98,21 +98,21 @@ func (b *Backend) Start(ctx context.Context, run backend.Run) (_ backend.Cluster
 }
 
 // WebhookHost is this host's address on the kind network.
-func (c *Cluster) WebhookHost() string { return c.kind.HostAddress }
+func (c *running) WebhookHost() string { return c.kind.HostAddress }
 
 // Logs returns what a container printed.
-func (c *Cluster) Logs(ctx context.Context, namespace, pod, container string) ([]byte, error) {
+func (c *running) Logs(ctx context.Context, namespace, pod, container string) ([]byte, error) {
 	return c.PodLogs(ctx, namespace, pod, container)
 }
 
 // Exec runs command in a container through the API server (pods/exec).
-func (c *Cluster) Exec(ctx context.Context, namespace, pod, container string, command []string) error {
+func (c *running) Exec(ctx context.Context, namespace, pod, container string, command []string) error {
 	return c.PodExec(ctx, namespace, pod, container, command)
 }
 
 // Stop deletes what the run created on a cluster that stays (reused or
 // kept), stops the image mirror and deletes the cluster unless it stays.
-func (c *Cluster) Stop() error {
+func (c *running) Stop() error {
 	var errs []error
 	if c.kind.Stays() && c.Cluster != nil {
 		errs = append(errs, c.DeleteRunObjects(c.runID))

@@ -19,7 +19,7 @@ var mirroredRegistries = []string{"docker.io", "gcr.io", "registry.k8s.io", "qua
 // serveImages serves the printenv image, as saved from the node image's
 // build, under every name on this host's kind-network address, and makes it
 // the mirror of the usual registries on every node.
-func (c *Cluster) serveImages(ctx context.Context, runID string) error {
+func (c *running) serveImages(ctx context.Context, runID string) error {
 	var saved, stderr bytes.Buffer
 	cmd := exec.CommandContext(ctx, "docker", "save", kindcluster.PrintenvImage)
 	cmd.Stdout, cmd.Stderr = &saved, &stderr

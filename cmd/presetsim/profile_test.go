@@ -13,7 +13,6 @@ import (
 
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/harness/profile"
-	"presetsim.dev/presetsim/internal/app"
 	"presetsim.dev/presetsim/internal/interrupt"
 	"presetsim.dev/presetsim/internal/mutants"
 	"presetsim.dev/presetsim/internal/report"
@@ -50,7 +49,7 @@ func TestProfileAttributesEveryDifference(t *testing.T) {
 	defer w.Stop()
 	_, timings := steps.Run(w, steps.SuiteOptions{Paths: []string{"../../features"}, Format: "progress", Output: io.Discard})
 
-	summary := report.Build(prof.Spec.Implementation, prof.Spec.Version, "envtest", app.ScenarioResults(timings.List()))
+	summary := report.Build(prof.Spec.Implementation, prof.Spec.Version, "envtest", report.Results(timings.List()))
 	for _, sc := range summary.Scenarios {
 		switch sc.Outcome {
 		case outcome.Failed:
@@ -103,7 +102,7 @@ func TestShippedCRDs(t *testing.T) {
 			}
 			defer w.Stop()
 			_, timings := steps.Run(w, steps.SuiteOptions{Paths: []string{"../../features/validation.feature"}, Format: "progress", Output: io.Discard})
-			summary := report.Build(prof.Spec.Implementation, prof.Spec.Version, "envtest", app.ScenarioResults(timings.List()))
+			summary := report.Build(prof.Spec.Implementation, prof.Spec.Version, "envtest", report.Results(timings.List()))
 			for _, sc := range summary.Scenarios {
 				if sc.Outcome == outcome.Failed || sc.Outcome == outcome.NotApplicable {
 					t.Errorf("%s: %s (%s%s)\n  %s", sc.Name, sc.Outcome, sc.FailedCheck, sc.Reason, strings.SplitN(sc.Failure, "\n", 2)[0])

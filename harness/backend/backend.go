@@ -18,7 +18,6 @@ import (
 	"k8s.io/client-go/rest"
 
 	"presetsim.dev/presetsim/harness/profile"
-	"presetsim.dev/presetsim/internal/nodes"
 )
 
 // Backend starts the cluster a run's objects live in.
@@ -158,7 +157,17 @@ type InProcessAdmission interface {
 
 // NodeSimulator is the ability of a cluster whose nodes are simulated.
 type NodeSimulator interface {
-	SimulatedNodes() *nodes.Simulator
+	// SimulatedNodes is nil when the cluster runs none.
+	SimulatedNodes() NodeSet
+}
+
+// NodeSet is a cluster's simulated nodes: the harness adds and removes
+// them ("Given the cluster has 5 nodes") and asks in what order their
+// kubelets started a namespace's pods.
+type NodeSet interface {
+	Nodes() []string
+	SetNodes(ctx context.Context, n int) error
+	CreationOrder(namespace string) []string
 }
 
 // Kubelet is the ability of a cluster whose pods run on a real kubelet:
@@ -224,8 +233,8 @@ func RunsPods(c Objects) bool {
 	return ok
 }
 
-// Nodes returns the cluster's node simulator, nil when it has none.
-func Nodes(c Objects) *nodes.Simulator {
+// Nodes returns the cluster's simulated nodes, nil when it has none.
+func Nodes(c Objects) NodeSet {
 	if sim, ok := c.(NodeSimulator); ok {
 		return sim.SimulatedNodes()
 	}

@@ -94,6 +94,13 @@ type Preflight interface {
 	Preflight(b backend.Backend) error
 }
 
+// Profiled is the ability of an implementation that is tested with a
+// profile of its own when the run names none (the policy: it declares
+// what a MutatingAdmissionPolicy cannot do, profiles/policy.yaml).
+type Profiled interface {
+	Profile() (*profile.Profile, error)
+}
+
 // ProcessOf returns the implementation's process ability, or nil.
 func ProcessOf(impl Implementation) Process {
 	if p, ok := impl.(Process); ok {

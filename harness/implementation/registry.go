@@ -2,8 +2,6 @@ package implementation
 
 import (
 	"github.com/spf13/pflag"
-
-	"presetsim.dev/presetsim/harness/profile"
 )
 
 // Env is what an implementation's constructor may use beyond its own
@@ -28,9 +26,6 @@ type Registration struct {
 	// the function that makes the implementation from them once they are
 	// parsed; a usage mistake in them is its error.
 	Flags func(fs *pflag.FlagSet) func(Env) (Implementation, error)
-	// Profile is the profile the kind is tested with when the run names
-	// none; nil means the canonical PodPreset.
-	Profile func() (*profile.Profile, error)
 }
 
 // Registry is a list of registrations, the default first.

@@ -267,8 +267,8 @@ interrupted.`,
 		// and whether the run left anything behind.
 		took, stopErr := st.stop(stderr)
 		if *reportDir != "" {
-			summary.Timing = report.NewTiming(w.Started, suiteTime, took, stopErr)
-			if err := summary.WriteFiles(*reportDir); err != nil {
+			summary.Timing = outcome.NewTiming(w.Started, suiteTime, took, stopErr)
+			if err := report.Write(*reportDir, summary); err != nil {
 				return err
 			}
 			fmt.Fprintf(stderr, "reports in %s: %s\n", *reportDir, strings.Join(reportFiles(*reportDir), ", "))

@@ -10,6 +10,7 @@ import (
 	"presetsim.dev/presetsim/internal/app/cli"
 	"presetsim.dev/presetsim/internal/report"
 	"presetsim.dev/presetsim/internal/report/compare"
+	"presetsim.dev/presetsim/outcome"
 )
 
 // newReportCommand is `presetsim report`: compare and merge.
@@ -50,7 +51,7 @@ the run's: 0 when no scenario failed, 1 otherwise.`,
 			fmt.Fprintf(stderr, "presetsim report merge: %v\n", err)
 			return cli.ExitError{Code: 2}
 		}
-		summaries := make([]*report.Summary, len(runs))
+		summaries := make([]*outcome.Report, len(runs))
 		for i, r := range runs {
 			summaries[i] = r.Summary
 		}
@@ -62,7 +63,7 @@ the run's: 0 when no scenario failed, 1 otherwise.`,
 		if err := os.MkdirAll(*out, 0o755); err != nil {
 			return err
 		}
-		if err := merged.WriteFiles(*out); err != nil {
+		if err := report.Write(*out, merged); err != nil {
 			return err
 		}
 		fmt.Fprintf(stderr, "%d shards merged in %s: %d scenarios (%s)\n", len(runs), *out, len(merged.Scenarios), merged.Totals)
@@ -91,7 +92,7 @@ make test-kind compares the in-cluster run with its shards merged.`,
 				fmt.Fprintf(stderr, "presetsim report verdict: %v\n", err)
 				return cli.ExitError{Code: 2}
 			}
-			return runs[0].Summary.WriteVerdict(stdout)
+			return report.WriteVerdict(stdout, runs[0].Summary)
 		},
 	}
 }

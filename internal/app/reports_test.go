@@ -11,10 +11,10 @@ import (
 	"strings"
 	"testing"
 
+	"presetsim.dev/presetsim/outcome"
 	"presetsim.dev/presetsim/rule"
 
 	"presetsim.dev/presetsim/internal/app/cli"
-	"presetsim.dev/presetsim/internal/report"
 )
 
 // TestRunWritesReports runs a mutant offline with --report-dir: the run
@@ -32,7 +32,7 @@ func TestRunWritesReports(t *testing.T) {
 	if !strings.Contains(stderr.String(), "failed rules:        R2.4 (1 scenario)") {
 		t.Errorf("the summary does not name R2.4:\n%s", stderr.String())
 	}
-	var s report.Summary
+	var s outcome.Report
 	data, err := os.ReadFile(filepath.Join(dir, "summary.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -117,8 +117,8 @@ func TestShardsMergeToTheWholeRun(t *testing.T) {
 		var stdout, stderr bytes.Buffer
 		return Run(context.Background(), &stdout, &stderr, append([]string{"run", "--backend", "offline", "--module", "mutant/ignores-exclude"}, args...))
 	}
-	read := func(name string) *report.Summary {
-		var s report.Summary
+	read := func(name string) *outcome.Report {
+		var s outcome.Report
 		data, err := os.ReadFile(filepath.Join(dir, name, "summary.json"))
 		if err != nil {
 			t.Fatal(err)

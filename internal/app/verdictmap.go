@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"presetsim.dev/presetsim/internal/report"
+	"presetsim.dev/presetsim/outcome"
 )
 
 // serviceAccountNamespace is where a pod finds its own namespace.
@@ -26,7 +27,7 @@ const maxConfigMap = 1000 * 1024
 // kubectl to read where the run's pod cannot be reached: summary.json (as
 // --report-dir holds it, what report merge and report compare read) and
 // verdict (report verdict's text). The ConfigMap is replaced if it exists.
-func publishVerdict(ctx context.Context, client kubernetes.Interface, ref string, s *report.Summary) error {
+func publishVerdict(ctx context.Context, client kubernetes.Interface, ref string, s *outcome.Report) error {
 	ns, name, ok := strings.Cut(ref, "/")
 	if !ok {
 		name = ns
@@ -40,7 +41,7 @@ func publishVerdict(ctx context.Context, client kubernetes.Interface, ref string
 	if err := s.WriteJSON(&summary); err != nil {
 		return err
 	}
-	if err := s.WriteVerdict(&verdict); err != nil {
+	if err := report.WriteVerdict(&verdict, s); err != nil {
 		return err
 	}
 	if n := summary.Len() + verdict.Len(); n > maxConfigMap {

@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 
 	"presetsim.dev/presetsim/internal/report"
+	"presetsim.dev/presetsim/outcome"
 )
 
 // TestPublishVerdict: the ConfigMap an in-cluster run leaves holds the
@@ -19,9 +20,9 @@ import (
 // replaces it. (make test-kind writes and reads it on a real cluster.)
 func TestPublishVerdict(t *testing.T) {
 	dir := t.TempDir()
-	write := func(passed bool) (*report.Summary, []byte) {
+	write := func(passed bool) (*outcome.Report, []byte) {
 		s := report.Build("impl", "v", "cluster", []report.ScenarioResult{{Name: "a.feature: one", Failed: !passed, Tags: []string{"@R2.1"}}})
-		if err := s.WriteFiles(dir); err != nil {
+		if err := report.Write(dir, s); err != nil {
 			t.Fatal(err)
 		}
 		raw, err := os.ReadFile(filepath.Join(dir, "summary.json"))
@@ -44,7 +45,7 @@ func TestPublishVerdict(t *testing.T) {
 		if cm.Data["summary.json"] != string(want) {
 			t.Errorf("summary.json in the ConfigMap is not the report's")
 		}
-		var s report.Summary
+		var s outcome.Report
 		if err := json.Unmarshal([]byte(cm.Data["summary.json"]), &s); err != nil || s.Passed != passed {
 			t.Errorf("the ConfigMap's summary: passed %t (%v), want %t", s.Passed, err, passed)
 		}

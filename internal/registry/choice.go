@@ -102,15 +102,14 @@ func (c *Choice) Resolve(env implementation.Env) (Chosen, error) {
 	if iname == "" {
 		iname = c.impls[0].Name
 	}
-	ireg, _ := c.impls.Lookup(iname)
 	if ch.Backend, err = c.makeBackend[bname](); err != nil {
 		return ch, err
 	}
 	if ch.Implementation, err = c.makeImpl[iname](env); err != nil {
 		return ch, err
 	}
-	if ireg.Profile != nil {
-		if ch.Profile, err = ireg.Profile(); err != nil {
+	if p, ok := ch.Implementation.(implementation.Profiled); ok {
+		if ch.Profile, err = p.Profile(); err != nil {
 			return ch, err
 		}
 	}

@@ -4,13 +4,15 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+
+	"presetsim.dev/presetsim/outcome"
 )
 
 // WriteHTML writes one self-contained page (no external assets): the
 // summary, the rules with their outcome, and every scenario, failures
 // expandable with their whole text. A small script filters the scenarios;
 // when it has run it marks the body data-rendered="ok", which tests read.
-func (s *Summary) WriteHTML(w io.Writer) error {
+func WriteHTML(w io.Writer, s *outcome.Report) error {
 	if err := page.Execute(w, s); err != nil {
 		return fmt.Errorf("unable to render the HTML report: %w", err)
 	}

@@ -48,7 +48,7 @@ type junitMessage struct {
 // per scenario. A failure carries its first line as the message and the
 // whole text (the pod diff included) as the body; a scenario the backend
 // could not run is skipped with the reason.
-func (s *Summary) WriteJUnit(w io.Writer) error {
+func WriteJUnit(w io.Writer, s *outcome.Report) error {
 	root := junitSuites{Name: "presetsim: " + s.Implementation}
 	if t := s.Timing; t != nil {
 		root.Time = fmt.Sprintf("%.3f", t.StartSeconds+t.SuiteSeconds+t.CleanUpSeconds)
@@ -66,7 +66,7 @@ func (s *Summary) WriteJUnit(w io.Writer) error {
 		switch sc.Outcome {
 		case outcome.Failed:
 			first, _, _ := strings.Cut(sc.Failure, "\n")
-			c.Failure = &junitMessage{Message: first, Type: rule.Join(sc.failedRules(), " "), Text: sc.Failure}
+			c.Failure = &junitMessage{Message: first, Type: rule.Join(sc.FailedRules(), " "), Text: sc.Failure}
 			if sc.FailedCheck != "" {
 				c.Failure.Text = "failed check: " + sc.FailedCheck + "\n\n" + sc.Failure
 			}

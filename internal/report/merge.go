@@ -14,13 +14,13 @@ import (
 // shard, the totals added, and each rule's outcome decided again from the
 // scenarios of all shards, as Build decides it. The shards must be of one
 // implementation, version and backend, and no scenario may be in two.
-func Merge(shards []*Summary) (*Summary, error) {
+func Merge(shards []*outcome.Report) (*outcome.Report, error) {
 	if len(shards) == 0 {
 		return nil, fmt.Errorf("no summaries to merge")
 	}
 	first := shards[0]
-	s := &Summary{Implementation: first.Implementation, Version: first.Version, Backend: first.Backend, Passed: true, Totals: outcome.Counts{}}
-	byRule := map[rule.ID]*RuleOutcome{}
+	s := &outcome.Report{APIVersion: outcome.ReportAPIVersion, Kind: outcome.ReportKind, Implementation: first.Implementation, Version: first.Version, Backend: first.Backend, Passed: true, Totals: outcome.Counts{}}
+	byRule := map[rule.ID]*outcome.RuleReport{}
 	var order []rule.ID
 	owner := map[string]int{} // scenario → the shard it came from
 	for i, sh := range shards {
@@ -46,14 +46,14 @@ func Merge(shards []*Summary) (*Summary, error) {
 		for _, r := range sh.Rules {
 			m, ok := byRule[r.ID]
 			if !ok {
-				m = &RuleOutcome{Rule: r.Rule}
+				m = &outcome.RuleReport{Rule: r.Rule}
 				byRule[r.ID] = m
 				order = append(order, r.ID)
 			}
 			m.Scenarios += r.Scenarios
 			for _, o := range outcome.All {
-				if l := m.list(o); l != nil {
-					*l = append(*l, r.with(o)...)
+				if l := list(m, o); l != nil {
+					*l = append(*l, with(&r, o)...)
 				}
 			}
 		}
@@ -74,11 +74,11 @@ func Merge(shards []*Summary) (*Summary, error) {
 	for _, id := range ids {
 		m := byRule[id]
 		for _, o := range outcome.All {
-			if l := m.list(o); l != nil {
+			if l := list(m, o); l != nil {
 				sort.Strings(*l)
 			}
 		}
-		m.decide()
+		decide(m)
 		s.Rules = append(s.Rules, *m)
 	}
 	return s, nil

@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"presetsim.dev/presetsim/outcome"
 )
 
 // TestMerge: the shards of a run, merged, are the summary of the whole run
@@ -17,7 +19,7 @@ func TestMerge(t *testing.T) {
 		for i, r := range results {
 			shards[i%n] = append(shards[i%n], r)
 		}
-		var summaries []*Summary
+		var summaries []*outcome.Report
 		for _, sh := range shards {
 			summaries = append(summaries, Build("reference", "presetsim, Kubernetes v1.37.1", "envtest", sh))
 		}
@@ -32,7 +34,7 @@ func TestMerge(t *testing.T) {
 	a := Build("reference", "v", "envtest", results[:2])
 	for _, tc := range []struct {
 		name    string
-		other   *Summary
+		other   *outcome.Report
 		wantErr string
 	}{
 		{"another implementation", Build("mutant/x", "v", "envtest", results[2:]), `implementation "mutant/x"`},
@@ -40,7 +42,7 @@ func TestMerge(t *testing.T) {
 		{"overlapping shards", Build("reference", "v", "envtest", results[1:]), "is in summaries 1 and 2"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if _, err := Merge([]*Summary{a, tc.other}); err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+			if _, err := Merge([]*outcome.Report{a, tc.other}); err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Errorf("Merge: %v, want an error with %q", err, tc.wantErr)
 			}
 		})

@@ -2,7 +2,6 @@ package report
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -11,8 +10,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-
-	"sigs.k8s.io/yaml"
 
 	"presetsim.dev/presetsim/outcome"
 	"presetsim.dev/presetsim/rule"
@@ -33,97 +30,28 @@ type ScenarioResult struct {
 	NotApplicable string
 	// Checks are what the scenario's steps established or failed to; when
 	// there are none, the scenario's outcome is credited to its rule tags.
-	Checks []Check
+	Checks []outcome.CheckReport
 }
 
-// Check is one step's outcome, credited to rules.
-type Check struct {
-	Step    string          `json:"step"`
-	Line    int             `json:"line,omitempty"`
-	Rules   []rule.ID       `json:"rules,omitempty"`
-	Outcome outcome.Outcome `json:"outcome"`
-	// Detail is the failure or the reason of a check that differs as
-	// declared or is not claimed.
-	Detail string `json:"detail,omitempty"`
-	// SettleSeconds is how long a check that something does not happen
-	// watched, in seconds; absent for other checks.
-	SettleSeconds float64 `json:"settleSeconds,omitempty"`
-}
-
-// Summary is the conformance summary of one run.
-type Summary struct {
-	// Implementation is the module under test: a module name or a webhook URL.
-	Implementation string `json:"implementation"`
-	// Version describes the harness and the Kubernetes it ran against.
-	Version string `json:"version"`
-	Backend string `json:"backend"`
-	// Passed is true when no scenario failed.
-	Passed    bool             `json:"passed"`
-	Totals    outcome.Counts   `json:"totals"`
-	Rules     []RuleOutcome    `json:"rules"`
-	Scenarios []ScenarioReport `json:"scenarios"`
-	// Timing is how long the run's phases took; absent where the summary
-	// is made before the run stops (the verdict ConfigMap of
-	// --summary-configmap, and so merged shards).
-	Timing *Timing `json:"timing,omitempty"`
-}
-
-// Timing is how long a run's phases took, in seconds, and whether its
-// clean-up did all it should.
-type Timing struct {
-	StartSeconds float64 `json:"startSeconds"`
-	SuiteSeconds float64 `json:"suiteSeconds"`
-	// CleanUpSeconds is the clean-up and stop: on an existing cluster,
-	// deleting what the run created and watching it go; elsewhere,
-	// stopping what the run started.
-	CleanUpSeconds float64 `json:"cleanUpSeconds"`
-	// CleanUpError is what the clean-up could not do (on an existing
-	// cluster: what it could not delete, by name); empty when it did all.
-	CleanUpError string `json:"cleanUpError,omitempty"`
-}
-
-// NewTiming is the Timing of a run's start, suite and clean-up, and of the
-// clean-up's error, if any.
-func NewTiming(start, suite, cleanUp time.Duration, cleanUpErr error) *Timing {
-	t := &Timing{StartSeconds: round(start), SuiteSeconds: round(suite), CleanUpSeconds: round(cleanUp)}
-	if cleanUpErr != nil {
-		t.CleanUpError = cleanUpErr.Error()
+// Results turns how a run's scenarios went into the results a report is
+// built from.
+func Results(timings []outcome.Scenario) []ScenarioResult {
+	results := make([]ScenarioResult, len(timings))
+	for i, t := range timings {
+		results[i] = ScenarioResult{Name: t.Scenario, Tags: t.Tags, Duration: t.Duration, Failed: t.Failed,
+			Unsupported: t.Unsupported, NotClaimed: t.NotClaimed, NotApplicable: t.NotApplicable}
+		if t.Err != nil {
+			results[i].Failure = t.Err.Error()
+		}
+		for _, c := range t.Checks {
+			rc := outcome.CheckReport{Step: c.Step, Line: c.Line, Rules: c.Rules, Outcome: c.Outcome, Detail: c.Reason, SettleSeconds: c.Window.Seconds()}
+			if c.Err != nil && c.Outcome == outcome.Failed {
+				rc.Detail = c.Err.Error()
+			}
+			results[i].Checks = append(results[i].Checks, rc)
+		}
 	}
-	return t
-}
-
-// round is a duration in seconds, to the millisecond.
-func round(d time.Duration) float64 { return d.Round(time.Millisecond).Seconds() }
-
-// RuleOutcome is a rule with its outcome and the scenarios that decided it.
-type RuleOutcome struct {
-	rule.Rule
-	Outcome   outcome.Outcome `json:"outcome"`
-	Failed    []string        `json:"failed,omitempty"`
-	Passed    []string        `json:"passed,omitempty"`
-	NotRunOn  []string        `json:"unsupported,omitempty"`
-	Unclaimed []string        `json:"notClaimed,omitempty"`
-	Declared  []string        `json:"differs,omitempty"`
-	// Inapplicable are the scenarios that do not apply to the implementation.
-	Inapplicable []string `json:"notApplicable,omitempty"`
-	Scenarios    int      `json:"scenarios"`
-}
-
-// ScenarioReport is a scenario in the summary.
-type ScenarioReport struct {
-	Name     string          `json:"name"`
-	Feature  string          `json:"feature"`
-	Tags     []string        `json:"tags,omitempty"`
-	Outcome  outcome.Outcome `json:"outcome"`
-	Seconds  float64         `json:"seconds"`
-	Failure  string          `json:"failure,omitempty"`
-	Reason   string          `json:"reason,omitempty"`
-	Rules    []rule.ID       `json:"rules,omitempty"`
-	Scenario string          `json:"scenario"`
-	// FailedCheck is the failing step and the rules it is credited to:
-	// `the pod "website" should be as submitted → R4.2`.
-	FailedCheck string  `json:"failedCheck,omitempty"`
-	Checks      []Check `json:"checks,omitempty"`
+	return results
 }
 
 // Build makes the summary of a run. A rule's outcome comes from the checks
@@ -132,22 +60,22 @@ type ScenarioReport struct {
 // otherwise from the scenarios tagged with it that did not run. A rule id
 // the specification does not define is not dropped: it is listed after the
 // specification's rules, titled as such.
-func Build(implementation, version, backend string, results []ScenarioResult) *Summary {
-	s := &Summary{Implementation: implementation, Version: version, Backend: backend, Passed: true,
+func Build(implementation, version, backend string, results []ScenarioResult) *outcome.Report {
+	s := &outcome.Report{APIVersion: outcome.ReportAPIVersion, Kind: outcome.ReportKind, Implementation: implementation, Version: version, Backend: backend, Passed: true,
 		Totals: outcome.Counts{outcome.Passed: 0, outcome.Failed: 0, outcome.Differs: 0, outcome.Unsupported: 0,
 			outcome.NotClaimed: 0, outcome.NotApplicable: 0}}
 	rules := slices.Clone(rule.All)
-	byRule := map[rule.ID]*RuleOutcome{}
+	byRule := map[rule.ID]*outcome.RuleReport{}
 	for _, r := range rule.All {
-		byRule[r.ID] = &RuleOutcome{Rule: r}
+		byRule[r.ID] = &outcome.RuleReport{Rule: r}
 	}
-	ruleOf := func(id rule.ID) *RuleOutcome {
+	ruleOf := func(id rule.ID) *outcome.RuleReport {
 		if r, ok := byRule[id]; ok {
 			return r
 		}
 		r := rule.Rule{ID: id, Title: "(not a rule of the specification)"}
 		rules = append(rules, r)
-		byRule[id] = &RuleOutcome{Rule: r}
+		byRule[id] = &outcome.RuleReport{Rule: r}
 		return byRule[id]
 	}
 	sorted := append([]ScenarioResult(nil), results...)
@@ -159,7 +87,7 @@ func Build(implementation, version, backend string, results []ScenarioResult) *S
 		}
 		s.Totals[sc.Outcome]++
 		for id, o := range ruleOutcomes(res, sc.Outcome) {
-			ruleOf(id).add(o, res.Name)
+			add(ruleOf(id), o, res.Name)
 		}
 		for _, id := range rule.Tags(res.Tags) {
 			r := ruleOf(id)
@@ -170,7 +98,7 @@ func Build(implementation, version, backend string, results []ScenarioResult) *S
 	}
 	for _, r := range rules {
 		o := byRule[r.ID]
-		o.decide()
+		decide(o)
 		s.Rules = append(s.Rules, *o)
 	}
 	return s
@@ -178,10 +106,10 @@ func Build(implementation, version, backend string, results []ScenarioResult) *S
 
 // decide sets the rule's outcome from its scenarios: the worst outcome any
 // of them came to for it, untested when none did.
-func (o *RuleOutcome) decide() {
+func decide(o *outcome.RuleReport) {
 	o.Outcome = outcome.Untested
 	for _, candidate := range outcome.All {
-		if len(o.with(candidate)) > 0 {
+		if len(with(o, candidate)) > 0 {
 			o.Outcome = candidate
 			return
 		}
@@ -189,7 +117,7 @@ func (o *RuleOutcome) decide() {
 }
 
 // list is where the rule keeps the scenarios of an outcome.
-func (o *RuleOutcome) list(oc outcome.Outcome) *[]string {
+func list(o *outcome.RuleReport, oc outcome.Outcome) *[]string {
 	switch oc {
 	case outcome.Failed:
 		return &o.Failed
@@ -208,30 +136,30 @@ func (o *RuleOutcome) list(oc outcome.Outcome) *[]string {
 }
 
 // add records that a scenario came to an outcome for the rule.
-func (o *RuleOutcome) add(oc outcome.Outcome, scenario string) {
-	if l := o.list(oc); l != nil {
+func add(o *outcome.RuleReport, oc outcome.Outcome, scenario string) {
+	if l := list(o, oc); l != nil {
 		*l = append(*l, scenario)
 	}
 }
 
 // with lists the rule's scenarios of an outcome.
-func (o *RuleOutcome) with(oc outcome.Outcome) []string {
-	if l := o.list(oc); l != nil {
+func with(o *outcome.RuleReport, oc outcome.Outcome) []string {
+	if l := list(o, oc); l != nil {
 		return *l
 	}
 	return nil
 }
 
 // scenarioReport is a result as the summary shows it.
-func scenarioReport(res ScenarioResult) ScenarioReport {
-	sc := ScenarioReport{Name: res.Name, Tags: res.Tags, Seconds: res.Duration.Seconds(), Failure: res.Failure, Reason: res.Unsupported, Checks: res.Checks}
+func scenarioReport(res ScenarioResult) outcome.ScenarioReport {
+	sc := outcome.ScenarioReport{Name: res.Name, Tags: res.Tags, Seconds: res.Duration.Seconds(), Failure: res.Failure, Reason: res.Unsupported, Checks: res.Checks}
 	sc.Feature, sc.Scenario, _ = strings.Cut(res.Name, ": ")
-	differs := slices.IndexFunc(res.Checks, func(c Check) bool { return c.Outcome == outcome.Differs })
+	differs := slices.IndexFunc(res.Checks, func(c outcome.CheckReport) bool { return c.Outcome == outcome.Differs })
 	sc.Outcome = outcome.Of(outcome.Facts{Failed: res.Failed, NotApplicable: res.NotApplicable, NotClaimed: res.NotClaimed,
 		Unsupported: res.Unsupported, Differs: differs >= 0})
 	switch sc.Outcome {
 	case outcome.Failed:
-		if i := slices.IndexFunc(res.Checks, func(c Check) bool { return c.Outcome == outcome.Failed }); i >= 0 {
+		if i := slices.IndexFunc(res.Checks, func(c outcome.CheckReport) bool { return c.Outcome == outcome.Failed }); i >= 0 {
 			sc.FailedCheck = fmt.Sprintf("%s → %s", res.Checks[i].Step, rule.Join(res.Checks[i].Rules, ", "))
 		}
 	case outcome.NotApplicable:
@@ -276,57 +204,19 @@ func ruleOutcomes(res ScenarioResult, scenario outcome.Outcome) map[rule.ID]outc
 	return out
 }
 
-// failedRules are the rules a failed scenario's failing check is credited
-// to; its rule tags when no check failed.
-func (sc ScenarioReport) failedRules() []rule.ID {
-	for _, c := range sc.Checks {
-		if c.Outcome == outcome.Failed {
-			return c.Rules
-		}
-	}
-	return sc.Rules
-}
-
-// FailedRules lists the ids of the rules that failed.
-func (s *Summary) FailedRules() []rule.ID {
-	var out []rule.ID
-	for _, r := range s.Rules {
-		if r.Outcome == outcome.Failed {
-			out = append(out, r.ID)
-		}
-	}
-	return out
-}
-
-// WriteJSON writes the summary as indented JSON.
-func (s *Summary) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(s)
-}
-
-// WriteYAML writes the summary as YAML.
-func (s *Summary) WriteYAML(w io.Writer) error {
-	b, err := yaml.Marshal(s)
-	if err != nil {
-		return fmt.Errorf("unable to render the summary as YAML: %w", err)
-	}
-	_, err = w.Write(b)
-	return err
-}
-
-// Files are the report files WriteFiles writes, by name.
-func (s *Summary) Files() map[string]func(io.Writer) error {
+// Files are the report files of a run, by name: summary.json and
+// summary.yaml (the versioned outcome.Report), junit.xml and report.html.
+func Files(s *outcome.Report) map[string]func(io.Writer) error {
 	return map[string]func(io.Writer) error{
 		"summary.json": s.WriteJSON,
 		"summary.yaml": s.WriteYAML,
-		"junit.xml":    s.WriteJUnit,
-		"report.html":  s.WriteHTML,
+		"junit.xml":    func(w io.Writer) error { return WriteJUnit(w, s) },
+		"report.html":  func(w io.Writer) error { return WriteHTML(w, s) },
 	}
 }
 
-// WriteFiles writes every report file into dir.
-func (s *Summary) WriteFiles(dir string) error { return WriteFiles(dir, s.Files()) }
+// Write writes every report file of a run into dir.
+func Write(dir string, s *outcome.Report) error { return WriteFiles(dir, Files(s)) }
 
 // WriteFiles renders each file and writes it into dir under its name.
 func WriteFiles(dir string, files map[string]func(io.Writer) error) error {

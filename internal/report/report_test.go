@@ -24,14 +24,14 @@ var results = []ScenarioResult{
 	{Name: "features/simple.feature: A pod with the exclude annotation is never mutated", Tags: []string{"@R3.1", "@R2.4"},
 		Duration: 120 * time.Millisecond, Failed: true,
 		Failure: "metadata.annotations[podpreset.admission.kubernetes.io/podpreset-allow-database]: want <absent>, got \"16\"\n\n--- want\n+++ got\n@@ -1 +1,2 @@\n metadata:\n+  annotations: <x>",
-		Checks: []Check{
+		Checks: []outcome.CheckReport{
 			{Step: `the pod "control" should have the annotations:`, Line: 40, Rules: []rule.ID{rule.R3_7}, Outcome: outcome.Passed},
 			{Step: `the pod "website" should be as submitted`, Line: 52, Rules: []rule.ID{rule.R2_4}, Outcome: outcome.Failed, Detail: "metadata.annotations[…]: want <absent>, got \"16\""},
 		}},
 	{Name: "features/simple.feature: A pod the selector does not match is left alone", Tags: []string{"@R3.1", "@R2.3"}, Duration: 80 * time.Millisecond,
-		Checks: []Check{{Step: `the pod "backend" should be as submitted`, Line: 90, Rules: []rule.ID{rule.R2_3}, Outcome: outcome.Passed}}},
+		Checks: []outcome.CheckReport{{Step: `the pod "backend" should be as submitted`, Line: 90, Rules: []rule.ID{rule.R2_3}, Outcome: outcome.Passed}}},
 	{Name: "features/conflict.feature: A conflict changes nothing", Tags: []string{"@R4.2", "@R4.3"}, Duration: 90 * time.Millisecond,
-		Checks: []Check{{Step: "the request should succeed", Line: 12, Rules: []rule.ID{rule.R4_2}, Outcome: outcome.Differs, Detail: "profile kubeflow declares conflicts: reject (R4.2)"}}},
+		Checks: []outcome.CheckReport{{Step: "the request should succeed", Line: 12, Rules: []rule.ID{rule.R4_2}, Outcome: outcome.Differs, Detail: "profile kubeflow declares conflicts: reject (R4.2)"}}},
 	{Name: "features/job.feature: A Job's pods are mutated and complete", Tags: []string{"@R2.6"}, Duration: 5 * time.Millisecond,
 		Unsupported: "there is no Job controller to create its pods"},
 	{Name: "features/injection.feature: Init containers", Tags: []string{"@R3.2", "@initContainers"}, NotClaimed: "initContainers"},
@@ -68,9 +68,9 @@ func TestBuildKeepsUnknownRules(t *testing.T) {
 	s := Build("reference", "presetsim", "offline", []ScenarioResult{
 		{Name: "features/x.feature: tagged with a typo", Tags: []string{"@R9.9", "@conflicts"}},
 		{Name: "features/x.feature: a check credits an unknown rule", Tags: []string{"@R2.3"},
-			Checks: []Check{{Step: "the request should succeed", Rules: []rule.ID{"R2.33"}, Outcome: outcome.Failed}}, Failed: true},
+			Checks: []outcome.CheckReport{{Step: "the request should succeed", Rules: []rule.ID{"R2.33"}, Outcome: outcome.Failed}}, Failed: true},
 	})
-	byID := map[rule.ID]RuleOutcome{}
+	byID := map[rule.ID]outcome.RuleReport{}
 	for _, r := range s.Rules {
 		byID[r.ID] = r
 	}
@@ -100,7 +100,7 @@ func TestBuildKeepsUnknownRules(t *testing.T) {
 
 func TestWriters(t *testing.T) {
 	s := Build("mutant/ignores-exclude", "presetsim (Kubernetes v1.37.1)", "offline", results)
-	reporttest.GoldenFiles(t, s.Files(), *update)
+	reporttest.GoldenFiles(t, Files(s), *update)
 }
 
 // TestTiming: a run's timing is in the summary, the JUnit root's time and
@@ -109,13 +109,13 @@ func TestWriters(t *testing.T) {
 func TestTiming(t *testing.T) {
 	for _, tc := range []struct {
 		name         string
-		timing       *Timing
+		timing       *outcome.Timing
 		json, html   []string
 		junitRootAtt string
 	}{
-		{"a clean run", NewTiming(2*time.Second, 1500*time.Millisecond, 250*time.Millisecond, nil),
+		{"a clean run", outcome.NewTiming(2*time.Second, 1500*time.Millisecond, 250*time.Millisecond, nil),
 			[]string{`"suiteSeconds": 1.5`, `"cleanUpSeconds": 0.25`}, []string{"clean-up and stop 0.25 s"}, `time="3.750"`},
-		{"a failed clean-up", NewTiming(time.Second, time.Second, time.Minute, errors.New("not deleted within 1m0s: Pod ns/p (held by finalizers x)")),
+		{"a failed clean-up", outcome.NewTiming(time.Second, time.Second, time.Minute, errors.New("not deleted within 1m0s: Pod ns/p (held by finalizers x)")),
 			[]string{`"cleanUpError": "not deleted within 1m0s: Pod ns/p (held by finalizers x)"`}, []string{"the clean-up failed: not deleted within 1m0s: Pod ns/p (held by finalizers x)"}, `time="62.000"`},
 		{"no timing", nil, nil, nil, ""},
 	} {
@@ -123,7 +123,7 @@ func TestTiming(t *testing.T) {
 			s := Build("reference", "presetsim (Kubernetes v1.37.1)", "cluster", results)
 			s.Timing = tc.timing
 			var js, html, junit bytes.Buffer
-			if err := errors.Join(s.WriteJSON(&js), s.WriteHTML(&html), s.WriteJUnit(&junit)); err != nil {
+			if err := errors.Join(s.WriteJSON(&js), WriteHTML(&html, s), WriteJUnit(&junit, s)); err != nil {
 				t.Fatal(err)
 			}
 			for _, want := range tc.json {
@@ -153,7 +153,7 @@ func TestTiming(t *testing.T) {
 // there.
 func TestHTMLRendersInChromium(t *testing.T) {
 	var b bytes.Buffer
-	if err := Build("reference", "presetsim", "envtest", results).WriteHTML(&b); err != nil {
+	if err := WriteHTML(&b, Build("reference", "presetsim", "envtest", results)); err != nil {
 		t.Fatal(err)
 	}
 	dom := reporttest.Render(t, b.Bytes())

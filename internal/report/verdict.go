@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"presetsim.dev/presetsim/outcome"
 )
 
 // WriteVerdict writes what a run decided, and nothing of how long it took:
@@ -11,7 +13,7 @@ import (
 // scenario's, a line each. Two runs of the same suite against the same
 // implementation — one whole, one in shards merged — write the same
 // verdict; that is how make test-kind checks a sharded run.
-func (s *Summary) WriteVerdict(w io.Writer) error {
+func WriteVerdict(w io.Writer, s *outcome.Report) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "implementation: %s\nversion: %s\nbackend: %s\npassed: %t\ntotals: %s\n", s.Implementation, s.Version, s.Backend, s.Passed, s.Totals)
 	for _, r := range s.Rules {

@@ -17,7 +17,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"presetsim.dev/presetsim/harness/backend"
-	"presetsim.dev/presetsim/internal/nodes"
 	"presetsim.dev/presetsim/internal/rollout"
 )
 
@@ -35,7 +34,7 @@ func (s *Scenario) SetNodes(ctx context.Context, n int) error {
 
 // nodes returns the node simulator, or an UnsupportedError when the backend
 // has none.
-func (s *Scenario) nodes() (*nodes.Simulator, error) {
+func (s *Scenario) nodes() (backend.NodeSet, error) {
 	if sim := backend.Nodes(s.Objects()); sim != nil {
 		return sim, nil
 	}

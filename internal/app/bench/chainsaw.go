@@ -3,7 +3,6 @@ package bench
 import (
 	"context"
 	"embed"
-	"encoding/json"
 	"fmt"
 	"io"
 	"io/fs"
@@ -19,8 +18,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"presetsim.dev/presetsim/harness"
-	"presetsim.dev/presetsim/internal/report"
 	"presetsim.dev/presetsim/internal/tailbuf"
+	"presetsim.dev/presetsim/outcome"
 )
 
 // chainsawTests are the seed features written as chainsaw tests, one per
@@ -211,19 +210,19 @@ func timed(ctx context.Context, kubeconfig string, args []string) (time.Duration
 
 // readSummary reads the summary.json presetsim run wrote into dir; one
 // without timing is an error.
-func readSummary(dir string) (*report.Summary, error) {
+func readSummary(dir string) (*outcome.Report, error) {
 	data, err := os.ReadFile(filepath.Join(dir, "summary.json"))
 	if err != nil {
 		return nil, err
 	}
-	var s report.Summary
-	if err := json.Unmarshal(data, &s); err != nil {
+	s, err := outcome.ReadReport(data)
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "summary.json"), err)
 	}
 	if s.Timing == nil {
 		return nil, fmt.Errorf("%s has no timing", filepath.Join(dir, "summary.json"))
 	}
-	return &s, nil
+	return s, nil
 }
 
 // chainsawTestCount is how many chainsaw tests there are.

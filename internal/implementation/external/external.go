@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -66,8 +67,16 @@ type Options struct {
 // person or a script starts it, not the harness.
 const OutsideGrace = 60 * time.Second
 
-// KubeconfigPlaceholder is replaced in Options.Command.
-const KubeconfigPlaceholder = "{kubeconfig}"
+// Placeholders replaced in Options.Command and Options.Env: the path of a
+// kubeconfig for the webhook and, when Options.CABundle is empty, of the
+// serving certificate and key the harness issued for the URL's host and of
+// the CA that signed it.
+const (
+	KubeconfigPlaceholder = "{kubeconfig}"
+	CertPlaceholder       = "{cert}"
+	KeyPlaceholder        = "{key}"
+	CAPlaceholder         = "{ca}"
+)
 
 // Webhook is an external webhook under test, with its process when the
 // harness starts one.
@@ -80,6 +89,9 @@ type Webhook struct {
 	output  *tailbuf.Buffer
 	log     *cappedLog
 	exited  chan struct{}
+	// certs is the serving certificate the harness issued (Options.CABundle
+	// was empty), nil otherwise.
+	certs *webhook.Certificates
 	// wroteKubeconfig: Options.KubeconfigOut is this run's, to remove.
 	wroteKubeconfig bool
 }
@@ -113,8 +125,21 @@ func (e *Webhook) Install(ctx context.Context, t implementation.Target) error {
 	if !strings.HasPrefix(e.spec.URL, "https://") {
 		return fmt.Errorf("external module: the webhook URL must be https://, got %q", e.spec.URL)
 	}
+	if len(e.spec.CABundle) == 0 && len(e.spec.Command) == 0 {
+		return errors.New("external module: a CA bundle is required (or a command, which the harness then gives a serving certificate: " +
+			CertPlaceholder + ", " + KeyPlaceholder + ", " + CAPlaceholder + ")")
+	}
 	if len(e.spec.CABundle) == 0 {
-		return errors.New("external module: a CA bundle is required")
+		// The harness issues the serving certificate, as controller-runtime's
+		// envtest does for the webhooks it serves.
+		u, err := url.Parse(e.spec.URL)
+		if err != nil {
+			return fmt.Errorf("external module: the webhook URL: %w", err)
+		}
+		if e.certs, err = webhook.NewCertificates(u.Hostname()); err != nil {
+			return fmt.Errorf("external module: issuing a serving certificate for %s: %w", u.Hostname(), err)
+		}
+		e.spec.CABundle = e.certs.CABundle
 	}
 	api := backend.APIOf(t.Cluster)
 	if api == nil {
@@ -138,13 +163,15 @@ func (e *Webhook) Install(ctx context.Context, t implementation.Target) error {
 		e.wroteKubeconfig = true
 		fmt.Fprintf(t.Progress, "the webhook's kubeconfig is %s: start the webhook with it (the run waits up to %s) ...\n", e.spec.KubeconfigOut, e.RefusedGrace())
 	}
-	return implementation.RegisterWebhook(ctx, t, webhook.PodConfig{
+	return implementation.RegisterWebhook(ctx, t, webhook.MutatingWebhookConfiguration(webhook.PodConfig{
+		Name:                    implementation.WebhookName,
+		NamespaceSelector:       t.Namespaces,
 		URL:                     e.spec.URL,
 		CABundle:                e.spec.CABundle,
 		FailurePolicy:           admissionregistrationv1.FailurePolicyType(e.spec.FailurePolicy),
 		TimeoutSeconds:          e.spec.TimeoutSeconds,
 		AdmissionReviewVersions: e.spec.AdmissionReviewVersions,
-	})
+	}))
 }
 
 // WaitForPreset probes the webhook with dry-run pods
@@ -166,9 +193,29 @@ func (e *Webhook) start(kubeconfig []byte, keepDir func(string) error) error {
 	if err := os.WriteFile(path, kubeconfig, 0o600); err != nil {
 		return err
 	}
+	files := map[string][]byte{KubeconfigPlaceholder: nil}
+	if e.certs != nil {
+		cert, key, err := e.certs.ServingPEM()
+		if err != nil {
+			return err
+		}
+		files = map[string][]byte{CertPlaceholder: cert, KeyPlaceholder: key, CAPlaceholder: e.certs.CABundle}
+	}
+	pairs := []string{KubeconfigPlaceholder, path}
+	for placeholder, data := range files {
+		if data == nil {
+			continue
+		}
+		file := filepath.Join(dir, strings.Trim(placeholder, "{}")+".pem")
+		if err := os.WriteFile(file, data, 0o600); err != nil {
+			return err
+		}
+		pairs = append(pairs, placeholder, file)
+	}
+	expand := strings.NewReplacer(pairs...).Replace
 	args := make([]string, len(e.spec.Command))
 	for i, a := range e.spec.Command {
-		args[i] = strings.ReplaceAll(a, KubeconfigPlaceholder, path)
+		args[i] = expand(a)
 	}
 	// What the process writes is bounded in memory (its last lines) and
 	// on disk (the log file is cut at maxLogBytes), however much it prints.
@@ -186,7 +233,7 @@ func (e *Webhook) start(kubeconfig []byte, keepDir func(string) error) error {
 	if len(e.spec.Env) > 0 {
 		e.cmd.Env = os.Environ()
 		for _, kv := range e.spec.Env {
-			e.cmd.Env = append(e.cmd.Env, strings.ReplaceAll(kv, KubeconfigPlaceholder, path))
+			e.cmd.Env = append(e.cmd.Env, expand(kv))
 		}
 	}
 	e.cmd.Stdout, e.cmd.Stderr = out, out

@@ -51,12 +51,12 @@ type flags struct {
 func bindFlags(fs *pflag.FlagSet) *flags {
 	f := &flags{}
 	fs.StringVar(&f.url, "webhook-url", "", "test this external webhook (https URL) instead of an in-process module")
-	fs.StringVar(&f.caFile, "webhook-ca", "", "CA bundle (PEM file) that verifies the external webhook")
+	fs.StringVar(&f.caFile, "webhook-ca", "", "CA bundle (PEM file) that verifies the external webhook; with --webhook-command and no --webhook-ca, the run issues the webhook a serving certificate ("+CertPlaceholder+", "+KeyPlaceholder+", "+CAPlaceholder+" in the command)")
 	fs.StringVar(&f.versions, "webhook-versions", "v1", "admissionReviewVersions the external webhook accepts, comma-separated")
 	fs.DurationVar(&f.timeout, "webhook-timeout", 10*time.Second, "how long the API server waits for the external webhook (1s to 30s)")
 	fs.StringVar(&f.failurePolicy, "webhook-failure-policy", "Fail", "Fail or Ignore")
 	fs.StringVar(&f.command, "webhook-command", "", "command that starts the external webhook once the API server is up; "+
-		KubeconfigPlaceholder+" is replaced by a kubeconfig for it; shell-style quoting, and NAME=value words first set its environment (LOG=debug ./hook --port 9443)")
+		KubeconfigPlaceholder+" is replaced by a kubeconfig for it, and without --webhook-ca "+CertPlaceholder+" and "+KeyPlaceholder+" by a serving certificate and key the run issued; shell-style quoting, and NAME=value words first set its environment (LOG=debug ./hook --port 9443)")
 	fs.StringVar(&f.kubeconfigOut, "webhook-kubeconfig-out", "", "write the kubeconfig for a webhook started outside the run (on the host of the container the run is in) to this file once the API server is up, and wait up to "+OutsideGrace.String()+" for the webhook; removed when the run ends")
 	return f
 }
@@ -64,14 +64,17 @@ func bindFlags(fs *pflag.FlagSet) *flags {
 // options checks the flags and returns the webhook they describe.
 func (f *flags) options() (Options, error) {
 	if f.url == "" {
-		return Options{}, errors.New("an external webhook needs --webhook-url (and --webhook-ca)")
+		return Options{}, errors.New("an external webhook needs --webhook-url (and --webhook-ca, or a --webhook-command given a certificate)")
 	}
-	if f.caFile == "" {
-		return Options{}, errors.New("--webhook-url needs --webhook-ca")
+	if f.caFile == "" && f.command == "" {
+		return Options{}, errors.New("--webhook-url needs --webhook-ca, or a --webhook-command that serves the certificate the run issues (" + CertPlaceholder + ", " + KeyPlaceholder + ")")
 	}
-	ca, err := os.ReadFile(f.caFile)
-	if err != nil {
-		return Options{}, fmt.Errorf("--webhook-ca: %w", err)
+	var ca []byte
+	var err error
+	if f.caFile != "" {
+		if ca, err = os.ReadFile(f.caFile); err != nil {
+			return Options{}, fmt.Errorf("--webhook-ca: %w", err)
+		}
 	}
 	if f.failurePolicy != "Fail" && f.failurePolicy != "Ignore" {
 		return Options{}, fmt.Errorf("--webhook-failure-policy must be Fail or Ignore, not %q", f.failurePolicy)

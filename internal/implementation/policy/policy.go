@@ -24,6 +24,7 @@ import (
 
 	"presetsim.dev/presetsim/harness/backend"
 	"presetsim.dev/presetsim/harness/implementation"
+	"presetsim.dev/presetsim/harness/profile"
 	"presetsim.dev/presetsim/internal/manifest"
 	"presetsim.dev/presetsim/internal/policyplugin"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
@@ -65,6 +66,11 @@ func New(o Options) *Policy {
 
 // Name says what runs.
 func (p *Policy) Name() string { return "MutatingAdmissionPolicy compiled from the presets" }
+
+// Profile is the profile the policy is tested with when the run names
+// none (implementation.Profiled): profiles/policy.yaml, which declares what
+// a MutatingAdmissionPolicy cannot do.
+func (p *Policy) Profile() (*profile.Profile, error) { return profile.Shipped("policy.yaml") }
 
 // CRD is ReferenceCRD: the presets are the reference's.
 func (p *Policy) CRD() implementation.CRDSource { return implementation.ReferenceCRD }

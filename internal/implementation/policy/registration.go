@@ -4,7 +4,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"presetsim.dev/presetsim/harness/implementation"
-	"presetsim.dev/presetsim/harness/profile"
 )
 
 // Registration registers the kind, tested with the shipped profile
@@ -16,6 +15,5 @@ func Registration() implementation.Registration {
 		Flags: func(*pflag.FlagSet) func(implementation.Env) (implementation.Implementation, error) {
 			return func(implementation.Env) (implementation.Implementation, error) { return New(Options{}), nil }
 		},
-		Profile: func() (*profile.Profile, error) { return profile.Shipped("policy.yaml") },
 	}
 }

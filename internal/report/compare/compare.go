@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 
-	"presetsim.dev/presetsim/internal/report"
 	"presetsim.dev/presetsim/outcome"
 	"presetsim.dev/presetsim/rule"
 )
@@ -26,7 +25,7 @@ type Run struct {
 	// share one; Header shortens it for the implementation's column.
 	Name    string
 	Source  string
-	Summary *report.Summary
+	Summary *outcome.Report
 	// Report is the run's report.html, beside its summary, when it has one.
 	Report string
 }
@@ -92,16 +91,19 @@ func Read(paths []string) ([]Run, error) {
 
 // readSummary reads and checks one summary file; errors name the file and,
 // for malformed JSON, the line.
-func readSummary(file string) (*report.Summary, error) {
+func readSummary(file string) (*outcome.Report, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return nil, fmt.Errorf("unable to read a run's summary: %w", err)
 	}
-	s := &report.Summary{}
+	s := &outcome.Report{}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(s); err != nil {
 		return nil, fmt.Errorf("%s: %s", file, jsonError(data, err))
+	}
+	if err := s.CheckVersion(); err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	switch {
 	case s.Implementation == "":
@@ -192,8 +194,8 @@ func Build(runs []Run) *Matrix {
 }
 
 // cellOf is a rule's outcome in a summary, with its reasons.
-func cellOf(s *report.Summary, id rule.ID) Cell {
-	i := slices.IndexFunc(s.Rules, func(r report.RuleOutcome) bool { return r.ID == id })
+func cellOf(s *outcome.Report, id rule.ID) Cell {
+	i := slices.IndexFunc(s.Rules, func(r outcome.RuleReport) bool { return r.ID == id })
 	if i < 0 {
 		return Cell{Outcome: Absent}
 	}
@@ -222,7 +224,7 @@ func cellOf(s *report.Summary, id rule.ID) Cell {
 }
 
 // failureNote is a failed scenario with its failing check.
-func failureNote(s *report.Summary, name string) string {
+func failureNote(s *outcome.Report, name string) string {
 	sc := scenario(s, name)
 	if sc == nil || sc.FailedCheck == "" {
 		return name
@@ -231,7 +233,7 @@ func failureNote(s *report.Summary, name string) string {
 }
 
 // reasons are the scenarios' distinct reasons, in order.
-func reasons(s *report.Summary, names []string) []string {
+func reasons(s *outcome.Report, names []string) []string {
 	var out []string
 	for _, name := range names {
 		reason := ""
@@ -245,7 +247,7 @@ func reasons(s *report.Summary, names []string) []string {
 	return out
 }
 
-func scenario(s *report.Summary, name string) *report.ScenarioReport {
+func scenario(s *outcome.Report, name string) *outcome.ScenarioReport {
 	for i := range s.Scenarios {
 		if s.Scenarios[i].Name == name {
 			return &s.Scenarios[i]
