@@ -30,7 +30,7 @@ test: ## generated files up to date, vet, unit tests and the feature suite with 
 test-short: ## the contributors' fast lane: go test -short (no control plane, a sample of the mutants); make test is the gate
 	$(GO) test -short ./...
 
-# Generative conformance (presetsim fuzz, README "Generated cases"): the
+# Generative conformance (presetsim fuzz, docs/guide.md "Generated cases"): the
 # reference against the model, offline and on envtest, with a fixed seed.
 CASES ?= 2000
 .PHONY: conformance-fuzz

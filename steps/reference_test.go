@@ -34,7 +34,7 @@ func TestStepReference(t *testing.T) {
 	b.WriteString("**Rules**: what a failure is credited to before it is narrowed by the scenario's tags and, for a pod\n")
 	b.WriteString("comparison, by the paths that differ. **Shows**: the kind of evidence, which a profile's declared\n")
 	b.WriteString("difference must name to excuse it. **Needs**: the profile capability without which it is *not claimed*.\n")
-	b.WriteString("README.md (\"Writing a scenario\") says what each step means.\n\n")
+	b.WriteString("guide.md (\"Writing a scenario\") says what each step means.\n\n")
 	b.WriteString("| step | takes | kind | rules | shows | needs |\n|---|---|---|---|---|---|\n")
 	seen := map[string]bool{}
 	for _, d := range Reference() {

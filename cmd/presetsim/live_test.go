@@ -17,7 +17,7 @@ import (
 // pod` as a person would, against `presetsim up` with kubectl: a preset
 // created after a Deployment's pods is drift (exit 3, the table, the fix);
 // running the fix it prints clears it (exit 0); explain says why the new
-// pods have the preset and what their annotations record. The README's
+// pods have the preset and what their annotations record. The guide's
 // transcripts come from this scenario.
 func TestAuditAndExplainOnUp(t *testing.T) {
 	if testing.Short() {

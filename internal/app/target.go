@@ -81,7 +81,6 @@ func (s *started) stop(stderr io.Writer) (time.Duration, error) {
 // cleanUpExit is the exit of a command whose own work passed: status 1
 // when its clean-up failed (stop said what it could not do), for a run
 // that left something behind on a cluster is not a pass; none otherwise.
-// Until 2026-11-27 such a run exited 0.
 func cleanUpExit(stopErr error) error {
 	if stopErr != nil {
 		return cli.ExitError{Code: 1}

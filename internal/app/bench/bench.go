@@ -159,7 +159,7 @@ the features as chainsaw tests are built in; chainsaw is yours to build.`,
 			start := time.Now()
 			status, t := steps.Run(sw, steps.SuiteOptions{Paths: []string{*features}, Format: "progress", Output: io.Discard, Concurrency: c})
 			// The suite's wall time, as run prints it ("suite:"): not the
-			// control plane's stop (until 2026-11-26 it was counted).
+			// control plane's stop.
 			wall = append(wall, time.Since(start))
 			if err := side.stop(sw); err != nil {
 				return err

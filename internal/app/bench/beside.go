@@ -13,10 +13,8 @@ import (
 // up: while one starts, a signal only cancels the context (harness.Start
 // then stops what it had started, and the main World is stopped once
 // Start returns); once it is up, a signal stops it and the main World.
-// Until 2026-11-27 a signal during such a start stopped the main World and
-// exited, and the starting control plane's etcd and kube-apiserver stayed
-// (seen after a Ctrl-C of presetsim bench), with no record for the next
-// run to reap them by (the harness now keeps one during a start).
+// Were a signal during such a start to stop the main World and exit, the
+// starting control plane's etcd and kube-apiserver would stay behind.
 type beside struct {
 	interrupts *interrupt.Interrupts
 	main       *harness.World

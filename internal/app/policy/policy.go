@@ -27,7 +27,7 @@ later) that make the API server apply those presets to the pods created in that 
 the reference does, with no webhook and nothing of presetsim in the cluster, and a
 ValidatingAdmissionPolicy and its binding that return the conflict warnings. The presets are
 compiled into the policy: apply its output again after changing them, or run presetsim policy
-controller in the cluster (deploy/policy), which keeps them compiled. README's "PodPreset
+controller in the cluster (deploy/policy), which keeps them compiled. docs/guide.md's "PodPreset
 without a webhook" says what differs from the reference (no events; a preset read from a file
 has no resourceVersion, so its podpreset-<name> annotation is empty).
 
