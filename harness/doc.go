@@ -3,15 +3,15 @@
 // it, with the run's namespaces. It is what another godog suite needs to
 // use the step language (package steps): choose, Start, run, Stop.
 //
-// Backends and Implementations are the registries, by name; Choice binds
-// them to a command's flags (--backend, --implementation and each
-// registration's own flags) and Resolve makes what the flags chose, so
-// that no command names a backend or an implementation kind itself. Start
-// is the one start sequence:
+// The caller chooses the backend and the implementation as values
+// (Options.Backend: envtest.New, offline.New, ... of the packages under
+// backends/; package conformance has the implementations' constructors), so
+// the harness links no backend it is not given; the presetsim command
+// chooses by name through internal/registry. Start is the one start
+// sequence:
 //
 //  1. the backend (the seam is package backend; one package per backend
-//     under internal/backend: envtest, offline, kind, cluster) starts a
-//     cluster;
+//     under backends/: envtest, offline, kind, cluster) starts a cluster;
 //  2. the implementation under test (the seam is package implementation;
 //     one package per kind under internal/implementation: an in-process
 //     module, an external webhook, the policy, one already installed)

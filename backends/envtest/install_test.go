@@ -78,7 +78,7 @@ cp go.mod "$out.gomod" && : > "$out"
 func TestPinsAreTheRepositorys(t *testing.T) {
 	for _, m := range toolModules {
 		for file, pinned := range map[string]string{"go.mod": m.GoMod, "go.sum": m.GoSum} {
-			data, err := os.ReadFile(filepath.Join("..", "..", "..", "hack", "tools", m.Name, file))
+			data, err := os.ReadFile(filepath.Join("..", "..", "hack", "tools", m.Name, file))
 			if err != nil {
 				t.Fatal(err)
 			}

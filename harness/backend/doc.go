@@ -12,10 +12,10 @@
 // can exec), Waits (shorter waits than an API server needs) and Processes
 // (the backend starts child processes a killed run would leave behind).
 //
-// Each backend is a package under internal/backend, with its own options
+// Each backend is a package under backends/, with its own options, New,
 // and a Registration (its name, its own flags, the implementation kind it
-// tests by default); package harness lists the registrations (one line
-// each) and runs the one start sequence every backend shares. Package
+// tests by default) that the presetsim command lists (internal/registry);
+// package harness runs the one start sequence every backend shares. Package
 // internal/backend/apiclient holds the Cluster of a real API server that
 // the envtest, kind and existing-cluster backends build on.
 package backend

@@ -3,8 +3,9 @@
 // itself on a started cluster (Install), says when a preset it was given
 // is in effect (WaitForPreset) and stops (Stop); the harness and the steps
 // never ask which kind it is. The kinds, one package each under
-// internal/implementation, each with a Registration (its name, its own
-// flags, its shipped profile) that harness.Implementations lists:
+// internal/implementation, each with a constructor in package conformance
+// and a Registration (its name, its own flags) that the presetsim command
+// lists (internal/registry):
 //
 //   - module: an in-process admission module (the reference, a mutant),
 //     served to an API server as a webhook or called in-process offline;

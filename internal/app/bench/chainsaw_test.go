@@ -156,9 +156,10 @@ func TestReadSummary(t *testing.T) {
 		name, file string // no file when empty
 		wantErr    string
 	}{
-		{"timed", `{"scenarios": [{"name": "a"}, {"name": "b"}], "timing": {"cleanUpSeconds": 0.25}}`, ""},
-		{"no timing", `{"scenarios": []}`, "has no timing"},
+		{"timed", `{"apiVersion": "presetsim.dev/v1alpha1", "kind": "ConformanceReport", "scenarios": [{"name": "a"}, {"name": "b"}], "timing": {"cleanUpSeconds": 0.25}}`, ""},
+		{"no timing", `{"apiVersion": "presetsim.dev/v1alpha1", "kind": "ConformanceReport", "scenarios": []}`, "has no timing"},
 		{"not JSON", `{`, "summary.json"},
+		{"another version", `{"apiVersion": "presetsim.dev/v9", "kind": "ConformanceReport"}`, "not a report this presetsim reads"},
 		{"no summary", "", "no such file"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
