@@ -11,6 +11,11 @@
 //     of a conflicting set, wiping env on a conflict, no conflict report,
 //     events on dry runs;
 //   - 26 mutants written from the specification rule by rule (faults.go);
+//   - 3 mutants that break R6, state over time (history.go), each keeping
+//     state across the admissions of one plug-in instance as a cache or a
+//     memo would: a conflict reported once, pods' own env carried into the
+//     presets they matched, a preset re-created under its name served as
+//     it first was;
 //   - noop, which mutates nothing, and kubernetes-1.19, the reference with
 //     the 1.19 plug-in's differences, for profiles/kubernetes-1.19.yaml;
 //   - example/podinjection (package example), an implementation with its own API and keys,

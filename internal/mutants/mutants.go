@@ -24,9 +24,10 @@ type Mutant struct {
 }
 
 // All are the mutants: the first thirteen (classic.go), then those written
-// from the specification rule by rule (faults.go), all decorators of the
-// reference plug-in.
-var All = slices.Concat(mutantsOf(classicMutants), mutantsOf(decoratedMutants))
+// from the specification rule by rule (faults.go), then those that break
+// R6, state over time (history.go), all decorators of the reference
+// plug-in.
+var All = slices.Concat(mutantsOf(classicMutants), mutantsOf(decoratedMutants), statefulOf(historyMutants))
 
 // Prefix is the prefix of the mutants' module names.
 const Prefix = "mutant/"
@@ -44,6 +45,9 @@ const NoopModule = "noop"
 func Register(m *module.Registry) {
 	for _, mu := range slices.Concat(classicMutants, decoratedMutants) {
 		m.Register(Prefix+mu.Name, newDecorated(mu.fault))
+	}
+	for _, mu := range historyMutants {
+		m.Register(Prefix+mu.Name, mu.factory())
 	}
 	m.Register(Kubernetes119Module, newDecorated(kubernetes119()))
 	// The no-op module wants no lister, so it runs whatever CRD is served.
@@ -73,11 +77,32 @@ type decoratedMutant struct {
 	fault fault
 }
 
+// statefulMutant is a mutant whose fault keeps state across admissions:
+// fresh makes it anew for every plug-in instance, so that one run's state
+// never reaches another.
+type statefulMutant struct {
+	Mutant
+	fresh func() fault
+}
+
+// factory makes the mutant's plug-in, with state of its own.
+func (m statefulMutant) factory() admission.Factory {
+	return func(config io.Reader) (admission.Interface, error) { return newDecorated(m.fresh())(config) }
+}
+
 // mutantsOf lists the mutants of ds.
 func mutantsOf(ds []decoratedMutant) []Mutant {
 	out := make([]Mutant, len(ds))
 	for i, d := range ds {
 		out[i] = d.Mutant
+	}
+	return out
+}
+
+func statefulOf(ms []statefulMutant) []Mutant {
+	out := make([]Mutant, len(ms))
+	for i, m := range ms {
+		out[i] = m.Mutant
 	}
 	return out
 }
