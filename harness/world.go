@@ -389,6 +389,22 @@ func (w *World) ModuleOutput() string {
 	return ""
 }
 
+// FailedRequests are the admission requests in the namespace (physical)
+// that got no valid answer from the implementation: as the implementation
+// saw them (implementation.Answers: the relay in front of a webhook) or as
+// the cluster that called it in-process did (backend.AdmissionFailures);
+// none when the harness cannot see them.
+func (w *World) FailedRequests(namespace string) []string {
+	var out []string
+	if a, ok := w.impl.(implementation.Answers); ok {
+		out = append(out, a.FailedRequests(namespace)...)
+	}
+	if a, ok := w.cluster.(backend.AdmissionFailures); ok {
+		out = append(out, a.FailedRequests(namespace)...)
+	}
+	return out
+}
+
 // Stop stops the implementation, then the backend. It is safe to call more
 // than once and from a signal handler.
 func (w *World) Stop() error {

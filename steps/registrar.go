@@ -282,6 +282,55 @@ var serverErrors = []string{
 	"the server was unable to return a response", "the server has received too many requests",
 }
 
+// AnsweredCheck names the check that every admission request of the
+// scenario got a valid answer (R5.3).
+const AnsweredCheck = "every admission request the implementation was sent got a valid answer"
+
+// answered fails R5.3 when a request in the scenario's namespaces got no
+// valid answer from the implementation, whatever the failure policy then
+// did and whether a step failed for it or not: the failed request is the
+// cause, so its check goes first and names the rule first.
+func (s *state) answered() error {
+	var failed []string
+	for _, ns := range s.scenario.OwnNamespaces() {
+		failed = append(failed, s.scenario.World().FailedRequests(ns)...)
+	}
+	if len(failed) == 0 {
+		return nil
+	}
+	err := fmt.Errorf("%d admission requests got no valid answer from the implementation:\n  %s", len(failed), strings.Join(grouped(failed, 5), "\n  "))
+	if out := s.scenario.World().ModuleOutput(); out != "" {
+		err = fmt.Errorf("%w\n%s", err, out)
+	}
+	s.checks = append([]outcome.Check{{Step: AnsweredCheck, Rules: []rule.ID{rule.R5_3}, Outcome: outcome.Failed, Err: err}}, s.checks...)
+	return err
+}
+
+// grouped lists sentences once each, with how many times each came when
+// more than once, at most limit of them and a line for the rest.
+func grouped(sentences []string, limit int) []string {
+	var order []string
+	count := map[string]int{}
+	for _, s := range sentences {
+		if count[s] == 0 {
+			order = append(order, s)
+		}
+		count[s]++
+	}
+	var out []string
+	for i, s := range order {
+		if i == limit {
+			out = append(out, fmt.Sprintf("… and %d more kinds", len(order)-limit))
+			break
+		}
+		if count[s] > 1 {
+			s = fmt.Sprintf("%d×: %s", count[s], s)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
 // ModelCheck names the check the model makes after a scenario's last step.
 const ModelCheck = "the pods the scenario submitted came out as the model makes them"
 

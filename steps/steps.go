@@ -244,6 +244,9 @@ func initializer(w *harness.World, fsys fs.FS, work *slots) func(*godog.Scenario
 					verr = s.finalVerdict(ctx)
 					s.phases = append(s.phases, outcome.Phase{Name: outcome.PhaseModel, Duration: time.Since(began)})
 				}
+				if aerr := s.answered(); aerr != nil && err == nil && verr == nil {
+					verr = aerr
+				}
 				began := time.Now()
 				cerr := s.scenario.Cleanup(ctx)
 				s.phases = append(s.phases, outcome.Phase{Name: outcome.PhaseCleanUp, Duration: time.Since(began)})

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"presetsim.dev/presetsim/backends/envtest"
+
 	"k8s.io/apiserver/pkg/admission/plugin/policy/generic"
 
 	"presetsim.dev/presetsim/backends/offline"
@@ -25,7 +27,7 @@ func TestFeatures(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the feature suite starts etcd, kube-apiserver and kube-controller-manager; skipped with -short")
 	}
-	w := startWorld(t, harness.Options{})
+	w := startWorld(t, harness.Options{Backend: envtest.New(envtest.Options{})})
 	status, timings := steps.Run(w, steps.SuiteOptions{Paths: []string{"../features"}, Format: "progress", TestingT: t})
 	if status != 0 {
 		t.Errorf("feature suite failed with status %d", status)
@@ -48,7 +50,7 @@ func TestFeaturesPolicy(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Run("envtest", func(t *testing.T) {
-		checkPolicySuite(t, startWorld(t, harness.Options{Implementation: policyimpl.New(policyimpl.Options{}), Profile: prof}))
+		checkPolicySuite(t, startWorld(t, harness.Options{Backend: envtest.New(envtest.Options{}), Implementation: policyimpl.New(policyimpl.Options{}), Profile: prof}))
 	})
 	t.Run("offline", func(t *testing.T) {
 		// As the presetsim command does (docs/policy.md): the plug-ins

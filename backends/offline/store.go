@@ -77,6 +77,9 @@ type Cluster struct {
 	presets map[string]map[string]bool
 
 	mu sync.Mutex // serialises writes, so resourceVersions grow in order
+
+	failedMu sync.Mutex
+	failed   map[string][]string // admission requests with no valid answer, by namespace
 	rv int64
 
 	watches watches // Watch's, shared per resource and namespace
@@ -337,6 +340,7 @@ func (c *Cluster) admitPod(ctx context.Context, pod *corev1.Pod, opts backend.Cr
 	}
 	outcome, err := admit.Invoke(ctx, c.plugin, nil, admit.PodCreate(pod, opts.DryRun, "presetsim-offline"))
 	if err != nil {
+		c.noteFailed(pod, opts.DryRun, err)
 		// An API server would fail the webhook call (failurePolicy Fail).
 		return nil, apierrors.NewInternalError(fmt.Errorf("failed calling webhook %q: %w", webhookName, err))
 	}
@@ -761,3 +765,35 @@ func (c *Cluster) addMasterService(ctx context.Context) error {
 // webhookName is the name an API server would give the module's webhook in
 // its messages.
 const webhookName = "podpreset.presetsim.dev"
+
+// maxFailed bounds the failed requests kept per namespace.
+const maxFailed = 200
+
+// noteFailed records an admission request the plug-in gave no valid
+// answer to (it panicked), for R5.3.
+func (c *Cluster) noteFailed(pod *corev1.Pod, dryRun bool, err error) {
+	c.failedMu.Lock()
+	defer c.failedMu.Unlock()
+	if c.failed == nil {
+		c.failed = map[string][]string{}
+	}
+	if len(c.failed[pod.Namespace]) >= maxFailed {
+		return
+	}
+	what := fmt.Sprintf("CREATE of Pod %q", pod.Name)
+	if pod.Name == "" {
+		what = "CREATE of a Pod"
+	}
+	if dryRun {
+		what += " (dry run)"
+	}
+	c.failed[pod.Namespace] = append(c.failed[pod.Namespace], what+": "+err.Error())
+}
+
+// FailedRequests are the admission requests in the namespace the plug-in
+// gave no valid answer to (backend.AdmissionFailures).
+func (c *Cluster) FailedRequests(namespace string) []string {
+	c.failedMu.Lock()
+	defer c.failedMu.Unlock()
+	return append([]string(nil), c.failed[namespace]...)
+}

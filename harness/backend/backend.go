@@ -66,6 +66,14 @@ func KeepDir(keep func(string) error, dir string) error {
 	return keep(dir)
 }
 
+// AdmissionFailures is the ability of a cluster that calls the
+// implementation itself, in-process (the offline backend): the admission
+// requests in a namespace that got no valid answer (a plug-in that
+// panicked), as sentences, which fail R5.3.
+type AdmissionFailures interface {
+	FailedRequests(namespace string) []string
+}
+
 // Reaper is the ability of a backend that makes things outside this host's
 // files (Run.KeepResource): Reap removes one, by name, that a run which was
 // killed left.

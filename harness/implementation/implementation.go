@@ -94,6 +94,17 @@ type Preflight interface {
 	Preflight(b backend.Backend) error
 }
 
+// Answers is the ability of an implementation whose every admission
+// request the harness sees: FailedRequests are the requests in a namespace
+// that got no valid answer (no answer, an error status, no AdmissionReview
+// answering the request, a patch that does not apply), as sentences, which
+// fail R5.3 whatever the failure policy then did. Observes is false when
+// the harness cannot see them (a webhook it cannot stand in front of).
+type Answers interface {
+	FailedRequests(namespace string) []string
+	Observes() bool
+}
+
 // Profiled is the ability of an implementation that is tested with a
 // profile of its own when the run names none (the policy: it declares
 // what a MutatingAdmissionPolicy cannot do, profiles/policy.yaml).

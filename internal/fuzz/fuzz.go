@@ -146,6 +146,7 @@ func Run(ctx context.Context, w *harness.World, opts Options) (_ Summary, err er
 		wg         sync.WaitGroup
 	)
 	progress := newProgress(opts.Progress, own)
+	disagreeing := 0 // cases with a disagreement, under mu
 	record := func(c Case, ds []oracle.Disagreement, explainedBy []*oracle.Hypothesis, err error) {
 		mu.Lock()
 		defer mu.Unlock()
@@ -156,6 +157,9 @@ func Run(ctx context.Context, w *harness.World, opts Options) (_ Summary, err er
 			return
 		}
 		done.Add(1)
+		if len(ds) > 0 {
+			disagreeing++
+		}
 		for _, d := range kinds.add(c.Seed, ds, explainedBy) {
 			if opts.Log != nil {
 				fmt.Fprintf(opts.Log, "disagreement (%s), case seed %d: %s\n", rule.Join(d.Rules, ", "), c.Seed, d.Summary)
@@ -214,8 +218,8 @@ func Run(ctx context.Context, w *harness.World, opts Options) (_ Summary, err er
 		return Summary{}, err
 	}
 	sum := Summary{Seed: opts.Seed, Shard: opts.Shard.String(), Cases: int(done.Load())}
+	sum.Disagreeing = disagreeing
 	for i, rep := range found {
-		sum.Disagreeing += rep.Count
 		if i < opts.Shrink && opts.Out != "" {
 			if err := r.shrinkAndWrite(context.WithoutCancel(ctx), rep, opts); err != nil {
 				return sum, err

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"presetsim.dev/presetsim/backends/envtest"
+
 	"presetsim.dev/presetsim/rule"
 
 	"presetsim.dev/presetsim/backends/offline"
@@ -133,7 +135,7 @@ func TestEnvtest(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			w, err := harness.Start(context.Background(), harness.Options{Implementation: impl})
+			w, err := harness.Start(context.Background(), harness.Options{Backend: envtest.New(envtest.Options{}), Implementation: impl})
 			if err != nil {
 				t.Fatalf("unable to start envtest: %v", err)
 			}

@@ -81,6 +81,12 @@ func (r runner) admit(ctx context.Context, c Case) (_ *trial, err error) {
 		t.taken[logical] = name
 		t.s.Adopt(logical, name)
 	}
+	// The namespaces come from a pool: only the failed requests noted
+	// during this case are the case's.
+	failedBefore := map[string]int{}
+	for _, name := range t.taken {
+		failedBefore[name] = len(r.w.FailedRequests(name))
+	}
 	pod := c.Pod.DeepCopy()
 	pod.Namespace = "default"
 	if pod.Spec.NodeName == "" && pod.Spec.SchedulerName == "" {
@@ -177,6 +183,11 @@ func (r runner) admit(ctx context.Context, c Case) (_ *trial, err error) {
 	c.AnnotateCopied(pod, Versions(t.obs.Presets))
 	t.obs.DryRun = r.create(ctx, t.s, pod, true)
 	t.obs.Create = r.create(ctx, t.s, pod, false)
+	for _, name := range t.taken {
+		if failed := r.w.FailedRequests(name); len(failed) > failedBefore[name] {
+			t.obs.Unanswered = append(t.obs.Unanswered, failed[failedBefore[name]:]...)
+		}
+	}
 	t.obs.Remember(r.w)
 	t.settled = time.Now().Add(t.s.SettleWindow(0))
 	return t, nil

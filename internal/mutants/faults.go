@@ -257,6 +257,16 @@ var decoratedMutants = []decoratedMutant{
 				return ok && v == p.ResourceVersion
 			})
 		}}},
+	// R5.3
+	{Mutant{"panics-on-conflict", rule.R5_3, "panics when a matching preset conflicts with the pod, as a real webhook did on a volume conflict: the request gets no answer, and under failurePolicy: Ignore the pod goes through untouched"}, fault{
+		around: func(ctx context.Context, _ admission.Attributes, pod *corev1.Pod, env *call, next func(context.Context) error) error {
+			matching, _ := merge.Select(pod, env.presets)
+			if r := merge.Apply(pod.DeepCopy(), matching); len(r.Conflicts) > 0 {
+				var seen map[string]bool
+				seen[r.Conflicts[0].Label()] = true // a map never made: panics, as the real one did
+			}
+			return next(ctx)
+		}}},
 	// R4.4
 	{Mutant{"conflict-overrides", rule.R4_4, "on a conflict, the preset's item replaces the pod's own"}, fault{
 		around: func(ctx context.Context, _ admission.Attributes, pod *corev1.Pod, env *call, next func(context.Context) error) error {

@@ -63,6 +63,8 @@ const (
 	// the model records some.
 	Events        Aspect = "events"
 	EventsMissing Aspect = "events missing"
+	// Unanswered: a request got no valid answer (R5.3).
+	Unanswered Aspect = "requests unanswered"
 )
 
 // AboutEvents reports whether an aspect is about conflict events, which
@@ -81,6 +83,14 @@ func Check(ctx context.Context, w *harness.World, obs Observed, events bool) ([]
 			Detail: obs.PresetErr.Error()}}, nil
 	}
 	out := InvalidDisagreements(w, obs.Invalid)
+	if n := len(obs.Unanswered); n > 0 {
+		out = append(out, Disagreement{Rules: []rule.ID{rule.R5_3}, Aspect: Unanswered,
+			Summary: fmt.Sprintf("%d admission requests got no valid answer: %s", n, oneLine(obs.Unanswered[0])),
+			Detail:  strings.Join(obs.Unanswered, "\n")})
+		// What the API server then did with the pod is its failure
+		// policy's, not the implementation's: nothing else is judged.
+		return out, nil
+	}
 	if !obs.Admitted() {
 		return out, nil
 	}
@@ -112,7 +122,7 @@ func Check(ctx context.Context, w *harness.World, obs Observed, events bool) ([]
 // EventDisagreements compares a settled case's conflict events with the
 // model's, when the profile claims events.
 func EventDisagreements(w *harness.World, obs Observed) []Disagreement {
-	if !obs.Admitted() || !w.Profile.Claims(profile.Events) {
+	if !obs.Admitted() || !w.Profile.Claims(profile.Events) || len(obs.Unanswered) > 0 {
 		return nil
 	}
 	want := Expect(w, obs)

@@ -150,7 +150,10 @@ type request struct {
 // everything is the likeliest). Explain names one in a disagreement.
 func Diagnose(w *harness.World, obs Observed, ds []Disagreement, events bool) []*Hypothesis {
 	if len(ds) == 0 || !obs.Admitted() || slices.ContainsFunc(ds, func(d Disagreement) bool {
-		return d.Aspect == PresetRefused || d.Aspect == InvalidStored || d.Aspect == InvalidUnnamed
+		// A request that got no valid answer is its own explanation
+		// (R5.3): what the API server then did with the pod is its
+		// failure policy's, not the implementation's behaviour.
+		return d.Aspect == PresetRefused || d.Aspect == InvalidStored || d.Aspect == InvalidUnnamed || d.Aspect == Unanswered
 	}) {
 		return nil
 	}

@@ -35,6 +35,10 @@ type Observed struct {
 	DryRun, Create Request
 	// Events are the PodPresetConflict events of the pod's namespace.
 	Events []conflict.Event
+	// Unanswered are the case's admission requests that got no valid
+	// answer from the implementation (World.FailedRequests), whatever its
+	// failure policy then made of them: each fails R5.3.
+	Unanswered []string
 	// expected is the model's outcome for the case, once Remember kept
 	// it; Expect computes it otherwise.
 	expected *Expectation

@@ -22,9 +22,8 @@ func Offline(t testing.TB, dir string) {
 	Run(t, harness.Options{Backend: offline.New()}, dir)
 }
 
-// Run runs the features under dir on a World started with opts (envtest
-// when opts names no backend) and fails t once per failed scenario, as
-// Offline does.
+// Run runs the features under dir on a World started with opts and fails
+// t once per failed scenario, as Offline does.
 func Run(t testing.TB, opts harness.Options, dir string) {
 	t.Helper()
 	w, err := harness.Start(context.Background(), opts)

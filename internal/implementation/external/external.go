@@ -94,7 +94,25 @@ type Webhook struct {
 	certs *webhook.Certificates
 	// wroteKubeconfig: Options.KubeconfigOut is this run's, to remove.
 	wroteKubeconfig bool
+	// relay stands between the API server and a webhook on this host's
+	// loopback, and notes the requests that got no valid answer (R5.3);
+	// nil for a webhook elsewhere.
+	relay *relay
 }
+
+// FailedRequests are the admission requests in the namespace that got no
+// valid answer from the webhook (implementation.Answers): none is known of
+// a webhook that is not on this host's loopback, which the relay cannot
+// stand in front of.
+func (e *Webhook) FailedRequests(namespace string) []string {
+	if e.relay == nil {
+		return nil
+	}
+	return e.relay.Failed(namespace)
+}
+
+// Observes reports whether every request to the webhook passes the relay.
+func (e *Webhook) Observes() bool { return e.relay != nil }
 
 // New returns the external webhook opts describe.
 func New(opts Options) *Webhook { return &Webhook{spec: opts} }
@@ -163,11 +181,20 @@ func (e *Webhook) Install(ctx context.Context, t implementation.Target) error {
 		e.wroteKubeconfig = true
 		fmt.Fprintf(t.Progress, "the webhook's kubeconfig is %s: start the webhook with it (the run waits up to %s) ...\n", e.spec.KubeconfigOut, e.RefusedGrace())
 	}
+	endpoint, caBundle := e.spec.URL, e.spec.CABundle
+	if loopback(e.spec.URL) {
+		r, err := startRelay(e.spec.URL, e.spec.CABundle)
+		if err != nil {
+			return err
+		}
+		e.relay = r
+		endpoint, caBundle = r.URL(), r.CABundle()
+	}
 	return implementation.RegisterWebhook(ctx, t, webhook.MutatingWebhookConfiguration(webhook.PodConfig{
 		Name:                    implementation.WebhookName,
 		NamespaceSelector:       t.Namespaces,
-		URL:                     e.spec.URL,
-		CABundle:                e.spec.CABundle,
+		URL:                     endpoint,
+		CABundle:                caBundle,
 		FailurePolicy:           admissionregistrationv1.FailurePolicyType(e.spec.FailurePolicy),
 		TimeoutSeconds:          e.spec.TimeoutSeconds,
 		AdmissionReviewVersions: e.spec.AdmissionReviewVersions,
@@ -295,6 +322,9 @@ func (e *Webhook) Stop() error {
 		return nil
 	}
 	defer func() {
+		if e.relay != nil {
+			e.relay.Stop()
+		}
 		if e.dir != "" {
 			_ = os.RemoveAll(e.dir)
 		}

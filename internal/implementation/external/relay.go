@@ -1,0 +1,247 @@
+package external
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+
+	jsonpatch "github.com/evanphx/json-patch/v5"
+
+	"presetsim.dev/presetsim/internal/webhook"
+)
+
+// maxFailures bounds what the relay keeps per namespace, whatever the
+// webhook does: a webhook failing every request of a long run keeps memory
+// flat. Fuzz reuses namespaces, and reads a case's failures as those noted
+// after the ones before it: past the bound, a namespace's are not seen.
+const maxFailures = 200
+
+// relay stands between the API server and the webhook under test, on
+// this host: the API server calls the relay (registered in the webhook's
+// place, with a certificate of the run's own), the relay passes each
+// request to the webhook and its answer back unchanged, and notes every
+// request that got no valid answer (R5.3): no answer (refused, reset, the
+// API server's timeout), an HTTP status other than 200, a body that is no
+// AdmissionReview answering that request, or a patch that cannot be
+// applied to the object the request sent. The failure policy decides what
+// the API server then does; the relay sees the failure either way, so a
+// webhook that fails under failurePolicy: Ignore is not "a pod left
+// alone".
+type relay struct {
+	server *webhook.Server
+	target *url.URL
+	client *http.Client
+
+	mu     sync.Mutex
+	failed map[string][]string // by the request's namespace
+}
+
+// startRelay serves a relay to target, whose certificate caPEM verifies,
+// on 127.0.0.1.
+func startRelay(target string, caPEM []byte) (*relay, error) {
+	u, err := url.Parse(target)
+	if err != nil {
+		return nil, err
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(caPEM) {
+		return nil, errors.New("the webhook's CA bundle holds no PEM certificate")
+	}
+	r := &relay{target: u, failed: map[string][]string{}, client: &http.Client{
+		Transport: &http.Transport{
+			TLSClientConfig:     &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12},
+			DialContext:         (&net.Dialer{Timeout: 5 * time.Second}).DialContext,
+			MaxIdleConnsPerHost: 16,
+			IdleConnTimeout:     30 * time.Second,
+		},
+	}}
+	if r.server, err = webhook.Serve("127.0.0.1", r); err != nil {
+		return nil, fmt.Errorf("the harness's relay to the webhook: %w", err)
+	}
+	return r, nil
+}
+
+// loopback reports whether a webhook URL names this host's loopback, where
+// the API server of a backend on this host reaches it and so can reach a
+// relay in its place.
+func loopback(raw string) bool {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return false
+	}
+	if u.Hostname() == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(u.Hostname())
+	return ip != nil && ip.IsLoopback()
+}
+
+// URL is where the API server calls the relay for the webhook's URL.
+func (r *relay) URL() string { return r.server.URL + r.target.RequestURI() }
+
+// CABundle verifies the relay's certificate.
+func (r *relay) CABundle() []byte { return r.server.CABundle }
+
+// Stop stops serving.
+func (r *relay) Stop() {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = r.server.Stop(ctx)
+	r.client.CloseIdleConnections()
+}
+
+// Failed are the requests in the namespace that got no valid answer, as
+// sentences, at most maxFailures.
+func (r *relay) Failed(namespace string) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.failed[namespace]...)
+}
+
+// ServeHTTP passes the request to the webhook and its answer back.
+func (r *relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	body, err := io.ReadAll(io.LimitReader(req.Body, webhook.MaxRequestBytes+1))
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	review := reviewOf(body)
+	out, err := http.NewRequestWithContext(req.Context(), http.MethodPost, r.target.Scheme+"://"+r.target.Host+req.URL.RequestURI(), bytes.NewReader(body))
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	out.Header.Set("Content-Type", req.Header.Get("Content-Type"))
+	out.Header.Set("Accept", req.Header.Get("Accept"))
+	resp, err := r.client.Do(out)
+	if err != nil {
+		why := "no answer: " + err.Error()
+		if req.Context().Err() != nil {
+			why = "no answer within the API server's timeout"
+		}
+		r.note(review, why)
+		// The API server words a 502 with its body: "connection refused"
+		// there is what start-up's readiness reads.
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	defer resp.Body.Close()
+	answer, err := io.ReadAll(io.LimitReader(resp.Body, webhook.MaxRequestBytes+1))
+	if err != nil {
+		r.note(review, "the answer could not be read: "+err.Error())
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	if why := invalid(review, resp.StatusCode, answer); why != "" {
+		r.note(review, why)
+	}
+	for _, h := range []string{"Content-Type", "Content-Length"} {
+		if v := resp.Header.Get(h); v != "" {
+			w.Header().Set(h, v)
+		}
+	}
+	w.WriteHeader(resp.StatusCode)
+	_, _ = w.Write(answer)
+}
+
+// note records a failed request under its namespace.
+func (r *relay) note(rv review, why string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.failed[rv.Request.Namespace]) >= maxFailures {
+		return
+	}
+	what := fmt.Sprintf("%s of %s %q", rv.Request.Operation, rv.Request.Kind.Kind, rv.Request.Name)
+	if rv.Request.Name == "" {
+		what = fmt.Sprintf("%s of a %s", rv.Request.Operation, rv.Request.Kind.Kind)
+	}
+	if rv.Request.DryRun != nil && *rv.Request.DryRun {
+		what += " (dry run)"
+	}
+	r.failed[rv.Request.Namespace] = append(r.failed[rv.Request.Namespace], what+": "+why)
+}
+
+// review is what the relay reads of an AdmissionReview, of either version
+// (admission.k8s.io/v1 and v1beta1 have the same shape).
+type review struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Request    struct {
+		UID       string                `json:"uid"`
+		Kind      struct{ Kind string } `json:"kind"`
+		Name      string                `json:"name"`
+		Namespace string                `json:"namespace"`
+		Operation string                `json:"operation"`
+		DryRun    *bool                 `json:"dryRun"`
+		Object    json.RawMessage       `json:"object"`
+	} `json:"request"`
+	Response *struct {
+		UID       string  `json:"uid"`
+		Allowed   bool    `json:"allowed"`
+		Patch     []byte  `json:"patch"`
+		PatchType *string `json:"patchType"`
+	} `json:"response"`
+}
+
+// reviewOf reads a request's review; what cannot be read stays empty.
+func reviewOf(body []byte) review {
+	var rv review
+	_ = json.Unmarshal(body, &rv)
+	return rv
+}
+
+// invalid says why an answer is not a valid answer to the request, "" when
+// it is.
+func invalid(req review, status int, body []byte) string {
+	if status != http.StatusOK {
+		return fmt.Sprintf("HTTP %d: %s", status, firstLine(body))
+	}
+	if len(body) > webhook.MaxRequestBytes {
+		return "the answer is larger than the API server reads"
+	}
+	var rv review
+	if err := json.Unmarshal(body, &rv); err != nil {
+		return "the answer is no AdmissionReview: " + err.Error()
+	}
+	switch {
+	case rv.Kind != "AdmissionReview" || (rv.APIVersion != "admission.k8s.io/v1" && rv.APIVersion != "admission.k8s.io/v1beta1"):
+		return fmt.Sprintf("the answer is no AdmissionReview (apiVersion %q, kind %q)", rv.APIVersion, rv.Kind)
+	case rv.Response == nil:
+		return "the AdmissionReview has no response"
+	case rv.Response.UID != req.Request.UID:
+		return fmt.Sprintf("the response's uid %q is not the request's %q", rv.Response.UID, req.Request.UID)
+	case len(rv.Response.Patch) == 0:
+		return ""
+	case rv.Response.PatchType == nil || *rv.Response.PatchType != "JSONPatch":
+		return "a patch without patchType JSONPatch"
+	}
+	patch, err := jsonpatch.DecodePatch(rv.Response.Patch)
+	if err != nil {
+		return "a patch that is no JSON patch: " + err.Error()
+	}
+	if _, err := patch.Apply(req.Request.Object); err != nil {
+		return "a patch that does not apply to the object sent: " + err.Error()
+	}
+	return ""
+}
+
+// firstLine is the first line of an answer, cut short.
+func firstLine(b []byte) string {
+	if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		b = b[:i]
+	}
+	if len(b) > 200 {
+		b = append(b[:200:200], "…"...)
+	}
+	return string(b)
+}
