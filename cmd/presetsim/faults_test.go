@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -11,6 +13,7 @@ import (
 	"time"
 
 	"presetsim.dev/presetsim/backends/envtest"
+	"presetsim.dev/presetsim/steps"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -153,6 +156,44 @@ func TestWebhookFaults(t *testing.T) {
 				time.Sleep(20 * time.Millisecond)
 			}
 			check("killed webhook", "while-killed")
+			// Whatever the failure policy made of them, the requests the
+			// webhook did not answer are known (R5.3), the one it did is not.
+			failed := strings.Join(w.FailedRequests(ns), "\n")
+			for _, name := range []string{"while-hung", "while-killed"} {
+				if !strings.Contains(failed, strconv.Quote(name)) {
+					t.Errorf("failurePolicy %s: the request for %s is not among the failed ones:\n%s", policy, name, failed)
+				}
+			}
+			if strings.Contains(failed, strconv.Quote("healthy")) {
+				t.Errorf("failurePolicy %s: the answered request for healthy counts as failed:\n%s", policy, failed)
+			}
 		})
+	}
+}
+
+// TestCrashHiddenByIgnore: a webhook that panics on a conflict, registered
+// with failurePolicy: Ignore, lets the conflicting pods through untouched,
+// which looks right; the run fails them on R5.3, named first, with the
+// webhook's own words.
+func TestCrashHiddenByIgnore(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a control plane; skipped with -short")
+	}
+	addr := freeAddr(t)
+	cmd := exec.Command(os.Args[0], "run", "--webhook-failure-policy", "Ignore",
+		"--webhook-url", "https://"+addr+"/mutate-pods",
+		"--webhook-command", os.Args[0]+" serve --module mutant/panics-on-conflict --kubeconfig {kubeconfig} --addr "+addr+" --cert {cert} --key {key}",
+		"../../features/conflict.feature")
+	cmd.Env = append(os.Environ(), childEnv+"=1")
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+		t.Fatalf("run against a webhook that panics on conflicts: %v, want exit status 1\n%s", err, out)
+	}
+	text := string(out)
+	for _, want := range []string{steps.AnsweredCheck, "→ R5.3", "panicked"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the output lacks %q:\n%s", want, text)
+		}
 	}
 }
