@@ -11,9 +11,10 @@ var Suite embed.FS
 const SuitePath = "features"
 
 // Profiles are the profiles shipped with presetsim, by file name
-// (policy.yaml, redhat-cop-podpreset-webhook.yaml): a command uses one by
-// default (run --implementation policy uses policy.yaml), and
-// profile.Shipped reads one.
+// (profiles/policy.yaml, profiles/redhat-cop-podpreset-webhook.yaml), and
+// the CRDs they name (profiles/crds/): a command uses one by default (run
+// --implementation policy uses policy.yaml), and profile.Shipped reads one,
+// from any directory.
 //
-//go:embed profiles/*.yaml
+//go:embed profiles/*.yaml profiles/crds/*.yaml
 var Profiles embed.FS

@@ -80,7 +80,7 @@ type Cluster struct {
 
 	failedMu sync.Mutex
 	failed   map[string][]string // admission requests with no valid answer, by namespace
-	rv int64
+	rv       int64
 
 	watches watches // Watch's, shared per resource and namespace
 }

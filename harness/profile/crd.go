@@ -2,7 +2,9 @@ package profile
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"sigs.k8s.io/yaml"
@@ -16,7 +18,11 @@ func (p *Profile) CRD() (*apiextensionsv1.CustomResourceDefinition, error) {
 	if path == "" {
 		return nil, nil
 	}
-	data, err := os.ReadFile(path)
+	read := os.ReadFile
+	if p.files != nil {
+		read = func(name string) ([]byte, error) { return fs.ReadFile(p.files, filepath.ToSlash(name)) }
+	}
+	data, err := read(path)
 	if err != nil {
 		return nil, fmt.Errorf("unable to read the profile's CRD: %w", err)
 	}

@@ -67,6 +67,9 @@ type Profile struct {
 
 	// File is where the profile was read from.
 	File string `yaml:"-"`
+	// files holds the files it names (spec.crd) when it is a shipped one,
+	// embedded in the binary; nil for a profile on disk.
+	files fs.FS
 }
 
 // Metadata names the profile.
@@ -146,12 +149,16 @@ func Load(path string) (*Profile, error) {
 }
 
 // Parse reads and checks a profile; file names it in errors.
-func Parse(file string, data []byte) (*Profile, error) {
+func Parse(file string, data []byte) (*Profile, error) { return parse(file, data, nil) }
+
+// parse is Parse with the files the profile names read from files (a
+// shipped profile's, embedded), or from the disk when files is nil.
+func parse(file string, data []byte, files fs.FS) (*Profile, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
-	p := &Profile{}
+	p := &Profile{files: files}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(p); err != nil {
@@ -475,5 +482,5 @@ func Shipped(name string) (*Profile, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Parse("profiles/"+name, data)
+	return parse("profiles/"+name, data, presetsim.Profiles) // its CRD too, from any directory
 }

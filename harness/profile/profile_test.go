@@ -131,3 +131,18 @@ func TestTranslation(t *testing.T) {
 		t.Errorf("applied prefix %q key %q", p.AppliedPrefix(), p.AppliedKey("db"))
 	}
 }
+
+// TestShippedFromAnyDirectory: a shipped profile and the CRD it names are
+// read from the binary, whatever the working directory holds.
+func TestShippedFromAnyDirectory(t *testing.T) {
+	t.Chdir(t.TempDir())
+	for _, name := range []string{"redhat-cop-podpreset-webhook.yaml", "kubeflow-poddefault.yaml", "policy.yaml"} {
+		p, err := Shipped(name)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if _, err := p.CRD(); err != nil {
+			t.Errorf("%s: its CRD: %v", name, err)
+		}
+	}
+}

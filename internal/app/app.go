@@ -101,6 +101,7 @@ one installed on a cluster; and previews offline what presets do to pods.`,
 		newFeaturesCommand(stdout),
 		newToolsCommand(stdout, stderr),
 		modulesCmd,
+		newVersionCommand(stdout),
 	)
 	return root
 }
@@ -137,7 +138,7 @@ interrupted.`,
   presetsim run --implementation policy
   presetsim run --watch features/simple.feature
   presetsim run --webhook-url https://127.0.0.1:9443/mutate --webhook-ca ca.pem \
-      --webhook-command './my-webhook --kubeconfig {kubeconfig}' --profile profiles/redhat-cop.yaml
+      --webhook-command './my-webhook --kubeconfig {kubeconfig}' --profile redhat-cop-podpreset-webhook
   presetsim run --kubeconfig ~/.kube/config --report-dir reports/prod`,
 	}
 	fs := cmd.Flags()

@@ -75,6 +75,44 @@ func TestDocsCommands(t *testing.T) {
 	}
 }
 
+// TestHelpExamples: every example of every command's --help names a
+// command the binary has, with flags it takes, and a --profile in one is a
+// shipped profile.
+func TestHelpExamples(t *testing.T) {
+	t.Chdir("../..") // examples name files from the repository's root
+	root := newRootCommand(strings.NewReader(""), io.Discard, io.Discard)
+	checked := 0
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		for _, line := range strings.Split(strings.ReplaceAll(c.Example, "\\\n", " "), "\n") {
+			line = strings.TrimSpace(line)
+			if !strings.HasPrefix(line, "presetsim ") {
+				continue
+			}
+			_, args, err := external.ParseCommand(strings.TrimPrefix(line, "presetsim "))
+			if err == nil {
+				err = parses(args)
+			}
+			for i, a := range args {
+				if a == "--profile" && i+1 < len(args) && err == nil {
+					_, err = loadProfile(args[i+1])
+				}
+			}
+			if err != nil {
+				t.Errorf("%s --help: %s: %v", c.CommandPath(), line, err)
+			}
+			checked++
+		}
+		for _, s := range c.Commands() {
+			walk(s)
+		}
+	}
+	walk(root)
+	if checked < 20 {
+		t.Errorf("checked %d examples: the help's examples were not found", checked)
+	}
+}
+
 // parses finds the command args name and parses its flags, as the binary
 // would, without running it.
 func parses(args []string) error {

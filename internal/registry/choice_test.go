@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"presetsim.dev/presetsim/harness/implementation"
+	"presetsim.dev/presetsim/internal/webhook"
 )
 
 // TestChoice: --backend and --implementation name a registration, a
@@ -16,8 +17,12 @@ import (
 // installed unless told otherwise, a kind brings its profile, and mixing
 // flags of two registrations is a usage error that names them.
 func TestChoice(t *testing.T) {
+	certs, err := webhook.NewCertificates("127.0.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
 	ca := filepath.Join(t.TempDir(), "ca.pem")
-	if err := os.WriteFile(ca, []byte("-----BEGIN CERTIFICATE-----\n"), 0o600); err != nil {
+	if err := os.WriteFile(ca, certs.CABundle, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	hook := []string{"--webhook-url", "https://127.0.0.1:9443/mutate", "--webhook-ca", ca}

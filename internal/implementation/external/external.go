@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/url"
 	"os"
 	"os/exec"
@@ -98,6 +99,26 @@ type Webhook struct {
 	// loopback, and notes the requests that got no valid answer (R5.3);
 	// nil for a webhook elsewhere.
 	relay *relay
+}
+
+// portFree fails when something already answers at the webhook's address
+// before its command started: the run would test that, not the webhook.
+func portFree(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || !loopback(raw) {
+		return nil
+	}
+	port := u.Port()
+	if port == "" {
+		port = "443"
+	}
+	addr := net.JoinHostPort(u.Hostname(), port)
+	conn, err := net.DialTimeout("tcp", addr, 300*time.Millisecond)
+	if err != nil {
+		return nil
+	}
+	_ = conn.Close()
+	return fmt.Errorf("something already listens on %s before the webhook's command started: the run would test it, not the webhook (stop it, or give the webhook another port)", addr)
 }
 
 // FailedRequests are the admission requests in the namespace that got no
@@ -255,6 +276,9 @@ func (e *Webhook) start(kubeconfig []byte, keepDir func(string) error) error {
 		}
 		e.log = &cappedLog{w: f, limit: maxLogBytes}
 		out = io.MultiWriter(e.output, e.log)
+	}
+	if err := portFree(e.spec.URL); err != nil {
+		return err
 	}
 	e.cmd = exec.Command(args[0], args[1:]...)
 	if len(e.spec.Env) > 0 {

@@ -1,8 +1,11 @@
 package external
 
 import (
+	"crypto/x509"
+	"encoding/pem"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -66,6 +69,9 @@ func (f *flags) options() (Options, error) {
 	if f.url == "" {
 		return Options{}, errors.New("an external webhook needs --webhook-url (and --webhook-ca, or a --webhook-command given a certificate)")
 	}
+	if u, err := url.Parse(f.url); err != nil || u.Scheme != "https" || u.Host == "" {
+		return Options{}, fmt.Errorf("--webhook-url must be an https:// URL with a host (an API server calls webhooks over TLS only), not %q", f.url)
+	}
 	if f.caFile == "" && f.command == "" {
 		return Options{}, errors.New("--webhook-url needs --webhook-ca, or a --webhook-command that serves the certificate the run issues (" + CertPlaceholder + ", " + KeyPlaceholder + ")")
 	}
@@ -74,6 +80,9 @@ func (f *flags) options() (Options, error) {
 	if f.caFile != "" {
 		if ca, err = os.ReadFile(f.caFile); err != nil {
 			return Options{}, fmt.Errorf("--webhook-ca: %w", err)
+		}
+		if err := certificates(ca); err != nil {
+			return Options{}, fmt.Errorf("--webhook-ca %s: %w", f.caFile, err)
 		}
 	}
 	if f.failurePolicy != "Fail" && f.failurePolicy != "Ignore" {
@@ -93,4 +102,28 @@ func (f *flags) options() (Options, error) {
 		}
 	}
 	return o, nil
+}
+
+// certificates checks that a CA bundle holds PEM certificates and nothing
+// else a person could give by mistake (a key, a request).
+func certificates(bundle []byte) error {
+	n := 0
+	for rest := bundle; ; {
+		var block *pem.Block
+		block, rest = pem.Decode(rest)
+		if block == nil {
+			break
+		}
+		if block.Type != "CERTIFICATE" {
+			return fmt.Errorf("holds a %s, not a CA certificate: give the certificate of the CA that signed the webhook's", block.Type)
+		}
+		if _, err := x509.ParseCertificate(block.Bytes); err != nil {
+			return fmt.Errorf("a certificate that does not parse: %w", err)
+		}
+		n++
+	}
+	if n == 0 {
+		return errors.New("holds no PEM certificate")
+	}
+	return nil
 }
