@@ -71,14 +71,14 @@ func TestSelfContained(t *testing.T) {
 		code   int
 		want   []string
 	}{
-		{"offline", bin, []string{"run", "--backend", "offline", "--tags", "@R2.4", "--format", "progress"}, 0,
+		{"offline", bin, []string{"run", "-v", "--backend", "offline", "--tags", "@R2.4", "--format", "progress"}, 0,
 			[]string{"ok", "features/simple.feature: "}},
-		{"envtest", bin, []string{"run", "--tags", "@R2.4", "--format", "progress"}, 0,
+		{"envtest", bin, []string{"run", "-v", "--tags", "@R2.4", "--format", "progress"}, 0,
 			[]string{"ok", "features/simple.feature: "}},
 		{"setup-envtest's layout", partial, []string{"run", "--tags", "@R2.4"}, 1,
 			[]string{"KUBEBUILDER_ASSETS=" + partial + " has no kube-controller-manager, kube-scheduler"}},
 		{"the exported suite", bin, []string{"features", "export", "suite"}, 0, []string{fmt.Sprintf("wrote %d feature files to suite", len(suite))}},
-		{"the exported suite run", bin, []string{"run", "--backend", "offline", "--tags", "@R2.4", "--format", "progress", "suite"}, 0,
+		{"the exported suite run", bin, []string{"run", "-v", "--backend", "offline", "--tags", "@R2.4", "--format", "progress", "suite"}, 0,
 			[]string{"ok", "suite/simple.feature: "}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

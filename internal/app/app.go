@@ -147,6 +147,8 @@ interrupted.`,
 	format := fs.String("format", "progress", "output format: progress (a character per step; the summary follows on stderr), pretty (godog's, every step with where it is defined; one scenario at a time unless --concurrency says otherwise, so that each stands under its own Feature), cucumber, junit")
 	tags := fs.String("tags", "", "run only scenarios matching this tag expression, e.g. @R4.2")
 	concurrency := fs.Int("concurrency", steps.DefaultConcurrency, "scenarios to run at once (@serial ones run alone)")
+	verbose := fs.BoolP("verbose", "v", false, "list every scenario with its outcome, not only those that did not pass")
+	quiet := fs.BoolP("quiet", "q", false, "print the counts alone, not the scenarios that did not pass")
 	shard := fs.String("shard", "", "run only shard I of N (I/N) of the selected scenarios: the k-th scenario in file order goes to shard k mod N + 1, the same on every machine; presetsim report merge joins the shards' --report-dir")
 	verdictMap := fs.String("summary-configmap", "", "write the report's summary.json and verdict into this ConfigMap, [NAMESPACE/]NAME (the pod's namespace when run in one), for kubectl to read: deploy/conformance")
 	watchFlag := fs.Bool("watch", false, "keep the control plane and the implementation up; run a feature file's scenarios again when it is saved (all on r and Enter) and print what changed; Ctrl-C stops")
@@ -222,40 +224,7 @@ interrupted.`,
 		fmt.Fprintf(stderr, "\n%s start: %s\n", w.Backend, w.Started.Round(time.Millisecond))
 		fmt.Fprintf(stderr, "suite:               %s for %d scenarios (median %s per scenario)\n",
 			suiteTime.Round(time.Millisecond), len(timings.List()), timings.Median().Round(time.Millisecond))
-		for _, t := range timings.List() {
-			mark := map[outcome.Outcome]string{outcome.Passed: "ok  ", outcome.Failed: "FAIL", outcome.Unsupported: "n/a ",
-				outcome.NotClaimed: "n/c ", outcome.NotApplicable: "n/a ", outcome.Differs: "diff"}[t.Outcome()]
-			fmt.Fprintf(stderr, "  %s %8s  %s\n", mark, t.Duration.Round(time.Millisecond), t.Scenario)
-			if t.Unsupported != "" {
-				fmt.Fprintf(stderr, "                 not run on the %s backend: %s\n", w.Backend, t.Unsupported)
-			}
-			if t.NotApplicable != "" {
-				fmt.Fprintf(stderr, "                 not applicable: %s\n", t.NotApplicable)
-			}
-			if c := t.FailedCheck(); c != nil {
-				fmt.Fprintf(stderr, "                 failed check (%s): %s → %s\n", where(t, c), c.Step, rule.Join(c.Rules, ", "))
-				if c.Err != nil {
-					fmt.Fprintln(stderr, indent(c.Err.Error(), "                   "))
-				}
-			} else if t.Failed && t.Err != nil {
-				fmt.Fprintln(stderr, indent(t.Err.Error(), "                   "))
-			}
-			if c := t.Declared(); c != nil {
-				fmt.Fprintf(stderr, "                 differs as declared (%s): %s → %s: %s\n", where(t, c), c.Step, rule.Join(c.Rules, ", "), c.Reason)
-			}
-			for _, c := range t.Checks {
-				if c.Outcome == outcome.NotClaimed {
-					fmt.Fprintf(stderr, "                 not claimed (%s): %s: %s\n", where(t, &c), c.Step, c.Reason)
-				}
-			}
-			for _, n := range t.Notes {
-				fmt.Fprintf(stderr, "                 note: %s\n", n)
-			}
-		}
-		counts := outcome.Counts{}
-		for _, t := range timings.List() {
-			counts[t.Outcome()]++
-		}
+		counts := printOutcomes(stderr, timings.List(), string(w.Backend), verbosity(*verbose, *quiet))
 		fmt.Fprintf(stderr, "outcomes:            %s (on the %s backend)\n", counts, w.Backend)
 		if rules := failedRules(timings.List()); len(rules) > 0 {
 			fmt.Fprintf(stderr, "failed rules:        %s\n", strings.Join(rules, ", "))
