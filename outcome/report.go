@@ -55,6 +55,9 @@ type Report struct {
 	// is made before the run stops (the verdict ConfigMap of
 	// --summary-configmap, and so merged shards).
 	Timing *Timing `json:"timing,omitempty"`
+	// Interrupted says that the run was cut short (by SIGINT or SIGTERM):
+	// the report holds the scenarios that finished, and no others ran.
+	Interrupted string `json:"interrupted,omitempty"`
 }
 
 // Timing is how long a run's phases took, in seconds, and whether its

@@ -45,6 +45,10 @@ type SuiteOptions struct {
 	TestingT *testing.T
 	// KeepPods records in each Timing the pods the scenario left behind.
 	KeepPods bool
+	// Timings, when set, receives each scenario's result as it ends, so
+	// that the caller can read what finished while the run goes on (an
+	// interrupted run reports it); Run returns it. A new one when nil.
+	Timings *Timings
 	// ChunkScenarios is how many scenarios one godog run holds at most
 	// (chunks.go); ChunkScenarios when zero. Only the "progress" format
 	// without TestingT is run in chunks.
@@ -55,6 +59,9 @@ type SuiteOptions struct {
 // to overlap the scenarios' waiting (settle windows, controllers, polls) on
 // a 2-core machine, measured in docs/performance.md.
 const DefaultConcurrency = 6
+
+// NewTimings returns an empty Timings, for SuiteOptions.Timings.
+func NewTimings() *Timings { return &Timings{start: map[string]time.Time{}} }
 
 // Timings collects scenario durations.
 type Timings struct {
@@ -104,7 +111,10 @@ func Run(w *harness.World, opts SuiteOptions) (int, *Timings) {
 	if prettyToOutput(opts.Format) {
 		out = newLocations(opts.Output)
 	}
-	timings := &Timings{start: map[string]time.Time{}}
+	timings := opts.Timings
+	if timings == nil {
+		timings = NewTimings()
+	}
 	// More scenarios run than work (slots.go): those beyond
 	// opts.Concurrency wait out settle windows. One at a time stays one.
 	var work *slots

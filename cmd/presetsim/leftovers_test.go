@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"presetsim.dev/presetsim/internal/app"
+	"presetsim.dev/presetsim/outcome"
 )
 
 // childEnv makes the test binary act as the presetsim command, so the tests
@@ -234,4 +236,50 @@ func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// TestInterruptedRunWritesWhatFinished: SIGINT in the middle of a run
+// exits 130 and leaves reports that hold the scenarios that finished, say
+// that the run was interrupted, and read back as a report.
+func TestInterruptedRunWritesWhatFinished(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a control plane; skipped with -short")
+	}
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], "run", "--concurrency", "1", "--report-dir", dir, "../../features")
+	cmd.Env = append(os.Environ(), childEnv+"=1")
+	var out syncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// A few scenarios finish (a dot per step), most have not.
+	deadline := time.Now().Add(3 * time.Minute)
+	for strings.Count(out.String(), ".") < 40 && time.Now().Before(deadline) && !exited(cmd.Process.Pid) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 130 {
+		t.Fatalf("the interrupted run: %v, want exit status 130; output:\n%s", err, out.String())
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		t.Fatalf("no summary after the interrupt: %v; output:\n%s", err, out.String())
+	}
+	r, err := outcome.ReadReport(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Interrupted == "" || len(r.Scenarios) == 0 || len(r.Scenarios) >= 80 {
+		t.Errorf("summary: interrupted %q with %d scenarios; want it said, with some scenarios and not all", r.Interrupted, len(r.Scenarios))
+	}
+	for _, name := range []string{"junit.xml", "report.html"} {
+		if fi, err := os.Stat(filepath.Join(dir, name)); err != nil || fi.Size() == 0 {
+			t.Errorf("%s after the interrupt: %v", name, err)
+		}
+	}
 }

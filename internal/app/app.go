@@ -202,14 +202,29 @@ interrupted.`,
 		if *reportDir != "" {
 			formats += ",cucumber:" + filepath.Join(*reportDir, "cucumber.json")
 		}
+		finished := steps.NewTimings()
+		if *reportDir != "" {
+			// Interrupted, the run writes what finished before it stops.
+			st.interrupts.OnSignal(func() error {
+				partial := runSummary(st.implementationName(), w, finished.List())
+				partial.Interrupted = fmt.Sprintf("exit status %d: the %d scenarios that finished; the others did not run", st.interrupts.Code(), len(partial.Scenarios))
+				err := w.Stop()
+				if werr := report.Write(*reportDir, partial); werr != nil {
+					return errors.Join(err, werr)
+				}
+				fmt.Fprintf(stderr, "interrupted: reports in %s hold the %d scenarios that finished\n", *reportDir, len(partial.Scenarios))
+				return err
+			})
+		}
 		suiteStart := time.Now()
 		status, timings := steps.Run(w, steps.SuiteOptions{
-			Paths: paths, FS: fsys, Format: formats, Tags: *tags, Concurrency: *concurrency, Output: stdout,
+			Paths: paths, FS: fsys, Format: formats, Tags: *tags, Concurrency: *concurrency, Output: stdout, Timings: finished,
 		})
 		suiteTime := time.Since(suiteStart)
-		// Interrupted: the signal's handler stops the World and exits with
-		// the signal's code; a verdict cut short is not reported, nor is
-		// its status (a scenario the signal cut off fails) the exit code.
+		// Interrupted: the signal's handler stops the World, writes the
+		// reports of the scenarios that finished (with --report-dir) and
+		// exits with the signal's code; a scenario the signal cut off is
+		// not reported, nor is the status it makes the exit code.
 		if code := st.interrupts.Code(); code != 0 {
 			return cli.ExitError{Code: code}
 		}
