@@ -129,6 +129,13 @@ func (s *Scenario) TryUpdatePreset(ctx context.Context, name string, src manifes
 // kindOf resolves a kind written in a step ("pod", "ReplicaSet").
 func (s *Scenario) kindOf(kind string) (schema.GroupVersionKind, *meta.RESTMapping, error) {
 	mapper := s.cluster.Mapper()
+	if kind == "PodPreset" {
+		// A feature's PodPreset is the implementation's preset kind, as
+		// "Given the PodPreset:" creates it (profile spec.preset).
+		gvk := s.World().Profile.PresetGVK()
+		mapping, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+		return gvk, mapping, err
+	}
 	gvk, err := mapper.KindFor(schema.GroupVersionResource{Resource: strings.ToLower(kind)})
 	if err != nil {
 		return gvk, nil, fmt.Errorf("unknown kind %q: %w", kind, err)
