@@ -36,6 +36,7 @@ import (
 	"presetsim.dev/presetsim/internal/admit"
 	"presetsim.dev/presetsim/internal/defaults"
 	"presetsim.dev/presetsim/internal/manifest"
+	"presetsim.dev/presetsim/internal/webhook"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
 )
 
@@ -78,9 +79,8 @@ type Cluster struct {
 
 	mu sync.Mutex // serialises writes, so resourceVersions grow in order
 
-	failedMu sync.Mutex
-	failed   map[string][]string // admission requests with no valid answer, by namespace
-	rv       int64
+	failed webhook.Failures // admission requests with no valid answer
+	rv     int64
 
 	watches watches // Watch's, shared per resource and namespace
 }
@@ -766,34 +766,12 @@ func (c *Cluster) addMasterService(ctx context.Context) error {
 // its messages.
 const webhookName = "podpreset.presetsim.dev"
 
-// maxFailed bounds the failed requests kept per namespace.
-const maxFailed = 200
-
 // noteFailed records an admission request the plug-in gave no valid
 // answer to (it panicked), for R5.3.
 func (c *Cluster) noteFailed(pod *corev1.Pod, dryRun bool, err error) {
-	c.failedMu.Lock()
-	defer c.failedMu.Unlock()
-	if c.failed == nil {
-		c.failed = map[string][]string{}
-	}
-	if len(c.failed[pod.Namespace]) >= maxFailed {
-		return
-	}
-	what := fmt.Sprintf("CREATE of Pod %q", pod.Name)
-	if pod.Name == "" {
-		what = "CREATE of a Pod"
-	}
-	if dryRun {
-		what += " (dry run)"
-	}
-	c.failed[pod.Namespace] = append(c.failed[pod.Namespace], what+": "+err.Error())
+	c.failed.Note(pod.Namespace, webhook.Describe("CREATE", "Pod", pod.Name, dryRun)+": "+err.Error())
 }
 
 // FailedRequests are the admission requests in the namespace the plug-in
 // gave no valid answer to (backend.AdmissionFailures).
-func (c *Cluster) FailedRequests(namespace string) []string {
-	c.failedMu.Lock()
-	defer c.failedMu.Unlock()
-	return append([]string(nil), c.failed[namespace]...)
-}
+func (c *Cluster) FailedRequests(namespace string) []string { return c.failed.In(namespace) }

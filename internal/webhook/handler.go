@@ -30,15 +30,24 @@ const MaxRequestBytes = 7 << 20
 
 // Handler serves one admission plug-in as a webhook.
 type Handler struct {
-	plugin  admission.MutationInterface
-	scheme  *runtime.Scheme
-	objects admission.ObjectInterfaces
+	failures *Failures // nil: not noted
+	plugin   admission.MutationInterface
+	scheme   *runtime.Scheme
+	objects  admission.ObjectInterfaces
 }
 
 // NewHandler returns a webhook handler for plugin. Objects of kinds registered
 // in scheme are passed to the plug-in typed; others as unstructured.
 func NewHandler(plugin admission.MutationInterface, scheme *runtime.Scheme) *Handler {
 	return &Handler{plugin: plugin, scheme: scheme, objects: admission.NewObjectInterfacesFromScheme(scheme)}
+}
+
+// NoteFailures makes the handler note in f every request it answers with
+// an error instead of an AdmissionReview (a plug-in that panicked, an
+// object it cannot decode), and returns the handler.
+func (h *Handler) NoteFailures(f *Failures) *Handler {
+	h.failures = f
+	return h
 }
 
 // ServeHTTP implements http.Handler.
@@ -62,6 +71,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	resp, err := h.Review(r.Context(), review.Request)
 	if err != nil {
+		if h.failures != nil {
+			h.failures.Note(review.Request.Namespace, describeRequest(review.Request)+": "+err.Error())
+		}
 		http.Error(w, fmt.Sprintf("admission webhook: %v", err), http.StatusBadRequest)
 		return
 	}

@@ -540,3 +540,42 @@ func FuzzHandler(f *testing.F) {
 		}
 	})
 }
+
+// panicPlugin panics on every request it handles.
+type panicPlugin struct{}
+
+func (panicPlugin) Handles(op admission.Operation) bool { return op == admission.Create }
+
+func (panicPlugin) Admit(context.Context, admission.Attributes, admission.ObjectInterfaces) error {
+	var m map[string]bool
+	m["x"] = true // a map never made
+	return nil
+}
+
+// TestHandlerNotesFailures: a request the handler answers with an error
+// (the plug-in panicked) is noted under its namespace (R5.3); a refusal is
+// an answer, not a failure.
+func TestHandlerNotesFailures(t *testing.T) {
+	var f webhook.Failures
+	h := webhook.NewHandler(panicPlugin{}, manifest.Scheme()).NoteFailures(&f)
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/mutate-pods", bytes.NewReader(reviewRequest{uid: "u", object: websitePod}.body(t))))
+	if rec.Code == http.StatusOK {
+		t.Fatalf("a panicking plug-in answered 200")
+	}
+	got := f.In("default")
+	if len(got) != 1 || !strings.Contains(got[0], "CREATE of") || !strings.Contains(got[0], "panicked") {
+		t.Errorf("failures %q, want one naming the request and the panic", got)
+	}
+	refusing := webhook.NewHandler(&errPlugin{err: errors.New("no")}, manifest.Scheme()).NoteFailures(&f)
+	_ = post(t, refusing, reviewRequest{object: websitePod}.body(t))
+	if n := len(f.In("default")); n != 1 {
+		t.Errorf("a refusal was noted as a failure (%d noted)", n)
+	}
+	for i := 0; i < webhook.MaxFailures+10; i++ {
+		f.Note("flood", "x")
+	}
+	if n := len(f.In("flood")); n != webhook.MaxFailures {
+		t.Errorf("%d kept, want at most %d", n, webhook.MaxFailures)
+	}
+}

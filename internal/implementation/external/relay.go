@@ -12,19 +12,12 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"sync"
 	"time"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
 
 	"presetsim.dev/presetsim/internal/webhook"
 )
-
-// maxFailures bounds what the relay keeps per namespace, whatever the
-// webhook does: a webhook failing every request of a long run keeps memory
-// flat. Fuzz reuses namespaces, and reads a case's failures as those noted
-// after the ones before it: past the bound, a namespace's are not seen.
-const maxFailures = 200
 
 // relay stands between the API server and the webhook under test, on
 // this host: the API server calls the relay (registered in the webhook's
@@ -41,9 +34,10 @@ type relay struct {
 	server *webhook.Server
 	target *url.URL
 	client *http.Client
-
-	mu     sync.Mutex
-	failed map[string][]string // by the request's namespace
+	// failed are the requests with no valid answer. Fuzz reuses
+	// namespaces, and reads a case's failures as those noted after the
+	// ones before it: past webhook.MaxFailures, a namespace's are not seen.
+	failed webhook.Failures
 }
 
 // startRelay serves a relay to target, whose certificate caPEM verifies,
@@ -57,7 +51,7 @@ func startRelay(target string, caPEM []byte) (*relay, error) {
 	if !pool.AppendCertsFromPEM(caPEM) {
 		return nil, errors.New("the webhook's CA bundle holds no PEM certificate")
 	}
-	r := &relay{target: u, failed: map[string][]string{}, client: &http.Client{
+	r := &relay{target: u, client: &http.Client{
 		Transport: &http.Transport{
 			TLSClientConfig:     &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12},
 			DialContext:         (&net.Dialer{Timeout: 5 * time.Second}).DialContext,
@@ -101,12 +95,8 @@ func (r *relay) Stop() {
 }
 
 // Failed are the requests in the namespace that got no valid answer, as
-// sentences, at most maxFailures.
-func (r *relay) Failed(namespace string) []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]string(nil), r.failed[namespace]...)
-}
+// sentences, at most webhook.MaxFailures.
+func (r *relay) Failed(namespace string) []string { return r.failed.In(namespace) }
 
 // ServeHTTP passes the request to the webhook and its answer back.
 func (r *relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
@@ -156,19 +146,8 @@ func (r *relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 
 // note records a failed request under its namespace.
 func (r *relay) note(rv review, why string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if len(r.failed[rv.Request.Namespace]) >= maxFailures {
-		return
-	}
-	what := fmt.Sprintf("%s of %s %q", rv.Request.Operation, rv.Request.Kind.Kind, rv.Request.Name)
-	if rv.Request.Name == "" {
-		what = fmt.Sprintf("%s of a %s", rv.Request.Operation, rv.Request.Kind.Kind)
-	}
-	if rv.Request.DryRun != nil && *rv.Request.DryRun {
-		what += " (dry run)"
-	}
-	r.failed[rv.Request.Namespace] = append(r.failed[rv.Request.Namespace], what+": "+why)
+	req := rv.Request
+	r.failed.Note(req.Namespace, webhook.Describe(req.Operation, req.Kind.Kind, req.Name, req.DryRun != nil && *req.DryRun)+": "+why)
 }
 
 // review is what the relay reads of an AdmissionReview, of either version

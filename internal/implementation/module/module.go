@@ -24,7 +24,18 @@ type Module struct {
 	cancel   context.CancelFunc
 	running  *Running
 	server   *webhook.Server
+	// failures are the requests its webhook answered with an error.
+	failures webhook.Failures
 }
+
+// FailedRequests are the requests in the namespace the module's webhook
+// answered with an error, not an AdmissionReview (implementation.Answers);
+// offline, the backend notes them itself.
+func (m *Module) FailedRequests(namespace string) []string { return m.failures.In(namespace) }
+
+// Observes reports whether the module is served as a webhook, whose every
+// request it sees.
+func (m *Module) Observes() bool { return m.server != nil }
 
 // Implementation returns the in-process module name of the registry (the
 // reference module when name is empty) as the implementation under test.
@@ -72,7 +83,7 @@ func (m *Module) Install(ctx context.Context, t implementation.Target) error {
 	}
 	fmt.Fprintf(t.Progress, "serving admission module %q as a webhook on %s ...\n", m.name, host.WebhookHost())
 	mux := http.NewServeMux()
-	mux.Handle("/mutate-pods", webhook.NewHandler(m.running.Plugin, manifest.Scheme()))
+	mux.Handle("/mutate-pods", webhook.NewHandler(m.running.Plugin, manifest.Scheme()).NoteFailures(&m.failures))
 	if m.server, err = webhook.Serve(host.WebhookHost(), mux); err != nil {
 		return err
 	}
