@@ -94,15 +94,14 @@ type Preflight interface {
 	Preflight(b backend.Backend) error
 }
 
-// Answers is the ability of an implementation whose every admission
-// request the harness sees: FailedRequests are the requests in a namespace
-// that got no valid answer (no answer, an error status, no AdmissionReview
+// Answers is the ability of an implementation whose admission requests
+// the harness sees: FailedRequests are the requests in a namespace that got
+// no valid answer (no answer, an error status, no AdmissionReview
 // answering the request, a patch that does not apply), as sentences, which
-// fail R5.3 whatever the failure policy then did. Observes is false when
-// the harness cannot see them (a webhook it cannot stand in front of).
+// fail R5.3 whatever the failure policy then did; none when the harness
+// cannot see them (a webhook it cannot stand in front of).
 type Answers interface {
 	FailedRequests(namespace string) []string
-	Observes() bool
 }
 
 // Profiled is the ability of an implementation that is tested with a

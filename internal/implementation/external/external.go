@@ -132,9 +132,6 @@ func (e *Webhook) FailedRequests(namespace string) []string {
 	return e.relay.Failed(namespace)
 }
 
-// Observes reports whether every request to the webhook passes the relay.
-func (e *Webhook) Observes() bool { return e.relay != nil }
-
 // New returns the external webhook opts describe.
 func New(opts Options) *Webhook { return &Webhook{spec: opts} }
 

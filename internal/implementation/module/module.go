@@ -33,10 +33,6 @@ type Module struct {
 // offline, the backend notes them itself.
 func (m *Module) FailedRequests(namespace string) []string { return m.failures.In(namespace) }
 
-// Observes reports whether the module is served as a webhook, whose every
-// request it sees.
-func (m *Module) Observes() bool { return m.server != nil }
-
 // Implementation returns the in-process module name of the registry (the
 // reference module when name is empty) as the implementation under test.
 func Implementation(r *Registry, name string) (*Module, error) {
