@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/klog/v2"
 
 	"github.com/go-logr/logr"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
@@ -40,6 +41,14 @@ func Main() {
 	// run's output. What the harness has to say about the control plane it
 	// says itself, so the program (never the library) discards those.
 	ctrllog.SetLogger(logr.Discard())
+	// The Kubernetes libraries log through klog to stderr: client-go's
+	// "Unexpected error when reading response body" for a request a run
+	// cancelled on purpose, a policy plug-in's "refreshing policies". The
+	// run says what matters itself; those lines reach the console only
+	// when PRESETSIM_KLOG is set (to anything).
+	if os.Getenv("PRESETSIM_KLOG") == "" {
+		klog.SetLogger(logr.Discard()) // errors too, which klog's flags would still print
+	}
 	err := Run(context.Background(), os.Stdout, os.Stderr, os.Args[1:])
 	var exit cli.ExitError
 	switch {
