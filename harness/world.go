@@ -299,7 +299,7 @@ func reapLeftovers(records procs.Records, own backend.Backend, others backend.Re
 		} else if r, ok := own.(backend.Reaper); ok && own.Name() == res.Backend {
 			reap = r.Reap
 		} else {
-			fmt.Fprintf(progress, "warning: an earlier run that was killed left %s of the %s backend, which a run on another backend cannot remove; a run on %[2]s will\n", res.Name, res.Backend)
+			fmt.Fprintf(progress, "warning: an earlier run that was killed left %s of the %s backend, which this run, on another backend, cannot remove: remove it by hand\n", res.Name, res.Backend)
 			continue
 		}
 		if rerr := reap(res.Name); rerr != nil {
