@@ -30,6 +30,9 @@ type record struct {
 	Owner    Process   `json:"owner"`
 	Children []Process `json:"children"`
 	Dirs     []string  `json:"dirs,omitempty"`
+	// TempDir is the temporary directory the run made Dirs in (its
+	// TMPDIR), so that a next run with another TMPDIR still removes them.
+	TempDir string `json:"tempDir,omitempty"`
 	// Resources are what the run made outside this host's files and
 	// processes (a kind cluster), for their backend to remove.
 	Resources []Resource `json:"resources,omitempty"`
@@ -110,7 +113,7 @@ func (r *Records) Save() error {
 	if err != nil {
 		return err
 	}
-	data, err := json.MarshalIndent(record{Owner: self.Process, Children: children, Dirs: r.dirs, Resources: r.resources}, "", "  ")
+	data, err := json.MarshalIndent(record{Owner: self.Process, Children: children, Dirs: r.dirs, TempDir: filepath.Clean(os.TempDir()), Resources: r.resources}, "", "  ")
 	if err != nil {
 		return err
 	}
@@ -183,8 +186,12 @@ func (r Records) Reap() (Reaped, error) {
 			}
 			reaped.Processes = append(reaped.Processes, p)
 		}
+		root := rec.TempDir
+		if root == "" || !filepath.IsAbs(root) {
+			root = os.TempDir()
+		}
 		for _, dir := range rec.Dirs {
-			if !temporary(dir) {
+			if !temporary(dir, root) {
 				errs = append(errs, fmt.Errorf("process record %s: not removing %s, which is not a temporary directory of a run", file, dir))
 				continue
 			}
@@ -210,10 +217,10 @@ func (r Records) Reap() (Reaped, error) {
 var temporaryPrefixes = []string{"presetsim-", "envtest-serving-certs-"}
 
 // temporary reports whether dir is one a run may have made: directly in
-// the temporary directory, with one of temporaryPrefixes. A record that
+// the run's temporary directory (root), with one of temporaryPrefixes. A record that
 // says otherwise is not trusted with a RemoveAll.
-func temporary(dir string) bool {
-	if !filepath.IsAbs(dir) || filepath.Clean(dir) != dir || filepath.Dir(dir) != filepath.Clean(os.TempDir()) {
+func temporary(dir, root string) bool {
+	if !filepath.IsAbs(dir) || filepath.Clean(dir) != dir || filepath.Dir(dir) != filepath.Clean(root) {
 		return false
 	}
 	base := filepath.Base(dir)

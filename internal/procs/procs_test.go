@@ -260,3 +260,25 @@ func TestChildWithAndKill(t *testing.T) {
 		t.Errorf("Kill of %v stopped %v too", first, second)
 	}
 }
+
+// TestReapAcrossTMPDIR: a killed run's directories are removed by a next
+// run whose TMPDIR is another: the record names the killed run's.
+func TestReapAcrossTMPDIR(t *testing.T) {
+	self, _ := read(os.Getpid())
+	dead := Process{PID: self.PID, Start: self.Start - 1, Command: "presetsim"}
+	killedTmp := t.TempDir()
+	left := filepath.Join(killedTmp, "presetsim-certs-1")
+	if err := os.Mkdir(left, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	writeRecord(t, dir, "dead.json", record{Owner: dead, Dirs: []string{left}, TempDir: killedTmp})
+	t.Setenv("TMPDIR", t.TempDir()) // the next run's is another
+	reaped, err := Records{Dir: dir}.Reap()
+	if err != nil {
+		t.Fatalf("Reap: %v", err)
+	}
+	if _, err := os.Stat(left); err == nil || len(reaped.Dirs) != 1 {
+		t.Errorf("the killed run's %s is still there (reaped %v)", left, reaped.Dirs)
+	}
+}
