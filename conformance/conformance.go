@@ -5,6 +5,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"strings"
 	"testing"
 
 	"presetsim.dev/presetsim"
@@ -132,11 +133,7 @@ func RunWithOptions(t *testing.T, o Options) *outcome.Report {
 		t.Errorf("conformance: stopping the %s backend: %v", o.Backend.Name(), err)
 	}
 	scenarios := timings.List()
-	version := "presetsim, in memory"
-	if w.ServerVersion != "" {
-		version = "presetsim, Kubernetes " + w.ServerVersion
-	}
-	r := report.Build(o.Implementation.Name(), version, string(w.Backend), report.Results(scenarios))
+	r := report.OfRun(o.Implementation.Name(), w, scenarios)
 	if o.ReportDir != "" {
 		if err := os.MkdirAll(o.ReportDir, 0o755); err != nil {
 			t.Errorf("conformance: %v", err)
@@ -183,13 +180,6 @@ type logWriter struct{ t *testing.T }
 
 func (l logWriter) Write(p []byte) (int, error) {
 	l.t.Helper()
-	l.t.Log(string(trimNewline(p)))
+	l.t.Log(strings.TrimSuffix(string(p), "\n"))
 	return len(p), nil
-}
-
-func trimNewline(p []byte) []byte {
-	if n := len(p); n > 0 && p[n-1] == '\n' {
-		return p[:n-1]
-	}
-	return p
 }

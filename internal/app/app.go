@@ -215,7 +215,7 @@ interrupted.`,
 		if *reportDir != "" {
 			// Interrupted, the run writes what finished before it stops.
 			st.interrupts.OnSignal(func() error {
-				partial := runSummary(st.implementationName(), w, finished.List())
+				partial := report.OfRun(st.implementationName(), w, finished.List())
 				partial.Interrupted = fmt.Sprintf("exit status %d: the %d scenarios that finished; the others did not run", st.interrupts.Code(), len(partial.Scenarios))
 				err := w.Stop()
 				if werr := report.Write(*reportDir, partial); werr != nil {
@@ -237,7 +237,7 @@ interrupted.`,
 		if code := st.interrupts.Code(); code != 0 {
 			return cli.ExitError{Code: code}
 		}
-		summary := runSummary(st.implementationName(), w, timings.List())
+		summary := report.OfRun(st.implementationName(), w, timings.List())
 		if *verdictMap != "" {
 			if err := publishVerdict(cmd.Context(), api.Client, *verdictMap, summary); err != nil {
 				return err

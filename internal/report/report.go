@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/outcome"
 	"presetsim.dev/presetsim/rule"
 )
@@ -52,6 +53,16 @@ func Results(timings []outcome.Scenario) []ScenarioResult {
 		}
 	}
 	return results
+}
+
+// OfRun is the report of a run on w: the implementation as reports name it,
+// the harness and the Kubernetes it ran against, and its scenarios.
+func OfRun(implementation string, w *harness.World, scenarios []outcome.Scenario) *outcome.Report {
+	version := "presetsim, in memory"
+	if w.ServerVersion != "" {
+		version = "presetsim, Kubernetes " + w.ServerVersion
+	}
+	return Build(implementation, version, string(w.Backend), Results(scenarios))
 }
 
 // Build makes the summary of a run. A rule's outcome comes from the checks
