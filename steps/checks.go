@@ -30,6 +30,9 @@ type checkSpec struct {
 	// comparison's differences, say); prefix is the implementation's
 	// annotation domain.
 	narrow func(err error, prefix string) []rule.ID
+	// fragment marks a setup step whose DocString holds part of an object
+	// (a container), not objects to create: it is decoded by the step.
+	fragment bool
 }
 
 // shows names the kinds of checks, as profile.Difference.Checks lists them.
@@ -65,6 +68,33 @@ func podCheck(rules ...rule.ID) checkSpec {
 		}
 		return oracle.DifferenceRules(err, prefix)
 	}}
+}
+
+// updateCheck is "the pod … should be as updated": an update refused or
+// changed breaks R2.1 (a pod's UPDATE) or R3.2 (an ephemeral container).
+func updateCheck() checkSpec {
+	return checkSpec{rules: []rule.ID{rule.R2_1, rule.R3_2}, shows: shows.content, narrow: func(err error, _ string) []rule.ID {
+		var changed *scenario.UpdateChanged
+		if errors.As(err, &changed) {
+			return changed.Rules()
+		}
+		return nil
+	}}
+}
+
+// asSubmittedCheck is "the <Kind> … should be as submitted": for a pod, a
+// pod comparison; for a workload, its template changed breaks R2.6.
+func asSubmittedCheck() checkSpec {
+	c := podCheck(rule.R2_6)
+	pods := c.narrow
+	c.narrow = func(err error, prefix string) []rule.ID {
+		var changed *scenario.ObjectChanged
+		if errors.As(err, &changed) {
+			return []rule.ID{rule.R2_6}
+		}
+		return pods(err, prefix)
+	}
+	return c
 }
 
 // needs makes a check depend on a capability.

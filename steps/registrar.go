@@ -67,7 +67,7 @@ func (r registrar) Step(expr string, spec checkSpec, handler any) {
 	}
 	if r.expressions != nil {
 		*r.expressions = append(*r.expressions, compiled(expr))
-		if r.manifests != nil && spec.setup && takes[*godog.DocString](handler) {
+		if r.manifests != nil && spec.setup && !spec.fragment && takes[*godog.DocString](handler) {
 			*r.manifests = append(*r.manifests, compiled(expr))
 		}
 		return

@@ -296,6 +296,21 @@ func register(sc registrar) {
 		s := from(ctx)
 		return s.scenario.TryUpdatePreset(ctx, name, s.source(), doc.Content)
 	})
+	sc.Step(`^I (label|annotate) the pod "([^"]*)" with "([^"]*)"$`, setup(""), func(ctx context.Context, verb, name, pair string) error {
+		key, value, ok := strings.Cut(pair, "=")
+		if !ok || key == "" {
+			return fmt.Errorf("%q: want key=value", pair)
+		}
+		field := map[string]string{"label": "label", "annotate": "annotation"}[verb]
+		return from(ctx).scenario.SetPodMetadata(ctx, name, field, key, value)
+	})
+	sc.Step(`^I add the ephemeral container to the pod "([^"]*)":$`, checkSpec{setup: true, fragment: true, narrow: denied}, func(ctx context.Context, name string, doc *godog.DocString) error {
+		s := from(ctx)
+		return s.scenario.AddEphemeralContainer(ctx, name, s.source(), doc.Content)
+	})
+	sc.Step(`^the pod "([^"]*)" should be as updated$`, updateCheck(), func(ctx context.Context, name string) error {
+		return from(ctx).scenario.PodShouldBeAsUpdated(ctx, name)
+	})
 	sc.Step(`^the request should succeed$`, checkSpec{rules: append(slices.Clone(rule.Validation), rule.R2_1, rule.R4_2), shows: shows.admitted, narrow: denied}, func(ctx context.Context) error {
 		return from(ctx).scenario.Succeeded()
 	})
@@ -334,7 +349,7 @@ func register(sc registrar) {
 		s := from(ctx)
 		return s.scenario.OwnedPodsShouldBe(ctx, count, kind, name, s.source(), doc.Content)
 	})
-	sc.Step(`^the (\w+) "([^"]*)" should be as submitted$`, podCheck(), func(ctx context.Context, kind, name string) error {
+	sc.Step(`^the (\w+) "([^"]*)" should be as submitted$`, asSubmittedCheck(), func(ctx context.Context, kind, name string) error {
 		return from(ctx).scenario.ObjectAsSubmitted(ctx, kind, name)
 	})
 	sc.Step(`^the (\w+) "([^"]*)" should have the event:$`, needs(profile.Events, check(shows.events, rule.R4_3, rule.R4_1)), func(ctx context.Context, kind, name string, table *godog.Table) error {

@@ -28,6 +28,7 @@ import (
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/apiserver/pkg/admission"
+	"k8s.io/apiserver/pkg/authentication/user"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	"k8s.io/client-go/kubernetes/fake"
 	clienttesting "k8s.io/client-go/testing"
@@ -277,6 +278,13 @@ func (c *Cluster) admit(ctx context.Context, gvr schema.GroupVersionResource, in
 	if pod, ok := obj.(*corev1.Pod); ok && gvr == backend.Pods {
 		return c.admitPod(ctx, pod, opts)
 	}
+	if gvr == backend.ReplicaSets {
+		req, err := request(gvr, obj, nil, "", admission.Create, opts.DryRun)
+		if err != nil {
+			return nil, err
+		}
+		return c.admitOther(ctx, req)
+	}
 	if ns, ok := obj.(*corev1.Namespace); ok {
 		ns.Labels = nameLabel(ns.Labels, ns.Name)
 	}
@@ -338,7 +346,7 @@ func (c *Cluster) admitPod(ctx context.Context, pod *corev1.Pod, opts backend.Cr
 	if !admitted {
 		return pod, nil
 	}
-	outcome, err := admit.Invoke(ctx, c.plugin, nil, admit.PodCreate(pod, opts.DryRun, "presetsim-offline"))
+	outcome, err := admit.Invoke(ctx, c.plugin, nil, admit.PodCreate(pod, opts.DryRun, offlineUser.Name))
 	if err != nil {
 		c.noteFailed(pod, opts.DryRun, err)
 		// An API server would fail the webhook call (failurePolicy Fail).
@@ -509,19 +517,41 @@ func (c *Cluster) listPresetsLocked(gvr schema.GroupVersionResource, namespace s
 	return out, nil
 }
 
-// Update replaces an object, with optimistic concurrency.
-func (c *Cluster) Update(_ context.Context, gvr schema.GroupVersionResource, u *unstructured.Unstructured, _ *backend.Warnings) (*unstructured.Unstructured, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+// Update replaces an object, with optimistic concurrency; a pod's update
+// is admitted first (admitOther).
+func (c *Cluster) Update(ctx context.Context, gvr schema.GroupVersionResource, u *unstructured.Unstructured, _ *backend.Warnings) (*unstructured.Unstructured, error) {
+	return c.update(ctx, gvr, u, "")
+}
+
+// update is Update of the object or of its subresource. As in an API
+// server, a pod's update is admitted before the store is locked; it is
+// stored only if nothing changed the pod meanwhile.
+func (c *Cluster) update(ctx context.Context, gvr schema.GroupVersionResource, u *unstructured.Unstructured, subresource string) (*unstructured.Unstructured, error) {
 	current, err := c.get(gvr, u.GetNamespace(), u.GetName())
 	if err != nil {
 		return nil, err
 	}
-	if rv := u.GetResourceVersion(); rv != "" && rv != current.GetResourceVersion() {
+	next := u.DeepCopy()
+	if gvr == backend.Pods {
+		if next, err = c.admitPodUpdate(ctx, current, next, subresource); err != nil {
+			return nil, err
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	stored, err := c.get(gvr, u.GetNamespace(), u.GetName())
+	if err != nil {
+		return nil, err
+	}
+	rv := u.GetResourceVersion()
+	if gvr == backend.Pods && rv == "" {
+		rv = current.GetResourceVersion() // admitted against current
+	}
+	if rv != "" && rv != stored.GetResourceVersion() {
 		return nil, apierrors.NewConflict(gvr.GroupResource(), u.GetName(),
 			fmt.Errorf("the object has been modified; please apply your changes to the latest version and try again"))
 	}
-	return c.replaceLocked(gvr, current, u.DeepCopy())
+	return c.replaceLocked(gvr, stored, next)
 }
 
 // replaceLocked stores next in place of current, keeping what the server
@@ -760,6 +790,18 @@ func (c *Cluster) addMasterService(ctx context.Context) error {
 		return fmt.Errorf("unable to create the kubernetes Service: %w", err)
 	}
 	return nil
+}
+
+// offlineUser is the user every request of the store is made by.
+var offlineUser = &user.DefaultInfo{Name: "presetsim-offline"}
+
+// metaOf is an object's metadata.
+func metaOf(obj runtime.Object) (metav1.Object, error) {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return nil, fmt.Errorf("offline store: %w", err)
+	}
+	return m, nil
 }
 
 // webhookName is the name an API server would give the module's webhook in

@@ -163,6 +163,13 @@ type InProcessAdmission interface {
 	Admit(plugin admission.MutationInterface, namespaces *metav1.LabelSelector) error
 }
 
+// Subresources is the ability of a cluster to update a subresource of an
+// object, as kubectl debug updates a pod's ephemeralcontainers: the harness
+// checks that an implementation leaves such requests alone (R3.2).
+type Subresources interface {
+	UpdateSubresource(ctx context.Context, gvr schema.GroupVersionResource, u *unstructured.Unstructured, subresource string) (*unstructured.Unstructured, error)
+}
+
 // NodeSimulator is the ability of a cluster whose nodes are simulated.
 type NodeSimulator interface {
 	// SimulatedNodes is nil when the cluster runs none.

@@ -38,7 +38,17 @@
 // greedily, to a smaller case that still breaks the rule (shrink.go) and
 // written as a ready-to-run scenario (feature.go).
 //
-// What it does not generate: ephemeral containers (an API server refuses
-// them at creation), updates of a preset (R1.7), and workloads (a pod's controller owner is a
-// ConfigMap, which is what R4.3 looks at).
+// In FollowUpPercent of the cases, once the pod is created, the case sends
+// what an implementation's registration may send it and it must leave
+// alone (followups.go, R5.4): an UPDATE of the pod setting a label one of
+// its presets selects by (R2.1), an ephemeral container through
+// pods/ephemeralcontainers (R3.2; not into a mirror pod, which an API
+// server refuses), and a ReplicaSet of no replicas whose template is the
+// pod as submitted (R2.6). Each must be stored as sent; one that is not is
+// a disagreement of its own aspect, written out as those steps.
+//
+// What it does not generate: ephemeral containers at creation (an API
+// server refuses them), updates of a preset (R1.7), and workloads that
+// run pods (a pod's controller owner is a ConfigMap, which is what R4.3
+// looks at).
 package fuzz

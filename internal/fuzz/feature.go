@@ -8,6 +8,7 @@ import (
 
 	"presetsim.dev/presetsim/presets/conflict"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
@@ -102,7 +103,25 @@ func Feature(w *harness.World, c Case, obs oracle.Observed, rep *Report) string 
 			}
 		}
 	}
+	if f := c.FollowUp; f != nil {
+		followUpFeature(&b, f, name, obs.Pod)
+	}
 	return b.String()
+}
+
+// followUpFeature writes the steps of a case's follow-up: the pod labelled,
+// given an ephemeral container, and a ReplicaSet of its template created,
+// each as sent (R2.1, R3.2, R2.6).
+func followUpFeature(b *strings.Builder, f *FollowUp, name string, pod *corev1.Pod) {
+	fmt.Fprintf(b, "    When I label the pod %q with \"%s=%s\"\n", name, f.Label[0], f.Label[1])
+	fmt.Fprintf(b, "    Then the pod %q should be as updated\n", name)
+	fmt.Fprintf(b, "    When I add the ephemeral container to the pod %q:\n", name)
+	container, _ := runtime.DefaultUnstructuredConverter.ToUnstructured(&DebugContainer)
+	docString(b, container)
+	fmt.Fprintf(b, "    Then the pod %q should be as updated\n", name)
+	b.WriteString("    When I create the objects:\n")
+	docString(b, FollowUpReplicaSetOf(pod))
+	fmt.Fprintf(b, "    Then the ReplicaSet %q should be as submitted\n", FollowUpReplicaSet)
 }
 
 // invalidFeature writes the steps of a case whose invalid preset was

@@ -34,6 +34,10 @@ type Case struct {
 	// to does (kubectl get -o yaml, edit, create): the version is the
 	// stored preset's, known once it is created.
 	Copied []string
+	// FollowUp, in FollowUpPercent of the cases, is what the case sends
+	// once its pod is created: requests the implementation must leave
+	// alone.
+	FollowUp *FollowUp
 }
 
 // Versions are the presets' resourceVersions by name, for AnnotateCopied.
@@ -129,6 +133,7 @@ func Generate(seed uint64) Case {
 	}
 	breakOne(seed, &c)
 	copies(seed, &c)
+	followUp(seed, &c)
 	return c
 }
 

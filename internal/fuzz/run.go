@@ -51,6 +51,8 @@ type trial struct {
 	// quiet is true when the case's last look at its namespace's events
 	// saw none at all: there are none to delete.
 	quiet bool
+	// replicaSet is set when the case's follow-up created a ReplicaSet.
+	replicaSet bool
 }
 
 // run admits one case and settles it.
@@ -183,6 +185,11 @@ func (r runner) admit(ctx context.Context, c Case) (_ *trial, err error) {
 	c.AnnotateCopied(pod, Versions(t.obs.Presets))
 	t.obs.DryRun = r.create(ctx, t.s, pod, true)
 	t.obs.Create = r.create(ctx, t.s, pod, false)
+	if c.FollowUp != nil && t.obs.Create.Err == nil {
+		if t.obs.Changed, err = r.followUps(ctx, t, c.FollowUp, t.obs.Create.Pod); err != nil {
+			return nil, err
+		}
+	}
 	for _, name := range t.taken {
 		if failed := r.w.FailedRequests(name); len(failed) > failedBefore[name] {
 			t.obs.Unanswered = append(t.obs.Unanswered, failed[failedBefore[name]:]...)
@@ -283,6 +290,9 @@ func (r runner) release(ctx context.Context, t *trial) error {
 		var others []schema.GroupVersionResource
 		if t.owner != "" && logical == "default" {
 			others = append(others, backend.ConfigMaps) // the pod's owner
+		}
+		if t.replicaSet && logical == "default" {
+			others = append(others, backend.ReplicaSets) // the follow-up's
 		}
 		if !t.quiet || logical != "default" {
 			// An event an implementation records later than the last

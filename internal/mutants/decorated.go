@@ -34,6 +34,10 @@ type fault struct {
 	after func(submitted, admitted *corev1.Pod, matching []*v1alpha1.PodPreset)
 	// events keeps or drops an event the reference records.
 	events func(ref *corev1.ObjectReference) bool
+	// other handles the requests other than CREATE of a pod that the
+	// harness sends (UPDATEs, subresources, workloads), which the
+	// reference leaves alone; the plug-in is then called for UPDATEs too.
+	other func(ctx context.Context, a admission.Attributes, o admission.ObjectInterfaces, env *call) error
 }
 
 // call is what a fault may use during one request.
@@ -70,7 +74,11 @@ var (
 // newDecorated is the admission.Factory of the reference with fault f.
 func newDecorated(f fault) admission.Factory {
 	return func(io.Reader) (admission.Interface, error) {
-		return &decorated{Handler: admission.NewHandler(admission.Create), fault: f}, nil
+		ops := []admission.Operation{admission.Create}
+		if f.other != nil {
+			ops = append(ops, admission.Update)
+		}
+		return &decorated{Handler: admission.NewHandler(ops...), fault: f}, nil
 	}
 }
 
@@ -96,18 +104,38 @@ func (f listerFunc) List(namespace string) ([]*v1alpha1.PodPreset, error) { retu
 // Admit runs the reference plug-in, made for this request, with the fault.
 func (d *decorated) Admit(ctx context.Context, a admission.Attributes, o admission.ObjectInterfaces) error {
 	pod, ok := a.GetObject().(*corev1.Pod)
-	if !ok || a.GetOperation() != admission.Create || a.GetSubresource() != "" {
+	podCreate := ok && a.GetOperation() == admission.Create && a.GetSubresource() == ""
+	if !podCreate && d.fault.other == nil {
 		return d.plugin(d.lister).Admit(ctx, a, o)
 	}
-	submitted := pod.DeepCopy()
 	listed, err := d.lister.List(a.GetNamespace())
 	if err != nil {
 		return admission.NewForbidden(a, err)
 	}
+	if !podCreate {
+		return d.fault.other(ctx, a, o, d.call(listed))
+	}
+	submitted := pod.DeepCopy()
 	all := listed
 	if d.fault.presets != nil {
 		all = d.fault.presets(submitted, all)
 	}
+	env := d.call(all)
+	next := func(ctx context.Context) error { return env.plugin(all).Admit(ctx, a, o) }
+	if d.fault.around != nil {
+		err = d.fault.around(ctx, a, pod, env, next)
+	} else {
+		err = next(ctx)
+	}
+	if err == nil && d.fault.after != nil {
+		matching, _ := merge.Select(submitted, listed)
+		d.fault.after(submitted, pod, matching)
+	}
+	return err
+}
+
+// call is what the fault may use during a request whose presets are all.
+func (d *decorated) call(all []*v1alpha1.PodPreset) *call {
 	listing := func(presets []*v1alpha1.PodPreset) podpreset.Lister {
 		return listerFunc(func(string) ([]*v1alpha1.PodPreset, error) { return presets, nil })
 	}
@@ -125,17 +153,7 @@ func (d *decorated) Admit(ctx context.Context, a admission.Attributes, o admissi
 	if r, ok := env.recorder.(*module.UIDResolvingRecorder); ok {
 		env.recorder = r.EventRecorder
 	}
-	next := func(ctx context.Context) error { return env.plugin(all).Admit(ctx, a, o) }
-	if d.fault.around != nil {
-		err = d.fault.around(ctx, a, pod, env, next)
-	} else {
-		err = next(ctx)
-	}
-	if err == nil && d.fault.after != nil {
-		matching, _ := merge.Select(submitted, listed)
-		d.fault.after(submitted, pod, matching)
-	}
-	return err
+	return env
 }
 
 // informer is the lister's informer, which holds every namespace's presets.

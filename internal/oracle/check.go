@@ -65,6 +65,9 @@ const (
 	EventsMissing Aspect = "events missing"
 	// Unanswered: a request got no valid answer (R5.3).
 	Unanswered Aspect = "requests unanswered"
+	// OtherRequest: a request other than a pod's creation was changed
+	// or refused (R2.1, R2.6, R3.2).
+	OtherRequest Aspect = "a request other than a pod's creation changed"
 )
 
 // AboutEvents reports whether an aspect is about conflict events, which
@@ -94,6 +97,7 @@ func Check(ctx context.Context, w *harness.World, obs Observed, events bool) ([]
 	if !obs.Admitted() {
 		return out, nil
 	}
+	out = append(out, ChangedDisagreements(obs.Changed)...)
 	want := Expect(w, obs)
 	pods := scenario.New(w) // defaults each distinct pod once
 	for _, r := range []struct {
@@ -112,11 +116,35 @@ func Check(ctx context.Context, w *harness.World, obs Observed, events bool) ([]
 		out = append(out, EventDisagreements(w, obs)...)
 		if hs := Diagnose(w, obs, out, true); len(hs) > 0 {
 			for i := range out {
-				out[i].Explain(hs[0])
+				if out[i].Aspect != OtherRequest {
+					out[i].Explain(hs[0])
+				}
 			}
 		}
 	}
 	return out, nil
+}
+
+// ChangedDisagreements are the disagreements of the requests other than
+// the pod's creation that the API server did not store as sent
+// (Observed.Changed): one each, credited to the rule it names.
+func ChangedDisagreements(changed []error) []Disagreement {
+	var out []Disagreement
+	for _, err := range changed {
+		var rules []rule.ID
+		var u *scenario.UpdateChanged
+		var o *scenario.ObjectChanged
+		switch {
+		case errors.As(err, &u):
+			rules = u.Rules()
+		case errors.As(err, &o):
+			rules = []rule.ID{rule.R2_6}
+		default:
+			continue
+		}
+		out = append(out, Disagreement{Rules: rules, Aspect: OtherRequest, Summary: oneLine(err.Error()), Detail: err.Error()})
+	}
+	return out
 }
 
 // EventDisagreements compares a settled case's conflict events with the

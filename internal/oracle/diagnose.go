@@ -149,6 +149,11 @@ type request struct {
 // of them, one that explains more of its cases (a single fault explaining
 // everything is the likeliest). Explain names one in a disagreement.
 func Diagnose(w *harness.World, obs Observed, ds []Disagreement, events bool) []*Hypothesis {
+	ds = slices.DeleteFunc(slices.Clone(ds), func(d Disagreement) bool {
+		// A request other than the pod's creation explains itself: no
+		// variant of the model admits it.
+		return d.Aspect == OtherRequest
+	})
 	if len(ds) == 0 || !obs.Admitted() || slices.ContainsFunc(ds, func(d Disagreement) bool {
 		// A request that got no valid answer is its own explanation
 		// (R5.3): what the API server then did with the pod is its

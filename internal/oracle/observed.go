@@ -39,6 +39,12 @@ type Observed struct {
 	// answer from the implementation (World.FailedRequests), whatever its
 	// failure policy then made of them: each fails R5.3.
 	Unanswered []string
+	// Changed are the requests other than the pod's creation that the
+	// case sent once the pod was created (an UPDATE of the pod, an
+	// ephemeral container, a workload whose template is the pod) which the
+	// API server did not store as sent: each is a *scenario.UpdateChanged
+	// or a *scenario.ObjectChanged, and breaks the rule it names.
+	Changed []error
 	// expected is the model's outcome for the case, once Remember kept
 	// it; Expect computes it otherwise.
 	expected *Expectation

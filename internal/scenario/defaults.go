@@ -33,9 +33,25 @@ func (s *Scenario) Defaulted(ctx context.Context, want *corev1.Pod) (*corev1.Pod
 	if d, ok := s.Objects().(backend.PodDefaulter); ok {
 		got = d.DefaultPod(p)
 	} else {
+		// An API server takes no ephemeral container at creation: they
+		// are defaulted as the containers they are the same fields of.
+		ephemeral := p.Spec.EphemeralContainers
+		p.Spec.EphemeralContainers = nil
+		n := len(p.Spec.Containers)
+		for _, ec := range ephemeral {
+			p.Spec.Containers = append(p.Spec.Containers, corev1.Container(*ec.EphemeralContainerCommon.DeepCopy()))
+		}
 		var err error
 		if got, err = s.dryRunDefaults(ctx, p); err != nil {
 			return nil, err
+		}
+		if len(ephemeral) > 0 && len(got.Spec.Containers) == n+len(ephemeral) {
+			got = got.DeepCopy()
+			for i, c := range got.Spec.Containers[n:] {
+				got.Spec.EphemeralContainers = append(got.Spec.EphemeralContainers, corev1.EphemeralContainer{
+					EphemeralContainerCommon: corev1.EphemeralContainerCommon(c), TargetContainerName: ephemeral[i].TargetContainerName})
+			}
+			got.Spec.Containers = got.Spec.Containers[:n]
 		}
 	}
 	got.Labels, got.Annotations = want.Labels, want.Annotations

@@ -10,7 +10,9 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/harness/backend"
@@ -248,9 +250,7 @@ func (s *Scenario) ObjectAsSubmitted(ctx context.Context, kind, name string) err
 	if err != nil {
 		return s.Failed(err, "unable to get %s %q", gvk.Kind, name)
 	}
-	dry := submitted.DeepCopy()
-	dry.SetNamespace(s.World().DefaultingNamespace)
-	defaulted, err := s.Objects().Create(ctx, mapping.Resource, dry, backend.CreateOptions{DryRun: true})
+	defaulted, err := s.unadmitted(ctx, mapping.Resource, submitted)
 	if err != nil {
 		return fmt.Errorf("unable to default the submitted %s (dry-run create: %s)", gvk.Kind, s.logical(err.Error()))
 	}
@@ -263,11 +263,53 @@ func (s *Scenario) ObjectAsSubmitted(ctx context.Context, kind, name string) err
 	}
 	diffs = append(diffs, valuediff.Values("spec", defaulted.Object["spec"], got.Object["spec"])...)
 	if len(diffs) > 0 {
-		lines := make([]string, len(diffs))
-		for i, d := range diffs {
-			lines[i] = d.String()
-		}
-		return fmt.Errorf("%s %q is not as submitted:\n%s", gvk.Kind, name, strings.Join(lines, "\n"))
+		return &ObjectChanged{Kind: gvk.Kind, Name: name, Differences: diffs}
 	}
 	return nil
+}
+
+// unadmitted is an object as the API server would store it where no
+// implementation is registered: a dry-run create in the defaulting
+// namespace.
+func (s *Scenario) unadmitted(ctx context.Context, gvr schema.GroupVersionResource, u *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	dry := u.DeepCopy()
+	dry.SetNamespace(s.World().DefaultingNamespace)
+	return s.Objects().Create(ctx, gvr, dry, backend.CreateOptions{DryRun: true})
+}
+
+// CreatableUnadmitted fails when the API server would refuse obj even
+// where no implementation is registered.
+func (s *Scenario) CreatableUnadmitted(ctx context.Context, obj runtime.Object) error {
+	raw, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return err
+	}
+	u := &unstructured.Unstructured{Object: raw}
+	mapping, err := s.cluster.Mapper().RESTMapping(u.GroupVersionKind().GroupKind(), u.GroupVersionKind().Version)
+	if err != nil {
+		return err
+	}
+	_, err = s.unadmitted(ctx, mapping.Resource, u)
+	return err
+}
+
+// ObjectChanged is an object other than a pod (a workload) that is not as
+// the scenario submitted it: its template changed breaks R2.6.
+type ObjectChanged struct {
+	Kind, Name string
+	// Refused is the API server's refusal of the object, which it would
+	// have stored without the implementation; nil when it stored it.
+	Refused     error
+	Differences []valuediff.Difference
+}
+
+func (e *ObjectChanged) Error() string {
+	if e.Refused != nil {
+		return fmt.Sprintf("%s %q was refused, which the API server takes without the implementation: %v", e.Kind, e.Name, e.Refused)
+	}
+	lines := make([]string, len(e.Differences))
+	for i, d := range e.Differences {
+		lines[i] = d.String()
+	}
+	return fmt.Sprintf("%s %q is not as submitted:\n%s", e.Kind, e.Name, strings.Join(lines, "\n"))
 }

@@ -36,6 +36,7 @@ type Scenario struct {
 	submitted map[objectKey]*unstructured.Unstructured
 	versions  map[objectKey]string // PodPreset resourceVersions, for ${rv:name}
 	last      *Attempt
+	updates   map[objectKey]*podUpdate // the last update of each pod a step made
 
 	presets    map[string]map[string]*v1alpha1.PodPreset // live canonical presets by logical namespace and name
 	recorded   []recordedAdmission                       // the pods steps submitted, in order

@@ -176,6 +176,12 @@ func (c *Cluster) Update(ctx context.Context, gvr schema.GroupVersionResource, u
 	return c.api.Dynamic.Resource(gvr).Namespace(u.GetNamespace()).Update(ctx, u, metav1.UpdateOptions{FieldValidation: "Strict"})
 }
 
+// UpdateSubresource updates a subresource of an object
+// (backend.Subresources), as kubectl debug updates pods/ephemeralcontainers.
+func (c *Cluster) UpdateSubresource(ctx context.Context, gvr schema.GroupVersionResource, u *unstructured.Unstructured, subresource string) (*unstructured.Unstructured, error) {
+	return c.api.Dynamic.Resource(gvr).Namespace(u.GetNamespace()).Update(ctx, u, metav1.UpdateOptions{FieldValidation: "Strict"}, subresource)
+}
+
 func (c *Cluster) MergePatch(ctx context.Context, gvr schema.GroupVersionResource, namespace, name string, patch []byte) error {
 	_, err := c.api.Dynamic.Resource(gvr).Namespace(namespace).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{})
 	return err

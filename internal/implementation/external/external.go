@@ -208,7 +208,7 @@ func (e *Webhook) Install(ctx context.Context, t implementation.Target) error {
 		e.relay = r
 		endpoint, caBundle = r.URL(), r.CABundle()
 	}
-	return implementation.RegisterWebhook(ctx, t, webhook.MutatingWebhookConfiguration(webhook.PodConfig{
+	return implementation.RegisterWebhook(ctx, t, webhook.WithOtherRequests(webhook.MutatingWebhookConfiguration(webhook.PodConfig{
 		Name:                    implementation.WebhookName,
 		NamespaceSelector:       t.Namespaces,
 		URL:                     endpoint,
@@ -216,7 +216,7 @@ func (e *Webhook) Install(ctx context.Context, t implementation.Target) error {
 		FailurePolicy:           admissionregistrationv1.FailurePolicyType(e.spec.FailurePolicy),
 		TimeoutSeconds:          e.spec.TimeoutSeconds,
 		AdmissionReviewVersions: e.spec.AdmissionReviewVersions,
-	}))
+	})))
 }
 
 // WaitForPreset probes the webhook with dry-run pods

@@ -113,11 +113,20 @@ func (r *relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	out.Header.Set("Content-Type", req.Header.Get("Content-Type"))
 	out.Header.Set("Accept", req.Header.Get("Accept"))
+	start := time.Now()
 	resp, err := r.client.Do(out)
 	if err != nil {
 		why := "no answer: " + err.Error()
 		if req.Context().Err() != nil {
-			why = "no answer within the API server's timeout"
+			elapsed := time.Since(start)
+			if timeout, ok := callTimeout(req); ok && elapsed < timeout-timeoutSlack {
+				// The API server gave up before its timeout: its own
+				// client went away (a probe the harness stopped waiting
+				// for), which is no failure of the webhook.
+				http.Error(w, err.Error(), http.StatusBadGateway)
+				return
+			}
+			why = fmt.Sprintf("no answer within the API server's timeout (it gave up after %s)", elapsed.Round(time.Millisecond))
 		}
 		r.note(review, why)
 		// The API server words a 502 with its body: "connection refused"
@@ -142,6 +151,17 @@ func (r *relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	w.WriteHeader(resp.StatusCode)
 	_, _ = w.Write(answer)
+}
+
+// timeoutSlack is how much earlier than its timeout an API server may give
+// up on a call for the relay to count it as the timeout.
+const timeoutSlack = 250 * time.Millisecond
+
+// callTimeout is the timeout an API server gave a webhook call: the
+// "timeout" parameter it adds to the URL.
+func callTimeout(req *http.Request) (time.Duration, bool) {
+	d, err := time.ParseDuration(req.URL.Query().Get("timeout"))
+	return d, err == nil && d > 0
 }
 
 // note records a failed request under its namespace.

@@ -1,9 +1,17 @@
 package external
 
 import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/base64"
+	"encoding/pem"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestInvalidAnswers: what counts as no valid answer to a request (R5.3),
@@ -56,5 +64,63 @@ func TestLoopback(t *testing.T) {
 		if got := loopback(url); got != want {
 			t.Errorf("loopback(%q) = %v, want %v", url, got, want)
 		}
+	}
+}
+
+// TestAbandonedCalls: a call the API server gives up on before its
+// timeout (its own client went away) is no failure of the webhook; one it
+// gives up on at its timeout is (R5.3).
+func TestAbandonedCalls(t *testing.T) {
+	release := make(chan struct{})
+	slow := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer slow.Close()
+	defer close(release)
+	caPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: slow.Certificate().Raw})
+	r, err := startRelay(slow.URL+"/mutate", caPEM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Stop()
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(r.CABundle())
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}}
+	body := `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u1","kind":{"kind":"Pod"},"name":"p","namespace":"%s","operation":"CREATE"}}`
+	for _, tc := range []struct {
+		name, timeout string
+		giveUp        time.Duration
+		noted         bool
+	}{
+		{"abandoned before the timeout", "10s", 50 * time.Millisecond, false},
+		{"at the timeout", "1s", time.Second, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ns := strings.ReplaceAll(tc.name, " ", "-")
+			ctx, cancel := context.WithTimeout(context.Background(), tc.giveUp)
+			defer cancel()
+			req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.URL()+"?timeout="+tc.timeout, strings.NewReader(fmt.Sprintf(body, ns)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp, err := client.Do(req); err == nil {
+				resp.Body.Close()
+			}
+			// The relay notes the failure once the call to the webhook
+			// has returned, just after the API server gave up.
+			deadline := time.Now().Add(2 * time.Second)
+			for len(r.Failed(ns)) == 0 && time.Now().Before(deadline) && tc.noted {
+				time.Sleep(10 * time.Millisecond)
+			}
+			if !tc.noted {
+				time.Sleep(200 * time.Millisecond)
+			}
+			if got := len(r.Failed(ns)) > 0; got != tc.noted {
+				t.Errorf("noted as failed: %v, want %v (%v)", got, tc.noted, r.Failed(ns))
+			}
+		})
 	}
 }

@@ -83,8 +83,8 @@ func (m *Module) Install(ctx context.Context, t implementation.Target) error {
 	if m.server, err = webhook.Serve(host.WebhookHost(), mux); err != nil {
 		return err
 	}
-	return implementation.RegisterWebhook(ctx, t, webhook.MutatingWebhookConfiguration(webhook.PodConfig{
-		Name: implementation.WebhookName, NamespaceSelector: t.Namespaces, URL: m.server.URL + "/mutate-pods", CABundle: m.server.CABundle}))
+	return implementation.RegisterWebhook(ctx, t, webhook.WithOtherRequests(webhook.MutatingWebhookConfiguration(webhook.PodConfig{
+		Name: implementation.WebhookName, NamespaceSelector: t.Namespaces, URL: m.server.URL + "/mutate-pods", CABundle: m.server.CABundle})))
 }
 
 // WaitForPreset waits until the module's cache holds the preset, when the

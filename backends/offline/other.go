@@ -1,0 +1,108 @@
+package offline
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apiserver/pkg/admission"
+
+	"presetsim.dev/presetsim/harness/backend"
+	"presetsim.dev/presetsim/internal/admit"
+	"presetsim.dev/presetsim/internal/webhook"
+)
+
+// ephemeralContainers is the pod subresource kubectl debug updates.
+const ephemeralContainers = "ephemeralcontainers"
+
+// admitOther passes a request other than CREATE of a pod to the plug-in,
+// as an API server does through the harness's extra registration
+// (webhook.WithOtherRequests, failurePolicy Ignore): a refusal refuses the
+// request; a plug-in that fails (panics) is noted (R5.3), and the request
+// goes on with its object as it was. It returns the object to store.
+func (c *Cluster) admitOther(ctx context.Context, req admit.Request) (runtime.Object, error) {
+	admitted, err := c.admitted(req.Namespace)
+	if err != nil || !admitted {
+		return req.Object, err
+	}
+	original := req.Object.DeepCopyObject()
+	outcome, err := admit.Invoke(ctx, c.plugin, nil, req)
+	if err != nil {
+		what := webhook.Describe(string(req.Operation), req.Kind.Kind, req.Name, req.DryRun)
+		if req.Subresource != "" {
+			what += " (" + req.Subresource + ")"
+		}
+		c.failed.Note(req.Namespace, what+": "+err.Error())
+		return original, nil
+	}
+	if outcome.Denied != nil {
+		return nil, apierrors.NewForbidden(req.Resource.GroupResource(), req.Name,
+			fmt.Errorf("admission webhook %q denied the request: %v", webhook.OtherRequestsName, outcome.Denied))
+	}
+	return req.Object, nil
+}
+
+// request is the admission request of an operation on an object of the
+// store, typed as the store holds it.
+func request(gvr schema.GroupVersionResource, obj, old runtime.Object, subresource string, op admission.Operation, dryRun bool) (admit.Request, error) {
+	m, err := metaOf(obj)
+	if err != nil {
+		return admit.Request{}, err
+	}
+	return admit.Request{
+		Object: obj, OldObject: old, Kind: obj.GetObjectKind().GroupVersionKind(), Resource: gvr, Subresource: subresource,
+		Namespace: m.GetNamespace(), Name: m.GetName(), Operation: op, DryRun: dryRun,
+		User: offlineUser,
+	}, nil
+}
+
+// admitPodUpdate admits an UPDATE of a pod, next replacing current; it
+// returns the pod to store.
+func (c *Cluster) admitPodUpdate(ctx context.Context, current, next *unstructured.Unstructured, subresource string) (*unstructured.Unstructured, error) {
+	old, err := c.typedObject(backend.Pods, current)
+	if err != nil {
+		return nil, err
+	}
+	obj, err := c.typedObject(backend.Pods, next)
+	if err != nil {
+		return nil, err
+	}
+	pod := c.DefaultPod(obj.(*corev1.Pod))
+	pod.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("Pod"))
+	req, err := request(backend.Pods, pod, old, subresource, admission.Update, false)
+	if err != nil {
+		return nil, err
+	}
+	admitted, err := c.admitOther(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	out, err := c.toUnstructured(backend.Pods, admitted)
+	if err != nil {
+		return nil, err
+	}
+	if subresource == ephemeralContainers {
+		// As the API server's strategy for the subresource: only the
+		// ephemeral containers change.
+		kept := current.DeepCopy()
+		list, _, _ := unstructured.NestedFieldCopy(out.Object, "spec", "ephemeralContainers")
+		if err := unstructured.SetNestedField(kept.Object, list, "spec", "ephemeralContainers"); err != nil {
+			return nil, err
+		}
+		return kept, nil
+	}
+	return out, nil
+}
+
+// UpdateSubresource updates a pod's ephemeralcontainers subresource
+// (backend.Subresources), the one subresource the store serves.
+func (c *Cluster) UpdateSubresource(ctx context.Context, gvr schema.GroupVersionResource, u *unstructured.Unstructured, subresource string) (*unstructured.Unstructured, error) {
+	if gvr != backend.Pods || subresource != ephemeralContainers {
+		return nil, c.unsupported("the %s subresource of %s is not served offline", subresource, gvr.Resource)
+	}
+	return c.update(ctx, gvr, u, subresource)
+}

@@ -1,0 +1,92 @@
+package mutants
+
+import (
+	"context"
+
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apiserver/pkg/admission"
+
+	"presetsim.dev/presetsim/rule"
+)
+
+// operationMutants mutate requests other than CREATE of a pod, which an
+// implementation's registration may send it (R5.4): each does what a
+// webhook that never looks at the operation, the subresource or the kind
+// would do.
+var operationMutants = []decoratedMutant{
+	// R2.1
+	{Mutant{"mutates-updates", rule.R2_1, "applies presets to a pod's UPDATE too (a label or an annotation changed after creation), as a webhook that never looks at the operation"}, fault{
+		other: func(ctx context.Context, a admission.Attributes, o admission.ObjectInterfaces, env *call) error {
+			pod, ok := a.GetObject().(*corev1.Pod)
+			if !ok || a.GetOperation() != admission.Update || a.GetSubresource() != "" {
+				return nil
+			}
+			return asPodCreate(ctx, a, o, env, pod)
+		}}},
+	// R3.2
+	{Mutant{"mutates-ephemeral-containers", rule.R3_2, "injects presets' env, envFrom and mounts into the ephemeral containers kubectl debug adds, as into any container"}, fault{
+		other: func(ctx context.Context, a admission.Attributes, o admission.ObjectInterfaces, env *call) error {
+			pod, ok := a.GetObject().(*corev1.Pod)
+			if !ok || a.GetSubresource() != "ephemeralcontainers" {
+				return nil
+			}
+			// The ephemeral containers, as the containers of a pod of the
+			// same labels.
+			stand := &corev1.Pod{ObjectMeta: *pod.ObjectMeta.DeepCopy()}
+			for _, ec := range pod.Spec.EphemeralContainers {
+				stand.Spec.Containers = append(stand.Spec.Containers, corev1.Container(*ec.EphemeralContainerCommon.DeepCopy()))
+			}
+			if err := asPodCreate(ctx, a, o, env, stand); err != nil {
+				return err
+			}
+			for i := range pod.Spec.EphemeralContainers {
+				c, got := &pod.Spec.EphemeralContainers[i], stand.Spec.Containers[i]
+				c.Env, c.EnvFrom, c.VolumeMounts = got.Env, got.EnvFrom, got.VolumeMounts
+			}
+			return nil
+		}}},
+	// R2.6
+	{Mutant{"mutates-templates", rule.R2_6, "applies presets to the pod template of a workload it is sent (Deployment, ReplicaSet, StatefulSet, DaemonSet, Job), not only to the pods its controller makes"}, fault{
+		other: func(ctx context.Context, a admission.Attributes, o admission.ObjectInterfaces, env *call) error {
+			template := templateOf(a.GetObject())
+			if template == nil || a.GetOperation() != admission.Create {
+				return nil
+			}
+			pod := &corev1.Pod{ObjectMeta: *template.ObjectMeta.DeepCopy(), Spec: *template.Spec.DeepCopy()}
+			pod.Namespace = a.GetNamespace()
+			if err := asPodCreate(ctx, a, o, env, pod); err != nil {
+				return err
+			}
+			template.Annotations, template.Spec = pod.Annotations, pod.Spec
+			return nil
+		}}},
+}
+
+// asPodCreate has the reference admit pod as if the request were the
+// CREATE of that pod, recording no events.
+func asPodCreate(ctx context.Context, a admission.Attributes, o admission.ObjectInterfaces, env *call, pod *corev1.Pod) error {
+	create := admission.NewAttributesRecord(pod, nil, corev1.SchemeGroupVersion.WithKind("Pod"), a.GetNamespace(), pod.Name,
+		corev1.SchemeGroupVersion.WithResource("pods"), "", admission.Create, &metav1.CreateOptions{}, a.IsDryRun(), a.GetUserInfo())
+	return env.quietPlugin(env.presets).Admit(ctx, create, o)
+}
+
+// templateOf is the pod template of a workload, nil for another object.
+func templateOf(obj runtime.Object) *corev1.PodTemplateSpec {
+	switch w := obj.(type) {
+	case *appsv1.Deployment:
+		return &w.Spec.Template
+	case *appsv1.ReplicaSet:
+		return &w.Spec.Template
+	case *appsv1.StatefulSet:
+		return &w.Spec.Template
+	case *appsv1.DaemonSet:
+		return &w.Spec.Template
+	case *batchv1.Job:
+		return &w.Spec.Template
+	}
+	return nil
+}
