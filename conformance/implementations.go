@@ -99,3 +99,14 @@ func WithTimeout(d time.Duration) WebhookOption {
 func WithReviewVersions(versions ...string) WebhookOption {
 	return webhookOption(func(o *external.Options) { o.AdmissionReviewVersions = versions })
 }
+
+// WithRegistration registers the webhook as it ships: its own
+// MutatingWebhookConfiguration, with only the clientConfig pointed at the
+// webhook's URL and the namespaceSelector narrowed to the run's namespaces
+// (its rules, selectors, failure policy, timeout and review versions as
+// given, which WithFailurePolicy, WithTimeout and WithReviewVersions then
+// do not change). The run says what it registers and what it does against
+// R5.4 of the specification.
+func WithRegistration(cfg *admissionregistrationv1.MutatingWebhookConfiguration) WebhookOption {
+	return webhookOption(func(o *external.Options) { o.Registration = cfg.DeepCopy() })
+}

@@ -3,13 +3,11 @@ package mutants
 import (
 	"context"
 
-	appsv1 "k8s.io/api/apps/v1"
-	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apiserver/pkg/admission"
 
+	"presetsim.dev/presetsim/internal/manifest"
 	"presetsim.dev/presetsim/rule"
 )
 
@@ -52,8 +50,8 @@ var operationMutants = []decoratedMutant{
 	// R2.6
 	{Mutant{"mutates-templates", rule.R2_6, "applies presets to the pod template of a workload it is sent (Deployment, ReplicaSet, StatefulSet, DaemonSet, Job), not only to the pods its controller makes"}, fault{
 		other: func(ctx context.Context, a admission.Attributes, o admission.ObjectInterfaces, env *call) error {
-			template := templateOf(a.GetObject())
-			if template == nil || a.GetOperation() != admission.Create {
+			template, ok := manifest.PodTemplate(a.GetObject())
+			if !ok || a.GetOperation() != admission.Create {
 				return nil
 			}
 			pod := &corev1.Pod{ObjectMeta: *template.ObjectMeta.DeepCopy(), Spec: *template.Spec.DeepCopy()}
@@ -72,21 +70,4 @@ func asPodCreate(ctx context.Context, a admission.Attributes, o admission.Object
 	create := admission.NewAttributesRecord(pod, nil, corev1.SchemeGroupVersion.WithKind("Pod"), a.GetNamespace(), pod.Name,
 		corev1.SchemeGroupVersion.WithResource("pods"), "", admission.Create, &metav1.CreateOptions{}, a.IsDryRun(), a.GetUserInfo())
 	return env.quietPlugin(env.presets).Admit(ctx, create, o)
-}
-
-// templateOf is the pod template of a workload, nil for another object.
-func templateOf(obj runtime.Object) *corev1.PodTemplateSpec {
-	switch w := obj.(type) {
-	case *appsv1.Deployment:
-		return &w.Spec.Template
-	case *appsv1.ReplicaSet:
-		return &w.Spec.Template
-	case *appsv1.StatefulSet:
-		return &w.Spec.Template
-	case *appsv1.DaemonSet:
-		return &w.Spec.Template
-	case *batchv1.Job:
-		return &w.Spec.Template
-	}
-	return nil
 }

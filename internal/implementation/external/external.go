@@ -55,6 +55,14 @@ type Options struct {
 	// process may still be starting), OutsideGrace with KubeconfigOut and
 	// no Command.
 	RefusedGrace time.Duration
+	// Registration, when set, is the webhook's own
+	// MutatingWebhookConfiguration as it ships (ReadRegistration): it is
+	// registered as is, with only its clientConfig pointed at URL and its
+	// namespaceSelector narrowed to the run's namespaces (asDeployed), and
+	// FailurePolicy, TimeoutSeconds and AdmissionReviewVersions are not
+	// used. What it registers is said, and what it does against R5.4
+	// (RegistrationFindings).
+	Registration *admissionregistrationv1.MutatingWebhookConfiguration
 	// KubeconfigOut, when set, is where the kubeconfig for a webhook
 	// started outside the run is written once the API server is up: a
 	// webhook on the host of the container the run is in, or in another
@@ -208,7 +216,7 @@ func (e *Webhook) Install(ctx context.Context, t implementation.Target) error {
 		e.relay = r
 		endpoint, caBundle = r.URL(), r.CABundle()
 	}
-	return implementation.RegisterWebhook(ctx, t, webhook.WithOtherRequests(webhook.MutatingWebhookConfiguration(webhook.PodConfig{
+	cfg := webhook.WithOtherRequests(webhook.MutatingWebhookConfiguration(webhook.PodConfig{
 		Name:                    implementation.WebhookName,
 		NamespaceSelector:       t.Namespaces,
 		URL:                     endpoint,
@@ -216,7 +224,25 @@ func (e *Webhook) Install(ctx context.Context, t implementation.Target) error {
 		FailurePolicy:           admissionregistrationv1.FailurePolicyType(e.spec.FailurePolicy),
 		TimeoutSeconds:          e.spec.TimeoutSeconds,
 		AdmissionReviewVersions: e.spec.AdmissionReviewVersions,
-	})))
+	}))
+	if reg := e.spec.Registration; reg != nil {
+		deployed, err := asDeployed(reg, endpoint, caBundle, t.Namespaces)
+		if err != nil {
+			return fmt.Errorf("external module: the webhook's registration: %w", err)
+		}
+		fmt.Fprintf(t.Progress, "registering the webhook as it ships (%s):\n", reg.Name)
+		for _, line := range Describe(deployed) {
+			fmt.Fprintf(t.Progress, "  %s\n", line)
+		}
+		for _, finding := range RegistrationFindings(reg) {
+			fmt.Fprintf(t.Progress, "  %s\n", finding)
+		}
+		// The harness's own webhook for the requests other than a pod's
+		// creation comes last.
+		deployed.Webhooks = append(deployed.Webhooks, cfg.Webhooks[len(cfg.Webhooks)-1])
+		cfg = deployed
+	}
+	return implementation.RegisterWebhook(ctx, t, cfg)
 }
 
 // WaitForPreset probes the webhook with dry-run pods

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 
 	"presetsim.dev/presetsim/harness/implementation"
 )
@@ -47,12 +48,14 @@ const LogFile = "webhook.log"
 
 // flags are the flags that describe an external webhook.
 type flags struct {
-	url, caFile, versions, failurePolicy, command, kubeconfigOut string
-	timeout                                                      time.Duration
+	url, caFile, versions, failurePolicy, command, kubeconfigOut, registration string
+	timeout                                                                    time.Duration
+	fs                                                                         *pflag.FlagSet
 }
 
 func bindFlags(fs *pflag.FlagSet) *flags {
-	f := &flags{}
+	f := &flags{fs: fs}
+	fs.StringVar(&f.registration, "webhook-configuration", "", "the webhook's own MutatingWebhookConfiguration as it ships (YAML; a bundle of manifests is fine): registered as is, with only its clientConfig pointed at --webhook-url and its namespaceSelector narrowed to the run's namespaces; its failure policy, timeout and review versions replace the --webhook-* flags'")
 	fs.StringVar(&f.url, "webhook-url", "", "test this external webhook (https URL) instead of an in-process module")
 	fs.StringVar(&f.caFile, "webhook-ca", "", "CA bundle (PEM file) that verifies the external webhook; with --webhook-command and no --webhook-ca, the run issues the webhook a serving certificate ("+CertPlaceholder+", "+KeyPlaceholder+", "+CAPlaceholder+" in the command)")
 	fs.StringVar(&f.versions, "webhook-versions", "v1", "admissionReviewVersions the external webhook accepts, comma-separated")
@@ -91,8 +94,20 @@ func (f *flags) options() (Options, error) {
 	if f.timeout < time.Second || f.timeout > 30*time.Second {
 		return Options{}, fmt.Errorf("--webhook-timeout must be between 1s and 30s, not %s", f.timeout)
 	}
+	var reg *admissionregistrationv1.MutatingWebhookConfiguration
+	if f.registration != "" {
+		for _, name := range []string{"webhook-failure-policy", "webhook-timeout", "webhook-versions"} {
+			if f.fs != nil && f.fs.Changed(name) {
+				return Options{}, fmt.Errorf("--%s and --webhook-configuration: the registration as it ships says that", name)
+			}
+		}
+		if reg, err = ReadRegistration(f.registration); err != nil {
+			return Options{}, fmt.Errorf("--webhook-configuration: %w", err)
+		}
+	}
 	o := Options{
-		URL: f.url, CABundle: ca, FailurePolicy: f.failurePolicy,
+		Registration: reg,
+		URL:          f.url, CABundle: ca, FailurePolicy: f.failurePolicy,
 		TimeoutSeconds: int32(f.timeout / time.Second), AdmissionReviewVersions: strings.Split(f.versions, ","),
 		KubeconfigOut: f.kubeconfigOut,
 	}

@@ -1,0 +1,70 @@
+package external
+
+import (
+	"strings"
+	"testing"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// TestReadRegistration: the registration is found in a bundle of
+// manifests; a mistake in it is named by file and line.
+func TestReadRegistration(t *testing.T) {
+	for _, tc := range []struct {
+		name, file, wantErr string
+	}{
+		{"a bundle", "testdata/bundle.yaml", ""},
+		{"an unknown field", "testdata/typo.yaml", "testdata/typo.yaml:9"},
+		{"no file", "testdata/none.yaml", "no such file"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			reg, err := ReadRegistration(tc.file)
+			switch {
+			case tc.wantErr == "" && err != nil:
+				t.Fatal(err)
+			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+				t.Fatalf("error %v, want one containing %q", err, tc.wantErr)
+			case tc.wantErr == "" && (reg.Name != "podpreset-webhook" || len(reg.Webhooks) != 1):
+				t.Fatalf("read %s with %d webhooks", reg.Name, len(reg.Webhooks))
+			}
+		})
+	}
+}
+
+// TestAsDeployed: only the clientConfig is rewritten (the registration's
+// path kept) and the namespaces narrowed to the run's; what the
+// registration does against R5.4 is found.
+func TestAsDeployed(t *testing.T) {
+	reg, err := ReadRegistration("testdata/bundle.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := &metav1.LabelSelector{MatchLabels: map[string]string{"presetsim.dev/admission": "r1"}}
+	got, err := asDeployed(reg, "https://127.0.0.1:9443/mutate", []byte("ca"), run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := got.Webhooks[0]
+	if *w.ClientConfig.URL != "https://127.0.0.1:9443/mutate-pods" || w.ClientConfig.Service != nil || string(w.ClientConfig.CABundle) != "ca" {
+		t.Errorf("clientConfig %+v, want the URL's host with the registration's path", w.ClientConfig)
+	}
+	if sel := metav1.FormatLabelSelector(w.NamespaceSelector); sel != "podpresets=enabled,presetsim.dev/admission=r1" {
+		t.Errorf("namespaceSelector %s, want both the registration's and the run's", sel)
+	}
+	if *w.FailurePolicy != admissionregistrationv1.Ignore || len(w.Rules[0].Operations) != 2 {
+		t.Errorf("failurePolicy %s, operations %v: want them as shipped", *w.FailurePolicy, w.Rules[0].Operations)
+	}
+	if reg.Webhooks[0].ClientConfig.Service == nil {
+		t.Error("the registration read was changed")
+	}
+	findings := RegistrationFindings(reg)
+	if len(findings) != 1 || !strings.Contains(findings[0], "podpresets=enabled only") {
+		t.Errorf("findings %q, want one about the namespaceSelector", findings)
+	}
+	noPods := reg.DeepCopy()
+	noPods.Webhooks[0].Rules[0].Resources = []string{"deployments"}
+	if f := RegistrationFindings(noPods); len(f) != 1 || !strings.Contains(f[0], "no webhook") {
+		t.Errorf("findings %q, want that no webhook is sent CREATE of pods", f)
+	}
+}
