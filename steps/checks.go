@@ -33,6 +33,9 @@ type checkSpec struct {
 	// fragment marks a setup step whose DocString holds part of an object
 	// (a container), not objects to create: it is decoded by the step.
 	fragment bool
+	// tries marks a setup step whose request may be refused ("I try to
+	// create:"): its objects need not be valid.
+	tries bool
 }
 
 // shows names the kinds of checks, as profile.Difference.Checks lists them.
@@ -44,6 +47,14 @@ var shows = struct{ admitted, rejected, content, events, warnings string }{
 // rules (within the scenario's tags).
 func setup(kind string, rules ...rule.ID) checkSpec {
 	return checkSpec{rules: rules, setup: true, shows: kind, narrow: denied}
+}
+
+// attempt is a setup step whose request may be refused, recorded for a
+// later check: its objects are not checked before the run.
+func attempt() checkSpec {
+	c := setup("")
+	c.tries = true
+	return c
 }
 
 // denied narrows a refused request: a pod the implementation denied at

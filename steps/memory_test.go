@@ -145,7 +145,7 @@ func manyScenarios(n int) string {
 // harness defines, and every DocString of objects to create decodes (run
 // refuses a suite with a mistake of either kind).
 func TestSuiteStepsDefined(t *testing.T) {
-	if err := suitecheck.Check(suitecheck.Options{Paths: []string{"../features"}, Format: "pretty", Concurrency: 1, Steps: steps.Expressions(), Manifests: steps.ManifestExpressions()}); err != nil {
+	if err := suitecheck.Check(suitecheck.Options{Paths: []string{"../features"}, Format: "pretty", Concurrency: 1, Steps: steps.Expressions(), Manifests: steps.ManifestExpressions(), Inputs: steps.InputExpressions()}); err != nil {
 		t.Error(err)
 	}
 }

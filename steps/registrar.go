@@ -47,8 +47,9 @@ type registrar struct {
 	timeout time.Duration
 	// expressions, when set, only collects the steps' expressions
 	// (Expressions): nothing is registered. manifests, with it, collects
-	// those of the steps whose DocString holds objects to create.
-	expressions, manifests *[]*regexp.Regexp
+	// those of the steps whose DocString holds objects to create, and
+	// inputs those of them whose objects must be accepted.
+	expressions, manifests, inputs *[]*regexp.Regexp
 	// reference, when set, only collects what each step is (Reference).
 	reference *[]StepDoc
 }
@@ -69,6 +70,9 @@ func (r registrar) Step(expr string, spec checkSpec, handler any) {
 		*r.expressions = append(*r.expressions, compiled(expr))
 		if r.manifests != nil && spec.setup && !spec.fragment && takes[*godog.DocString](handler) {
 			*r.manifests = append(*r.manifests, compiled(expr))
+			if r.inputs != nil && !spec.tries {
+				*r.inputs = append(*r.inputs, compiled(expr))
+			}
 		}
 		return
 	}
@@ -131,6 +135,17 @@ func ManifestExpressions() []*regexp.Regexp {
 func expressionsAndManifests() (all, manifests []*regexp.Regexp) {
 	registerAll(registrar{expressions: &all, manifests: &manifests})
 	return all, manifests
+}
+
+// InputExpressions are the expressions of the steps whose DocString holds
+// objects the scenario creates as its input, which must be accepted ("the
+// PodPreset:", "I create the pod:", not "I try to create:"): a preset among
+// them that the specification refuses is a mistake of the feature file,
+// found before a run (suitecheck).
+func InputExpressions() []*regexp.Regexp {
+	var all, manifests, inputs []*regexp.Regexp
+	registerAll(registrar{expressions: &all, manifests: &manifests, inputs: &inputs})
+	return inputs
 }
 
 // StepDoc is one step of the language, as the step registry defines it:

@@ -270,11 +270,11 @@ func register(sc registrar) {
 	sc.Step(`^I create the pod:$`, setup(shows.admitted, rule.R4_2), func(ctx context.Context, doc *godog.DocString) error {
 		return createKind(ctx, "Pod", doc)
 	})
-	sc.Step(`^I try to create:$`, setup(""), func(ctx context.Context, doc *godog.DocString) error {
+	sc.Step(`^I try to create:$`, attempt(), func(ctx context.Context, doc *godog.DocString) error {
 		s := from(ctx)
 		return s.scenario.TryCreate(ctx, s.source(), doc.Content, false)
 	})
-	sc.Step(`^I try to create with a server-side dry run:$`, setup(""), func(ctx context.Context, doc *godog.DocString) error {
+	sc.Step(`^I try to create with a server-side dry run:$`, attempt(), func(ctx context.Context, doc *godog.DocString) error {
 		s := from(ctx)
 		return s.scenario.TryCreate(ctx, s.source(), doc.Content, true)
 	})
@@ -292,7 +292,7 @@ func register(sc registrar) {
 	sc.Step(`^the ([A-Z]\w*) "([^"]*)" should not exist$`, check(""), func(ctx context.Context, kind, name string) error {
 		return from(ctx).scenario.ShouldNotExist(ctx, kind, name)
 	})
-	sc.Step(`^I try to update the PodPreset "([^"]*)" to:$`, setup(""), func(ctx context.Context, name string, doc *godog.DocString) error {
+	sc.Step(`^I try to update the PodPreset "([^"]*)" to:$`, attempt(), func(ctx context.Context, name string, doc *godog.DocString) error {
 		s := from(ctx)
 		return s.scenario.TryUpdatePreset(ctx, name, s.source(), doc.Content)
 	})

@@ -172,7 +172,7 @@ interrupted.`,
 		}
 		paths, fsys := suiteSource(args)
 		// Checked before the control plane starts, which takes seconds.
-		if err := suitecheck.Check(suitecheck.Options{Paths: paths, FS: fsys, Format: *format, Tags: *tags, Concurrency: *concurrency, Steps: steps.Expressions(), Manifests: steps.ManifestExpressions()}); err != nil {
+		if err := suitecheck.Check(suitecheck.Options{Paths: paths, FS: fsys, Format: *format, Tags: *tags, Concurrency: *concurrency, Steps: steps.Expressions(), Manifests: steps.ManifestExpressions(), Inputs: steps.InputExpressions()}); err != nil {
 			return cli.SuiteError(cmd, err)
 		}
 		if *shard != "" {

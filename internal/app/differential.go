@@ -39,7 +39,7 @@ whose outcome or pods differ. With no path, the suite built into this binary run
 			return cli.ExitError{Code: 2}
 		}
 		paths, fsys := suiteSource(args)
-		if err := suitecheck.Check(suitecheck.Options{Paths: paths, FS: fsys, Format: "pretty", Tags: *tags, Concurrency: 1, Steps: steps.Expressions(), Manifests: steps.ManifestExpressions()}); err != nil {
+		if err := suitecheck.Check(suitecheck.Options{Paths: paths, FS: fsys, Format: "pretty", Tags: *tags, Concurrency: 1, Steps: steps.Expressions(), Manifests: steps.ManifestExpressions(), Inputs: steps.InputExpressions()}); err != nil {
 			return cli.SuiteError(cmd, err)
 		}
 		interrupts, bin, err := cli.Prepare(cmd.Context(), stderr)

@@ -37,6 +37,11 @@ type Options struct {
 	// selected scenarios' such steps must decode (YAML, kinds, fields),
 	// else their file, line and field, with a did-you-mean.
 	Manifests []*regexp.Regexp
+	// Inputs are those of Manifests whose objects the scenario creates as
+	// its input (steps.InputExpressions): a PodPreset among them that the
+	// specification refuses (R1.3–R1.6) is a mistake of the feature file,
+	// named by file, line, field and rule, on every backend alike.
+	Inputs []*regexp.Regexp
 }
 
 // FeatureErrors are mistakes in the feature files themselves (an
@@ -62,7 +67,7 @@ func Check(o Options) error {
 	if len(o.Paths) == 0 {
 		o.Paths = []string{"features"} // godog's default, and the run's
 	}
-	selected, mistakes, err := count(o.FS, o.Paths, o.Tags, o.Steps, o.Manifests)
+	selected, mistakes, err := count(o.FS, o.Paths, o.Tags, o.Steps, o.Manifests, o.Inputs)
 	if err != nil {
 		return err
 	}
@@ -121,7 +126,7 @@ func checkTags(expr string) error {
 // paths hold that match the tag expression. A path is a feature file, a
 // folder of them, or FILE:LINE (the scenario or example row at LINE).
 func Count(paths []string, tags string) (int, error) {
-	selected, _, err := count(nil, paths, tags, nil, nil)
+	selected, _, err := count(nil, paths, tags, nil, nil, nil)
 	return len(selected), err
 }
 
@@ -153,7 +158,7 @@ func Shard(fsys fs.FS, paths []string, tags string, i, n int) ([]string, error) 
 // scenario's line, in file order (folders walked in lexical order): an
 // outline once, for all its example rows. fsys is as Options.FS says.
 func Scenarios(fsys fs.FS, paths []string, tags string) ([]string, error) {
-	selected, _, err := count(fsys, paths, tags, nil, nil)
+	selected, _, err := count(fsys, paths, tags, nil, nil, nil)
 	return slices.Compact(selected), err
 }
 
@@ -162,7 +167,7 @@ func Scenarios(fsys fs.FS, paths []string, tags string) ([]string, error) {
 // an error for each step of the selected scenarios that matches none of
 // them; when manifests are, one for each such step's DocString that does
 // not decode.
-func count(fsys fs.FS, paths []string, tags string, steps, manifests []*regexp.Regexp) ([]string, []error, error) {
+func count(fsys fs.FS, paths []string, tags string, steps, manifests, inputs []*regexp.Regexp) ([]string, []error, error) {
 	if len(paths) == 0 {
 		paths = []string{"features"}
 	}
@@ -191,7 +196,7 @@ func count(fsys fs.FS, paths []string, tags string, steps, manifests []*regexp.R
 			files = []string{file}
 		}
 		for _, f := range files {
-			sel, u, err := countFile(fsys, f, line, tags, steps, manifests)
+			sel, u, err := countFile(fsys, f, line, tags, steps, manifests, inputs)
 			if err != nil {
 				errs = append(errs, err)
 				continue
@@ -219,7 +224,7 @@ func splitLine(path string) (string, int) {
 	return path[:i], line
 }
 
-func countFile(fsys fs.FS, path string, line int, tags string, steps, manifests []*regexp.Regexp) ([]string, []error, error) {
+func countFile(fsys fs.FS, path string, line int, tags string, steps, manifests, inputs []*regexp.Regexp) ([]string, []error, error) {
 	doc, pickles, err := featureloc.Parse(fsys, path)
 	if err != nil {
 		if errors.Is(err, featureloc.ErrSyntax) {
@@ -254,9 +259,14 @@ func countFile(fsys fs.FS, path string, line int, tags string, steps, manifests 
 				at, docAt = lines[st.AstNodeIds[0]], docLines[st.AstNodeIds[0]]
 			}
 			if st.Argument != nil && st.Argument.DocString != nil && slices.ContainsFunc(manifests, func(re *regexp.Regexp) bool { return re.MatchString(st.Text) }) {
-				if _, err := decode(docAt, st.Argument.DocString.Content); err != nil && !seen[-docAt] {
+				objs, err := decode(docAt, st.Argument.DocString.Content)
+				if !seen[-docAt] {
 					seen[-docAt] = true // an outline's DocString, once per example row
-					undefined = append(undefined, err)
+					if err != nil {
+						undefined = append(undefined, err)
+					} else if slices.ContainsFunc(inputs, func(re *regexp.Regexp) bool { return re.MatchString(st.Text) }) {
+						undefined = append(undefined, invalidPresets(objs)...)
+					}
 				}
 			}
 			if len(steps) == 0 || slices.ContainsFunc(steps, func(re *regexp.Regexp) bool { return re.MatchString(st.Text) }) {

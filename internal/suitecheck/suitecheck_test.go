@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
 )
 
 // TestCheck: each kind of mistake is refused, with what is wrong, before
@@ -179,3 +180,92 @@ func TestShard(t *testing.T) {
 		}
 	}
 }
+
+// TestInvalidInputPresets: a preset that a scenario creates as its input
+// and the specification refuses is a feature-file error, with the field,
+// its line and the rule, whatever the backend; one a "try" step creates is
+// the scenario's to judge.
+func TestInvalidInputPresets(t *testing.T) {
+	fsys := fstest.MapFS{"invalid-presets.feature": {Data: []byte(invalidPresetsFeature)}}
+	defined := []*regexp.Regexp{
+		regexp.MustCompile(`^the PodPreset:$`), regexp.MustCompile(`^I create the pod:$`), regexp.MustCompile(`^I try to create:$`),
+		regexp.MustCompile(`^the pod "([^"]*)" should be as submitted$`), regexp.MustCompile(`^the request should be rejected with a message containing "(.*)"$`),
+	}
+	for _, tc := range []struct {
+		name   string
+		inputs []*regexp.Regexp
+		want   []string
+	}{
+		{"checked", defined[:2], []string{
+			`invalid-presets.feature:9: metadata.name: Too long: may not be more than 53 bytes (R1.6)`,
+			`invalid-presets.feature:14: spec.selector.matchExpressions[0].operator: Invalid value: "Inn": not a valid selector operator (R1.3)`,
+		}},
+		{"no input steps", nil, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := Check(Options{Paths: []string{"invalid-presets.feature"}, FS: fsys, Format: "progress", Concurrency: 1, Steps: defined, Manifests: defined[:3], Inputs: tc.inputs})
+			var mistakes *FeatureErrors
+			if tc.want == nil {
+				if err != nil {
+					t.Fatalf("Check: %v, want no mistake", err)
+				}
+				return
+			}
+			if !errors.As(err, &mistakes) || len(mistakes.Errs) != len(tc.want) {
+				t.Fatalf("Check: %v, want %d feature-file errors", err, len(tc.want))
+			}
+			for i, e := range mistakes.Errs {
+				if !strings.HasPrefix(e.Error(), tc.want[i]) {
+					t.Errorf("mistake %d: %s\nwant it to start with: %s", i, e, tc.want[i])
+				}
+			}
+		})
+	}
+}
+
+// invalidPresetsFeature creates an invalid preset as its input, and tries
+// to create another.
+const invalidPresetsFeature = `Feature: bad presets
+
+  Scenario: a preset with a long name and a bad operator
+    Given the PodPreset:
+      """
+      apiVersion: settings.k8s.io/v1alpha1
+      kind: PodPreset
+      metadata:
+        name: a-preset-whose-name-is-much-too-long-for-its-annotation-key-x
+      spec:
+        selector:
+          matchExpressions:
+            - key: role
+              operator: Inn
+              values: [frontend]
+        env:
+          - name: A
+            value: "1"
+      """
+    When I create the pod:
+      """
+      apiVersion: v1
+      kind: Pod
+      metadata:
+        name: w
+      spec:
+        containers:
+          - name: w
+            image: w
+      """
+    Then the pod "w" should be as submitted
+
+  Scenario: trying is fine
+    When I try to create:
+      """
+      apiVersion: settings.k8s.io/v1alpha1
+      kind: PodPreset
+      metadata:
+        name: p
+      spec:
+        selector: {}
+      """
+    Then the request should be rejected with a message containing "spec"
+`
