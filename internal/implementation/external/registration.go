@@ -169,7 +169,9 @@ func RegistrationFindings(reg *admissionregistrationv1.MutatingWebhookConfigurat
 
 // podCreate reports whether a rule sends CREATE of core pods.
 func podCreate(r admissionregistrationv1.RuleWithOperations) bool {
-	has := func(list []string, want string) bool { return slices.Contains(list, want) || slices.Contains(list, "*") }
+	has := func(list []string, want string) bool {
+		return slices.Contains(list, want) || slices.Contains(list, "*")
+	}
 	ops := slices.ContainsFunc(r.Operations, func(o admissionregistrationv1.OperationType) bool {
 		return o == admissionregistrationv1.Create || o == admissionregistrationv1.OperationAll
 	})
