@@ -308,6 +308,13 @@ func register(sc registrar) {
 		s := from(ctx)
 		return s.scenario.AddEphemeralContainer(ctx, name, s.source(), doc.Content)
 	})
+	sc.Step(`^another admission webhook annotates every pod with "([^"]*)"$`, setup(""), func(ctx context.Context, pair string) error {
+		key, value, ok := strings.Cut(pair, "=")
+		if !ok || key == "" {
+			return fmt.Errorf("%q: want key=value", pair)
+		}
+		return from(ctx).scenario.AnnotateAfter(ctx, key, value)
+	})
 	sc.Step(`^the pod "([^"]*)" should be as updated$`, updateCheck(), func(ctx context.Context, name string) error {
 		return from(ctx).scenario.PodShouldBeAsUpdated(ctx, name)
 	})

@@ -106,3 +106,58 @@ func (c *Cluster) UpdateSubresource(ctx context.Context, gvr schema.GroupVersion
 	}
 	return c.update(ctx, gvr, u, subresource)
 }
+
+// later is another admission after the implementation's: an annotation
+// set on the pods of a namespace (backend.LaterAdmissions).
+type later struct{ key, value string }
+
+// AnnotateAfter sets an annotation on every pod created in the namespace
+// once the module admitted it, and has the module admit it again, as an
+// API server reinvokes a webhook registered with reinvocationPolicy
+// IfNeeded when a later one changed the object.
+func (c *Cluster) AnnotateAfter(namespace, key, value string) (func(), error) {
+	c.laterMu.Lock()
+	defer c.laterMu.Unlock()
+	if c.later == nil {
+		c.later = map[string][]later{}
+	}
+	c.later[namespace] = append(c.later[namespace], later{key, value})
+	return func() {
+		c.laterMu.Lock()
+		defer c.laterMu.Unlock()
+		delete(c.later, namespace)
+	}, nil
+}
+
+// admitLater runs the later admissions of the pod's namespace and, when
+// they changed the pod, has the module admit it again; it returns the
+// reinvocation's warnings.
+func (c *Cluster) admitLater(ctx context.Context, pod *corev1.Pod, dryRun bool) ([]string, error) {
+	c.laterMu.Lock()
+	afters := c.later[pod.Namespace]
+	c.laterMu.Unlock()
+	changed := false
+	for _, l := range afters {
+		if v, ok := pod.Annotations[l.key]; ok && v == l.value {
+			continue
+		}
+		if pod.Annotations == nil {
+			pod.Annotations = map[string]string{}
+		}
+		pod.Annotations[l.key] = l.value
+		changed = true
+	}
+	if !changed {
+		return nil, nil
+	}
+	outcome, err := admit.Invoke(ctx, c.plugin, nil, admit.PodCreate(pod, dryRun, offlineUser.Name))
+	if err != nil {
+		c.noteFailed(pod, dryRun, err)
+		return nil, apierrors.NewInternalError(fmt.Errorf("failed calling webhook %q (reinvoked): %w", webhookName, err))
+	}
+	if outcome.Denied != nil {
+		return nil, apierrors.NewForbidden(backend.Pods.GroupResource(), pod.Name,
+			fmt.Errorf("admission webhook %q denied the request (reinvoked): %v", webhookName, outcome.Denied))
+	}
+	return outcome.Warnings, nil
+}

@@ -81,7 +81,11 @@ type Cluster struct {
 	mu sync.Mutex // serialises writes, so resourceVersions grow in order
 
 	failed webhook.Failures // admission requests with no valid answer
-	rv     int64
+	// later are AnnotateAfter's, by namespace, under laterMu (pods are
+	// admitted with mu held too: a ReplicaSet's).
+	laterMu sync.Mutex
+	later   map[string][]later
+	rv      int64
 
 	watches watches // Watch's, shared per resource and namespace
 }
@@ -359,6 +363,18 @@ func (c *Cluster) admitPod(ctx context.Context, pod *corev1.Pod, opts backend.Cr
 		// The words the API server uses for a webhook's refusal.
 		return nil, apierrors.NewForbidden(backend.Pods.GroupResource(), pod.Name,
 			fmt.Errorf("admission webhook %q denied the request: %v", webhookName, outcome.Denied))
+	}
+	warnings, err := c.admitLater(ctx, pod, opts.DryRun)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Warnings != nil {
+		// An API server returns a warning recorded twice once.
+		for _, w := range warnings {
+			if !slices.Contains(outcome.Warnings, w) {
+				opts.Warnings.Add(w)
+			}
+		}
 	}
 	return pod, nil
 }

@@ -170,6 +170,16 @@ type Subresources interface {
 	UpdateSubresource(ctx context.Context, gvr schema.GroupVersionResource, u *unstructured.Unstructured, subresource string) (*unstructured.Unstructured, error)
 }
 
+// LaterAdmissions is the ability of a cluster without an API server to run
+// another mutating admission after the implementation's, as an API server
+// runs the webhooks registered after it: AnnotateAfter sets an annotation
+// on every pod created in the namespace once the implementation admitted
+// it, and then, as reinvocationPolicy IfNeeded asks, admits the pod again
+// (R3.8). The returned function removes it.
+type LaterAdmissions interface {
+	AnnotateAfter(namespace, key, value string) (remove func(), err error)
+}
+
 // NodeSimulator is the ability of a cluster whose nodes are simulated.
 type NodeSimulator interface {
 	// SimulatedNodes is nil when the cluster runs none.

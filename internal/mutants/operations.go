@@ -8,13 +8,15 @@ import (
 	"k8s.io/apiserver/pkg/admission"
 
 	"presetsim.dev/presetsim/internal/manifest"
+	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
+	"presetsim.dev/presetsim/presets/merge"
 	"presetsim.dev/presetsim/rule"
 )
 
-// operationMutants mutate requests other than CREATE of a pod, which an
-// implementation's registration may send it (R5.4): each does what a
-// webhook that never looks at the operation, the subresource or the kind
-// would do.
+// operationMutants mutate requests other than a pod's first admission,
+// which an implementation's registration may send it (R5.4): each does
+// what a webhook that never looks at the operation, the subresource or the
+// kind would do, or one that is not idempotent when reinvoked (R3.8).
 var operationMutants = []decoratedMutant{
 	// R2.1
 	{Mutant{"mutates-updates", rule.R2_1, "applies presets to a pod's UPDATE too (a label or an annotation changed after creation), as a webhook that never looks at the operation"}, fault{
@@ -61,6 +63,18 @@ var operationMutants = []decoratedMutant{
 			}
 			template.Annotations, template.Spec = pod.Annotations, pod.Spec
 			return nil
+		}}},
+	// R3.8
+	{Mutant{"duplicates-on-reinvocation", rule.R3_8, "appends a preset's env vars again to a pod that already carries the preset's annotation, as a webhook that never expects to see its own output (the API server reinvokes it when a later webhook changed the pod)"}, fault{
+		after: func(submitted, admitted *corev1.Pod, matching []*v1alpha1.PodPreset) {
+			for _, p := range matching {
+				if v, ok := submitted.Annotations[merge.AnnotationKey(p.Name)]; !ok || v != p.ResourceVersion {
+					continue
+				}
+				for i := range admitted.Spec.Containers {
+					admitted.Spec.Containers[i].Env = append(admitted.Spec.Containers[i].Env, p.Spec.Env...)
+				}
+			}
 		}}},
 }
 
