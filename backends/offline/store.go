@@ -45,7 +45,9 @@ import (
 // object trackers, which also serve the module's informers and its event
 // sink), and every pod created in a namespace the module is registered for is
 // passed to the module's Admit in-process, as the API server would call its
-// webhook.
+// webhook; so are, as through the harness's extra registration (failure
+// policy Ignore), pod updates, the ephemeralcontainers subresource and
+// ReplicaSets created (other.go).
 //
 // What it does, in the API server's order, for a pod: name generation, the
 // defaults the API server gives volumes and env vars (defaults.Pod;

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"math/rand/v2"
 	"slices"
+	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -54,7 +55,7 @@ func followUp(seed uint64, c *Case) {
 			}
 		}
 	}
-	slices.SortFunc(selected, func(a, b [2]string) int { return compareStrings(a[0]+"="+a[1], b[0]+"="+b[1]) })
+	slices.SortFunc(selected, func(a, b [2]string) int { return strings.Compare(a[0]+"="+a[1], b[0]+"="+b[1]) })
 	f := &FollowUp{Label: [2]string{g.pick(labelKeys), g.pick(labelValues)}}
 	if len(selected) > 0 {
 		f.Label = selected[g.n(len(selected))]
@@ -62,22 +63,11 @@ func followUp(seed uint64, c *Case) {
 	c.FollowUp = f
 }
 
-func compareStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
 // followUps sends a created pod's follow-up (pod is the pod as created,
-// the case's Observed.Pod as submitted, in the logical namespace) and returns how each request
-// came out: what the API server did not store as sent
-// (*scenario.UpdateChanged, *scenario.ObjectChanged). A backend that
-// cannot serve one of them (the ephemeral containers offline elsewhere)
-// skips it.
+// the case's Observed.Pod the pod as submitted) and returns what the API
+// server did not store as sent (*scenario.UpdateChanged,
+// *scenario.ObjectChanged). A request the backend cannot serve (no
+// pods/ephemeralcontainers subresource) is not sent.
 func (r runner) followUps(ctx context.Context, t *trial, f *FollowUp, pod *corev1.Pod) ([]error, error) {
 	submitted := t.obs.Pod
 	var changed []error
@@ -128,12 +118,10 @@ func (r runner) followUps(ctx context.Context, t *trial, f *FollowUp, pod *corev
 // the case's pod as submitted.
 func FollowUpReplicaSetOf(pod *corev1.Pod) *appsv1.ReplicaSet {
 	labels := map[string]string{"presetsim.dev/follow-up": "true"}
-	for k, v := range pod.Labels {
-		labels[k] = v
-	}
+	maps.Copy(labels, pod.Labels)
 	template := corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels, Annotations: maps.Clone(pod.Annotations)}, Spec: *pod.Spec.DeepCopy()}
-	// What a ReplicaSet's template may not hold: a node, a restart policy
-	// but Always, scheduling gates are fine.
+	// What a ReplicaSet's template may not hold: a node name, a restart
+	// policy other than Always, an active deadline.
 	template.Spec.NodeName = ""
 	template.Spec.RestartPolicy = corev1.RestartPolicyAlways
 	template.Spec.ActiveDeadlineSeconds = nil
