@@ -65,14 +65,17 @@ var operationMutants = []decoratedMutant{
 			return nil
 		}}},
 	// R3.8
-	{Mutant{"duplicates-on-reinvocation", rule.R3_8, "appends a preset's env vars again to a pod that already carries the preset's annotation, as a webhook that never expects to see its own output (the API server reinvokes it when a later webhook changed the pod)"}, fault{
+	{Mutant{"duplicates-on-reinvocation", rule.R3_8, "appends the env vars of every preset whose selector matches the pod again to every container when the pod already carried the preset's annotation, conflict or not, as a webhook that never expects to see its own output (the API server reinvokes it when a later webhook changed the pod)"}, fault{
 		after: func(submitted, admitted *corev1.Pod, matching []*v1alpha1.PodPreset) {
 			for _, p := range matching {
-				if v, ok := submitted.Annotations[merge.AnnotationKey(p.Name)]; !ok || v != p.ResourceVersion {
+				key := merge.AnnotationKey(p.Name)
+				if v, ok := submitted.Annotations[key]; !ok || v != p.ResourceVersion {
 					continue
 				}
-				for i := range admitted.Spec.Containers {
-					admitted.Spec.Containers[i].Env = append(admitted.Spec.Containers[i].Env, p.Spec.Env...)
+				for _, cs := range [][]corev1.Container{admitted.Spec.InitContainers, admitted.Spec.Containers} {
+					for i := range cs {
+						cs[i].Env = append(cs[i].Env, p.Spec.Env...)
+					}
 				}
 			}
 		}}},

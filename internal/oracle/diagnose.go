@@ -96,6 +96,7 @@ var hypotheses = []Hypothesis{
 	{"puts a conflicting item in place of the pod's own", rule.R4_4, injection, overwrites(false)},
 	{"puts a conflicting item in place of the pod's own, reporting nothing", rule.R4_4, injection, overwrites(true)},
 	{"trusts a preset's applied annotation", rule.R4_3, injection, annotationsTrusted},
+	{"appends a preset's env vars again to a pod it already mutated", rule.R3_8, injection, reapplied},
 	{"applies the presets in another order", rule.R3_6, injection, anyOrder},
 	{"leaves init containers alone", rule.R3_2, injection, variant(func(v *merge.Variant) { v.InitContainersUntouched = true })},
 	{"injects into the first app container only", rule.R3_2, injection, firstContainerOnly},
@@ -617,6 +618,35 @@ func annotationsTrusted(h hypothesisInput) []model.Outcome {
 		return nil
 	}
 	return model.Admit(a, h.opts)
+}
+
+// reapplied: a preset whose selector matches a pod that already carries
+// its applied annotation at its resourceVersion — what the API server
+// sends a webhook it reinvokes — has its env vars appended again to every
+// container, after the specification's outcome and whatever it was (a
+// conflict too), as a webhook that never expects to see its own output
+// does (R3.8).
+func reapplied(h hypothesisInput) []model.Outcome {
+	matching, _ := merge.Select(h.a.Pod, h.a.Presets) // what it can read
+	var again []corev1.EnvVar
+	for _, p := range matching {
+		if v, ok := h.a.Pod.Annotations[merge.AnnotationKey(p.Name)]; ok && v == p.ResourceVersion {
+			again = append(again, p.Spec.Env...)
+		}
+	}
+	if len(again) == 0 {
+		return nil
+	}
+	return reported(func(o *model.Outcome, _ hypothesisInput) {
+		if o.Pod == nil {
+			return
+		}
+		for _, cs := range [][]corev1.Container{o.Pod.Spec.InitContainers, o.Pod.Spec.Containers} {
+			for i := range cs {
+				cs[i].Env = append(cs[i].Env, again...)
+			}
+		}
+	})(h)
 }
 
 // anyOrder: the matching presets applied in some other order (R3.6).
