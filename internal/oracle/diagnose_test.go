@@ -78,7 +78,9 @@ func TestDiagnose(t *testing.T) {
 		{"presets that do not conflict applied", faulty([]*v1alpha1.PodPreset{clash, db}, webPod(nil, app), model.Options{Conflicts: model.SkipPreset}, nil, nil),
 			"applies the presets that do not conflict", rule.R4_2},
 		{"env vars appended again to a pod already mutated", faulty([]*v1alpha1.PodPreset{db}, webPod(map[string]string{merge.AnnotationKey("db"): "7"}, app), model.Options{}, nil,
-			func(o *model.Outcome) { o.Pod.Spec.Containers[0].Env = append(o.Pod.Spec.Containers[0].Env, db.Spec.Env...) }),
+			func(o *model.Outcome) {
+				o.Pod.Spec.Containers[0].Env = append(o.Pod.Spec.Containers[0].Env, db.Spec.Env...)
+			}),
 			"appends a preset's env vars again to a pod it already mutated", rule.R3_8},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
