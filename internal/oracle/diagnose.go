@@ -58,6 +58,10 @@ type hypothesisInput struct {
 	obs  Observed
 	got  Request
 	spec []model.Outcome
+	// earlier are the requests of the same namespace before this one, in
+	// the order they were sent: what a hypothesis about state over time
+	// (R6) reads.
+	earlier []hypothesisInput
 }
 
 // layer is the part of an admission's outcome a hypothesis is about, in
@@ -122,6 +126,8 @@ var hypotheses = []Hypothesis{
 		o.Events = slices.DeleteFunc(o.Events, func(e conflict.Event) bool { return e.Kind != "Pod" })
 	})},
 	{"records conflict events on dry runs too", rule.R2_1, reporting, eventsOnDryRun},
+	{"reports a conflict only for the first pod that has it", rule.R6_3, reporting, reportedOnce},
+	{"writes into the presets it read: a pod's own env vars join the presets that matched it", rule.R6_2, injection, carriesEnv},
 	{"selects other presets than their selectors do", rule.R2_3, fallback, otherSelection},
 }
 
@@ -175,6 +181,7 @@ func diagnose(w *harness.World, obs Observed, reqs []request, events bool) []*Hy
 	ins := make([]hypothesisInput, len(reqs))
 	for i, r := range reqs {
 		ins[i] = newHypothesisInput(w, obs, r.dryRun, r.got)
+		ins[i].earlier = ins[:i]
 	}
 	first := departure(w, ins)
 	rank := func(h Hypothesis) int {
@@ -647,6 +654,62 @@ func reapplied(h hypothesisInput) []model.Outcome {
 			}
 		}
 	})(h)
+}
+
+// reportedOnce: a conflict reported for the first request of the
+// namespace that has it, and for no later one with the same conflict,
+// which is admitted as the specification says but unwarned, with no event
+// (R6.3).
+func reportedOnce(h hypothesisInput) []model.Outcome {
+	if len(h.spec) == 0 || len(h.spec[0].Warnings) == 0 || !slices.ContainsFunc(h.earlier, func(e hypothesisInput) bool {
+		return len(e.spec) > 0 && slices.Equal(e.spec[0].Warnings, h.spec[0].Warnings)
+	}) {
+		return nil
+	}
+	return reported(func(o *model.Outcome, _ hypothesisInput) { o.Warnings, o.Events = nil, nil })(h)
+}
+
+// carriesEnv: an implementation that merges into the presets it holds —
+// its cache's objects — rather than into copies: the env vars of every
+// pod admitted before, in every container, join each preset whose
+// selector matched that pod (those of names the preset lacks, first
+// seen first), and the request is admitted with the presets so changed
+// (R6.2).
+func carriesEnv(h hypothesisInput) []model.Outcome {
+	a, changed := h.a, false
+	a.Presets = make([]*v1alpha1.PodPreset, len(h.a.Presets))
+	for i, p := range h.a.Presets {
+		a.Presets[i] = p
+		var extra []corev1.EnvVar
+		known := func(name string) bool {
+			has := func(e corev1.EnvVar) bool { return e.Name == name }
+			return slices.ContainsFunc(p.Spec.Env, has) || slices.ContainsFunc(extra, has)
+		}
+		for _, e := range h.earlier {
+			if e.got.Err != nil {
+				continue // refused: nothing was merged
+			}
+			if matched, _ := merge.Select(e.a.Pod, []*v1alpha1.PodPreset{p}); len(matched) == 0 {
+				continue
+			}
+			for _, c := range slices.Concat(e.a.Pod.Spec.InitContainers, e.a.Pod.Spec.Containers) {
+				for _, env := range c.Env {
+					if !known(env.Name) {
+						extra = append(extra, env)
+					}
+				}
+			}
+		}
+		if len(extra) > 0 {
+			a.Presets[i] = p.DeepCopy()
+			a.Presets[i].Spec.Env = append(a.Presets[i].Spec.Env, extra...)
+			changed = true
+		}
+	}
+	if !changed {
+		return nil
+	}
+	return model.Admit(a, h.opts)
 }
 
 // anyOrder: the matching presets applied in some other order (R3.6).

@@ -1,6 +1,7 @@
 package oracle
 
 import (
+	"slices"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -55,6 +56,7 @@ func TestDiagnose(t *testing.T) {
 	w := &harness.World{Profile: profile.Canonical()}
 	app := corev1.Container{Name: "app", Image: "nginx", Env: []corev1.EnvVar{{Name: "PORT", Value: "80"}}}
 	init := corev1.Container{Name: "init", Image: "busybox"}
+	side := corev1.Container{Name: "side", Image: "envoy"}
 	db := preset("db", corev1.EnvVar{Name: "DB", Value: "postgres"})
 	clash := preset("clash", corev1.EnvVar{Name: "PORT", Value: "8080"})
 	for _, tc := range []struct {
@@ -82,6 +84,12 @@ func TestDiagnose(t *testing.T) {
 				o.Pod.Spec.Containers[0].Env = append(o.Pod.Spec.Containers[0].Env, db.Spec.Env...)
 			}),
 			"appends a preset's env vars again to a pod it already mutated", rule.R3_8},
+		{"a conflict reported for the dry run, not for the create after it", history([]*v1alpha1.PodPreset{clash}, webPod(nil, app), nil,
+			func(o *model.Outcome) { o.Warnings, o.Events = nil, nil }),
+			"reports a conflict only for the first pod that has it", rule.R6_3},
+		{"the dry run's env vars carried into the preset for the create", history([]*v1alpha1.PodPreset{db}, webPod(nil, app, side),
+			func(a *model.Admission) { a.Presets = []*v1alpha1.PodPreset{preset("db", slices.Concat(db.Spec.Env, app.Env)...)} }, nil),
+			"writes into the presets it read: a pod's own env vars join the presets that matched it", rule.R6_2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			hs := diagnose(w, tc.obs, []request{{true, tc.obs.DryRun}, {false, tc.obs.Create}}, true)
@@ -105,6 +113,22 @@ func TestDiagnose(t *testing.T) {
 			}
 		})
 	}
+}
+
+// history admits the dry run as the specification says, then the create
+// as the model does with its input or output edited: an implementation
+// whose second admission departs from the first.
+func history(presets []*v1alpha1.PodPreset, pod *corev1.Pod, edit func(*model.Admission), after func(*model.Outcome)) Observed {
+	dry := model.Admit(model.Admission{Presets: presets, Pod: defaults.Pod(pod), DryRun: true}, model.Options{})[0]
+	a := model.Admission{Presets: presets, Pod: defaults.Pod(pod)}
+	if edit != nil {
+		edit(&a)
+	}
+	create := model.Admit(a, model.Options{})[0]
+	if after != nil {
+		after(&create)
+	}
+	return observe(presets, pod, dry, create)
 }
 
 func withInit(pod *corev1.Pod, init corev1.Container) *corev1.Pod {
