@@ -88,7 +88,9 @@ func TestDiagnose(t *testing.T) {
 			func(o *model.Outcome) { o.Warnings, o.Events = nil, nil }),
 			"reports a conflict only for the first pod that has it", rule.R6_3},
 		{"the dry run's env vars carried into the preset for the create", history([]*v1alpha1.PodPreset{db}, webPod(nil, app, side),
-			func(a *model.Admission) { a.Presets = []*v1alpha1.PodPreset{preset("db", slices.Concat(db.Spec.Env, app.Env)...)} }, nil),
+			func(a *model.Admission) {
+				a.Presets = []*v1alpha1.PodPreset{preset("db", slices.Concat(db.Spec.Env, app.Env)...)}
+			}, nil),
 			"writes into the presets it read: a pod's own env vars join the presets that matched it", rule.R6_2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
