@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"presetsim.dev/presetsim/rule"
 
@@ -35,6 +36,24 @@ type Behaviour struct {
 	// EnvFromCompared when empty, unless the profile leaves the
 	// envFromConflicts capability unclaimed (then EnvFromAppended).
 	EnvFrom string `yaml:"envFrom"`
+	// Propagation is how long after a change of a preset the
+	// implementation may still decide admissions by the presets as they
+	// stood before (R6.1), a duration ("5s"); DefaultPropagation when
+	// empty. Within it the outcome under the old set or under the new one
+	// is right; after it, only the new one.
+	Propagation string `yaml:"propagation"`
+}
+
+// DefaultPropagation is the propagation window of a profile that declares
+// none (R6.1).
+const DefaultPropagation = 5 * time.Second
+
+// Propagation is the profile's propagation window (R6.1).
+func (p *Profile) Propagation() time.Duration {
+	if d, err := time.ParseDuration(p.Spec.Behaviour.Propagation); err == nil && d > 0 {
+		return d
+	}
+	return DefaultPropagation
 }
 
 // Values of Behaviour's settings; the first of each is the specification's.
@@ -174,6 +193,11 @@ func (p *Profile) checkBehaviour() []problem {
 	for _, name := range slices.Sorted(maps.Keys(settings)) {
 		if v := p.setting(name); v != "" && !slices.Contains(settings[name], v) {
 			out = append(out, problem{"spec.behaviour." + name, fmt.Sprintf("unknown value %q (known: %s)", v, strings.Join(settings[name], ", "))})
+		}
+	}
+	if v := p.Spec.Behaviour.Propagation; v != "" {
+		if d, err := time.ParseDuration(v); err != nil || d <= 0 {
+			out = append(out, problem{"spec.behaviour.propagation", fmt.Sprintf("must be a positive duration such as 5s or 500ms, got %q", v)})
 		}
 	}
 	return out

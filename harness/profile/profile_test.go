@@ -44,6 +44,7 @@ func TestParseErrors(t *testing.T) {
 		{"a warning without the message", header + "spec:\n  warning: \"conflict\"\n", []string{"bad.yaml:6: spec.warning: must hold {message} once"}},
 		{"a warning with an unknown placeholder", header + "spec:\n  warning: \"{policy}: {message}\"\n", []string{"bad.yaml:6: spec.warning: must hold {message} once and no placeholder but {namespace}"}},
 		{"an unknown probe", header + "spec:\n  probe: magic\n", []string{"bad.yaml:6: spec.probe: must be empty or \"compiled\""}},
+		{"a propagation window that is no duration", header + "spec:\n  behaviour:\n    propagation: soon\n", []string{"bad.yaml:7: spec.behaviour.propagation: must be a positive duration such as 5s or 500ms, got \"soon\""}},
 		{"not YAML", "apiVersion: [\n", []string{"bad.yaml"}},
 	}
 	for _, tc := range cases {

@@ -112,6 +112,9 @@ func printSummary(w io.Writer, sum fuzz.Summary) {
 	fmt.Fprintf(w, "%d of %d cases disagree with the model (seed %d), in %d ways:\n", sum.Disagreeing, sum.Cases, sum.Seed, len(sum.Disagreements))
 	for _, d := range sum.Disagreements {
 		fmt.Fprintf(w, "\n  %s (%d cases): %s\n", rule.Join(d.Rules, ", "), d.Count, d.Summary)
+		if d.NotReproduced != "" {
+			fmt.Fprintf(w, "    not reproduced: %s\n", d.NotReproduced)
+		}
 		if d.Feature != "" {
 			fmt.Fprintf(w, "    minimal scenario: %s\n", d.Feature)
 		} else {

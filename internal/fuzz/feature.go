@@ -106,6 +106,9 @@ func Feature(w *harness.World, c Case, obs oracle.Observed, rep *Report) string 
 	if f := c.FollowUp; f != nil {
 		followUpFeature(&b, f, name, obs.Pod)
 	}
+	if h := c.Recreate; h != nil && obs.Again != nil {
+		recreateFeature(&b, w, h, obs, c.Copied)
+	}
 	return b.String()
 }
 

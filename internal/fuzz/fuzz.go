@@ -97,6 +97,9 @@ type Report struct {
 	// Count is how many cases disagreed this way.
 	Count  int    `json:"count"`
 	Detail string `json:"detail,omitempty"`
+	// NotReproduced says why the case, run again alone, did not disagree:
+	// its feature shows the case, not the disagreement.
+	NotReproduced string `json:"notReproduced,omitempty"`
 	// found is the first disagreement of the kind, as found.
 	found oracle.Disagreement
 }
@@ -272,15 +275,34 @@ func kindOf(d oracle.Disagreement) string {
 func (r runner) shrinkAndWrite(ctx context.Context, rep *Report, opts Options) error {
 	c := Generate(rep.CaseSeed)
 	r.eventWait = r.w.Timeouts.Settle
+	if len(rep.found.Rules) > 0 && rep.found.Rules[0].Section() == "R6" {
+		// State over time: the run's namespaces served earlier cases,
+		// whose presets a stale implementation may still apply. Each case
+		// of the shrinking runs in namespaces never used before, so that
+		// what is written shows the disagreement from the case's own
+		// history, as a feature's scenario runs it.
+		fresh, err := newNamespaces(r.w)
+		if err != nil {
+			return err
+		}
+		fresh.quarantine = neverAgain
+		defer func() { _ = fresh.close(context.WithoutCancel(ctx)) }()
+		r.namespaces = fresh
+	}
 	small, d := r.shrink(ctx, c, rep.found, rep.found.Aspect.AboutEvents())
 	if d != nil {
 		rep.Summary, rep.Detail = d.Summary, d.Detail
+	} else {
+		rep.NotReproduced = "run again alone, in namespaces of its own, the case agreed: the implementation is flaky, or kept state from earlier cases in the namespace it ran in (R6)"
 	}
 	obs, err := r.run(ctx, small)
 	if err != nil {
 		return err
 	}
 	text := Feature(r.w, small, obs, rep)
+	if rep.NotReproduced != "" {
+		text = "# Not reproduced: " + rep.NotReproduced + ".\n" + text
+	}
 	if err := os.MkdirAll(opts.Out, 0o755); err != nil {
 		return err
 	}

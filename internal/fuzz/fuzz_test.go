@@ -2,6 +2,7 @@ package fuzz_test
 
 import (
 	"context"
+	"io"
 	"os"
 	"slices"
 	"strconv"
@@ -16,6 +17,7 @@ import (
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/internal/fuzz"
 	"presetsim.dev/presetsim/internal/mutants"
+	"presetsim.dev/presetsim/steps"
 )
 
 // startOffline starts the offline backend with an in-process module.
@@ -81,6 +83,58 @@ func TestMutantsFound(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestStateOverTimeFound: the mutants that keep state across admissions
+// (R6) are found by the cases' histories — the dry run before the create,
+// a preset created again, namespaces that served earlier cases — and every
+// kind of disagreement names their rule first; the scenario written for
+// the first passes on the reference.
+func TestStateOverTimeFound(t *testing.T) {
+	for _, m := range []struct {
+		name string
+		rule rule.ID
+	}{
+		{"stale-after-recreate", rule.R6_1},
+		{"carries-pods-env", rule.R6_2},
+		{"conflict-reported-once", rule.R6_3},
+	} {
+		t.Run(m.name, func(t *testing.T) {
+			w := startOffline(t, mutants.Prefix+m.name)
+			out := t.TempDir()
+			sum, err := fuzz.Run(context.Background(), w, fuzz.Options{Cases: 150, Seed: 1, Concurrency: 4, Out: out, Shrink: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(sum.Disagreements) == 0 {
+				t.Fatal("no disagreement found")
+			}
+			for _, d := range sum.Disagreements {
+				if d.Rules[0] != m.rule {
+					t.Errorf("a kind of %d cases names %v, want %s first: %s", d.Count, d.Rules, m.rule, d.Summary)
+				}
+			}
+			first := sum.Disagreements[0]
+			if first.Feature == "" || first.NotReproduced != "" {
+				t.Fatalf("the first disagreement was not written as a scenario that reproduces it: %+v", first)
+			}
+			ref := startOffline(t, "reference")
+			if failed := runFeature(t, ref, first.Feature); failed != 0 {
+				t.Errorf("the scenario written fails on the reference: %s", first.Feature)
+			}
+			if failed := runFeature(t, w, first.Feature); failed == 0 {
+				t.Errorf("the scenario written passes on the mutant: %s", first.Feature)
+			}
+		})
+	}
+}
+
+// runFeature runs one feature file on a World: its exit status, 0 when
+// every scenario passed.
+func runFeature(t *testing.T, w *harness.World, path string) int {
+	t.Helper()
+	status, _ := steps.Run(w, steps.SuiteOptions{Paths: []string{path}, Format: "progress", Output: io.Discard})
+	return status
 }
 
 // TestShards: the shards of a run, together, run its cases once each: a

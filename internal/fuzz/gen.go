@@ -38,6 +38,10 @@ type Case struct {
 	// once its pod is created: requests the implementation must leave
 	// alone.
 	FollowUp *FollowUp
+	// Recreate, in RecreatePercent of the cases, is the case's history: a
+	// preset created again once the pod was created, and the pod created
+	// once more.
+	Recreate *Recreate
 }
 
 // Versions are the presets' resourceVersions by name, for AnnotateCopied.
@@ -134,6 +138,7 @@ func Generate(seed uint64) Case {
 	breakOne(seed, &c)
 	copies(seed, &c)
 	followUp(seed, &c)
+	recreate(seed, &c)
 	return c
 }
 

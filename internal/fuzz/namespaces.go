@@ -16,6 +16,7 @@ import (
 	"presetsim.dev/presetsim/harness/backend"
 	"presetsim.dev/presetsim/harness/implementation"
 	"presetsim.dev/presetsim/internal/scenario"
+	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
 )
 
 // namespaces is a run's pool of namespaces, by logical name. A case takes
@@ -43,6 +44,10 @@ type namespaces struct {
 	mu   sync.Mutex
 	free map[string][]freeNamespace // by logical name, oldest first
 	all  map[string]bool            // every namespace the pool made
+	// held are the presets each namespace held for earlier cases
+	// (record), by physical name: of each preset name, the first version
+	// and the last.
+	held map[string][]*v1alpha1.PodPreset
 }
 
 type freeNamespace struct {
@@ -50,6 +55,9 @@ type freeNamespace struct {
 	// since is when the namespace was emptied.
 	since time.Time
 }
+
+// neverAgain is the quarantine of a pool that hands out no namespace twice.
+const neverAgain = time.Duration(1<<63 - 1)
 
 // newNamespaces returns an empty pool for a World's cases.
 func newNamespaces(w *harness.World) (*namespaces, error) {
@@ -68,6 +76,7 @@ func newNamespaces(w *harness.World) (*namespaces, error) {
 		quarantine: 2 * w.Timeouts.Settle,
 		free:       map[string][]freeNamespace{},
 		all:        map[string]bool{},
+		held:       map[string][]*v1alpha1.PodPreset{},
 	}, nil
 }
 
@@ -117,10 +126,45 @@ func (p *namespaces) give(ctx context.Context, logical, name string, others ...s
 	return nil
 }
 
+// record notes the presets a case created in a namespace (in the order it
+// created them), before the namespace is emptied: a later case there is
+// judged knowing what stood under its presets' names before (R6.1).
+func (p *namespaces) record(name string, presets []*v1alpha1.PodPreset) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	held := p.held[name]
+	for _, q := range presets {
+		versions := 0
+		last := -1
+		for i, h := range held {
+			if h.Name == q.Name {
+				versions++
+				last = i
+			}
+		}
+		switch {
+		case versions >= 2:
+			held[last] = q // the first is kept, and the last
+		default:
+			held = append(held, q)
+		}
+	}
+	p.held[name] = held
+}
+
+// heldBefore are the presets a namespace held for earlier cases (record):
+// of each name, the first version and the last, in that order.
+func (p *namespaces) heldBefore(name string) []*v1alpha1.PodPreset {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.held[name])
+}
+
 // drop deletes a namespace of the pool.
 func (p *namespaces) drop(ctx context.Context, name string) error {
 	p.mu.Lock()
 	delete(p.all, name)
+	delete(p.held, name)
 	p.mu.Unlock()
 	if err := p.w.Objects().Delete(ctx, backend.Namespaces, "", name); err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("unable to delete namespace %s: %w", name, err)
@@ -137,6 +181,7 @@ func (p *namespaces) close(ctx context.Context) error {
 		names = append(names, name)
 	}
 	p.free = map[string][]freeNamespace{}
+	p.held = map[string][]*v1alpha1.PodPreset{}
 	p.mu.Unlock()
 	var errs []error
 	for _, name := range names {

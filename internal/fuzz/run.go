@@ -82,6 +82,9 @@ func (r runner) admit(ctx context.Context, c Case) (_ *trial, err error) {
 		}
 		t.taken[logical] = name
 		t.s.Adopt(logical, name)
+		if logical == "default" {
+			t.obs.Before = r.namespaces.heldBefore(name)
+		}
 	}
 	// The namespaces come from a pool: only the failed requests noted
 	// during this case are the case's.
@@ -190,6 +193,11 @@ func (r runner) admit(ctx context.Context, c Case) (_ *trial, err error) {
 			return nil, err
 		}
 	}
+	if c.Recreate != nil {
+		if err := r.recreate(ctx, t, c.Recreate, pod); err != nil {
+			return nil, err
+		}
+	}
 	for _, name := range t.taken {
 		if failed := r.w.FailedRequests(name); len(failed) > failedBefore[name] {
 			t.obs.Unanswered = append(t.obs.Unanswered, failed[failedBefore[name]:]...)
@@ -287,6 +295,16 @@ func (t *trial) uids() []types.UID {
 func (r runner) release(ctx context.Context, t *trial) error {
 	errs := []error{t.s.DeleteNamespaces(ctx)}
 	for logical, name := range t.taken {
+		switch logical {
+		case "default":
+			created := t.obs.Presets
+			if t.obs.Again != nil {
+				created = append(slices.Clone(created), t.obs.Again.After)
+			}
+			r.namespaces.record(name, created)
+		default:
+			r.namespaces.record(name, t.obs.Others)
+		}
 		var others []schema.GroupVersionResource
 		if t.owner != "" && logical == "default" {
 			others = append(others, backend.ConfigMaps) // the pod's owner

@@ -89,6 +89,16 @@ func simplifications(c Case) []Case {
 	if len(c.Others) > 0 {
 		edit(func(n *Case) bool { n.Others = nil; return true })
 	}
+	if c.FollowUp != nil {
+		edit(func(n *Case) bool { n.FollowUp = nil; return true })
+	}
+	if c.Recreate != nil {
+		edit(func(n *Case) bool { n.Recreate = nil; return true })
+		again := &v1alpha1.PodPreset{Spec: c.Recreate.Spec}
+		for _, smaller := range itemSimplifications(again) {
+			edit(func(n *Case) bool { n.Recreate.Spec = smaller.Spec; return true })
+		}
+	}
 	if c.Owned {
 		edit(func(n *Case) bool { n.Owned = false; return true })
 	}
@@ -169,39 +179,46 @@ func simplifications(c Case) []Case {
 // presetSimplifications are the cases with preset pi one step simpler.
 func presetSimplifications(c Case, pi int) []Case {
 	var out []Case
-	p := c.Presets[pi]
-	edit := func(f func(p *v1alpha1.PodPreset) bool) {
+	for _, smaller := range itemSimplifications(c.Presets[pi]) {
 		n := clone(c)
-		if f(n.Presets[pi]) && hasItems(n.Presets[pi]) {
-			out = append(out, n)
+		n.Presets[pi] = smaller
+		out = append(out, n)
+	}
+	return out
+}
+
+// itemSimplifications are copies of a preset one step simpler (an item or
+// a selector term fewer), each with an item left.
+func itemSimplifications(p *v1alpha1.PodPreset) []*v1alpha1.PodPreset {
+	var out []*v1alpha1.PodPreset
+	edit := func(f func(q *v1alpha1.PodPreset)) {
+		q := p.DeepCopy()
+		f(q)
+		if hasItems(q) {
+			out = append(out, q)
 		}
 	}
 	for i := range p.Spec.Env {
-		edit(func(p *v1alpha1.PodPreset) bool { p.Spec.Env = slices.Delete(p.Spec.Env, i, i+1); return true })
+		edit(func(q *v1alpha1.PodPreset) { q.Spec.Env = slices.Delete(q.Spec.Env, i, i+1) })
 	}
 	for i := range p.Spec.EnvFrom {
-		edit(func(p *v1alpha1.PodPreset) bool { p.Spec.EnvFrom = slices.Delete(p.Spec.EnvFrom, i, i+1); return true })
+		edit(func(q *v1alpha1.PodPreset) { q.Spec.EnvFrom = slices.Delete(q.Spec.EnvFrom, i, i+1) })
 	}
 	for i := range p.Spec.VolumeMounts {
-		edit(func(p *v1alpha1.PodPreset) bool {
-			p.Spec.VolumeMounts = slices.Delete(p.Spec.VolumeMounts, i, i+1)
-			return true
-		})
+		edit(func(q *v1alpha1.PodPreset) { q.Spec.VolumeMounts = slices.Delete(q.Spec.VolumeMounts, i, i+1) })
 	}
 	for i, v := range p.Spec.Volumes {
-		edit(func(p *v1alpha1.PodPreset) bool {
-			p.Spec.Volumes = slices.Delete(p.Spec.Volumes, i, i+1)
-			p.Spec.VolumeMounts = slices.DeleteFunc(p.Spec.VolumeMounts, func(m corev1.VolumeMount) bool { return m.Name == v.Name })
-			return true
+		edit(func(q *v1alpha1.PodPreset) {
+			q.Spec.Volumes = slices.Delete(q.Spec.Volumes, i, i+1)
+			q.Spec.VolumeMounts = slices.DeleteFunc(q.Spec.VolumeMounts, func(m corev1.VolumeMount) bool { return m.Name == v.Name })
 		})
 	}
 	for k := range p.Spec.Selector.MatchLabels {
-		edit(func(p *v1alpha1.PodPreset) bool { delete(p.Spec.Selector.MatchLabels, k); return true })
+		edit(func(q *v1alpha1.PodPreset) { delete(q.Spec.Selector.MatchLabels, k) })
 	}
 	for i := range p.Spec.Selector.MatchExpressions {
-		edit(func(p *v1alpha1.PodPreset) bool {
-			p.Spec.Selector.MatchExpressions = slices.Delete(p.Spec.Selector.MatchExpressions, i, i+1)
-			return true
+		edit(func(q *v1alpha1.PodPreset) {
+			q.Spec.Selector.MatchExpressions = slices.Delete(q.Spec.Selector.MatchExpressions, i, i+1)
 		})
 	}
 	return out
@@ -236,6 +253,13 @@ func equalPodSpec(a, b corev1.PodSpec) bool {
 // clone is a deep copy of a case.
 func clone(c Case) Case {
 	n := Case{Seed: c.Seed, Owned: c.Owned, Pod: c.Pod.DeepCopy(), Copied: slices.Clone(c.Copied)}
+	if c.FollowUp != nil {
+		f := *c.FollowUp
+		n.FollowUp = &f
+	}
+	if c.Recreate != nil {
+		n.Recreate = &Recreate{Preset: c.Recreate.Preset, Spec: *c.Recreate.Spec.DeepCopy()}
+	}
 	for _, p := range c.Presets {
 		n.Presets = append(n.Presets, p.DeepCopy())
 	}

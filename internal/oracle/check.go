@@ -112,6 +112,21 @@ func Check(ctx context.Context, w *harness.World, obs Observed, events bool) ([]
 		}
 		out = append(out, d...)
 	}
+	if a := obs.Again; a != nil {
+		later := obs.Later()
+		name := fmt.Sprintf("the create of pod %q after %s %q was deleted and created again", a.Pod.Name, w.PresetKind(), a.After.Name)
+		if a.Pod.Name == "" {
+			name = fmt.Sprintf("the create of the pod again after %s %q was deleted and created again", w.PresetKind(), a.After.Name)
+		}
+		if !a.TakenUp {
+			name += fmt.Sprintf(" (the implementation had not shown it in the %s propagation window)", w.Profile.Propagation())
+		}
+		d, err := checkRequest(ctx, w, pods, later, name, false, Expect(w, later).Create, a.Create)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, d...)
+	}
 	if events {
 		out = append(out, EventDisagreements(w, obs)...)
 		if hs := Diagnose(w, obs, out, true); len(hs) > 0 {
@@ -351,7 +366,7 @@ func CheckAdmission(ctx context.Context, s *scenario.Scenario, a scenario.Admiss
 	if err != nil || len(ds) == 0 {
 		return nil, err
 	}
-	if hs := diagnose(w, obs, []request{{a.DryRun, got}}, false); len(hs) > 0 {
+	if hs := diagnose(w, obs, []request{{dryRun: a.DryRun, got: got}}, false); len(hs) > 0 {
 		ds[0].Explain(hs[0])
 	}
 	return &ds[0], nil

@@ -62,6 +62,9 @@ type hypothesisInput struct {
 	// the order they were sent: what a hypothesis about state over time
 	// (R6) reads.
 	earlier []hypothesisInput
+	// later is set on a request of the case's history, whose events are
+	// not judged.
+	later bool
 }
 
 // layer is the part of an admission's outcome a hypothesis is about, in
@@ -126,6 +129,7 @@ var hypotheses = []Hypothesis{
 		o.Events = slices.DeleteFunc(o.Events, func(e conflict.Event) bool { return e.Kind != "Pod" })
 	})},
 	{"records conflict events on dry runs too", rule.R2_1, reporting, eventsOnDryRun},
+	{"applies the version of a preset that stood before it was created again", rule.R6_1, selection, earlierVersions},
 	{"reports a conflict only for the first pod that has it", rule.R6_3, reporting, reportedOnce},
 	{"writes into the presets it read: a pod's own env vars join the presets that matched it", rule.R6_2, injection, carriesEnv},
 	{"selects other presets than their selectors do", rule.R2_3, fallback, otherSelection},
@@ -145,6 +149,9 @@ func HypothesesInOrder() []*Hypothesis {
 type request struct {
 	dryRun bool
 	got    Request
+	// later is set on a request of the case's history (Observed.Again),
+	// which has an Observed of its own and whose events are not judged.
+	later *Observed
 }
 
 // Diagnose returns the hypotheses that explain every disagreement of a
@@ -169,7 +176,12 @@ func Diagnose(w *harness.World, obs Observed, ds []Disagreement, events bool) []
 	}) {
 		return nil
 	}
-	return diagnose(w, obs, []request{{true, obs.DryRun}, {false, obs.Create}}, events && w.Profile.Claims(profile.Events))
+	reqs := []request{{dryRun: true, got: obs.DryRun}, {got: obs.Create}}
+	if obs.Again != nil {
+		later := obs.Later()
+		reqs = append(reqs, request{got: obs.Again.Create, later: &later})
+	}
+	return diagnose(w, obs, reqs, events && w.Profile.Claims(profile.Events))
 }
 
 // diagnose returns the hypotheses that explain every request, and the
@@ -180,7 +192,12 @@ func Diagnose(w *harness.World, obs Observed, ds []Disagreement, events bool) []
 func diagnose(w *harness.World, obs Observed, reqs []request, events bool) []*Hypothesis {
 	ins := make([]hypothesisInput, len(reqs))
 	for i, r := range reqs {
-		ins[i] = newHypothesisInput(w, obs, r.dryRun, r.got)
+		if r.later != nil {
+			ins[i] = newHypothesisInput(w, *r.later, r.dryRun, r.got)
+			ins[i].later = true
+		} else {
+			ins[i] = newHypothesisInput(w, obs, r.dryRun, r.got)
+		}
 		ins[i].earlier = ins[:i]
 	}
 	first := departure(w, ins)
@@ -244,6 +261,9 @@ func (h *Hypothesis) explainsAll(w *harness.World, obs Observed, ins []hypothesi
 		combine = func(i int, acc []conflict.Event) bool {
 			if i == len(per) {
 				return slices.Equal(eventKeys(acc), got)
+			}
+			if ins[i].later {
+				return combine(i+1, acc)
 			}
 			return slices.ContainsFunc(per[i], func(o model.Outcome) bool { return combine(i+1, slices.Concat(acc, o.Events)) })
 		}
@@ -656,6 +676,38 @@ func reapplied(h hypothesisInput) []model.Outcome {
 	})(h)
 }
 
+// earlierVersions: a preset of a name the namespace held before in
+// another version (deleted and created again) applied as that version —
+// its spec and its resourceVersion — as an implementation whose cache
+// keys presets by name and keeps the first object it saw (the first
+// version), or lags (the last one before), does (R6.1).
+func earlierVersions(h hypothesisInput) []model.Outcome {
+	var out []model.Outcome
+	for _, last := range []bool{false, true} {
+		a, changed := h.a, false
+		a.Presets = slices.Clone(h.a.Presets)
+		for i, p := range a.Presets {
+			var versions []*v1alpha1.PodPreset
+			for _, q := range h.obs.Before {
+				if q.Name == p.Name && q.ResourceVersion != p.ResourceVersion {
+					versions = append(versions, q)
+				}
+			}
+			switch {
+			case len(versions) == 0:
+			case last:
+				a.Presets[i], changed = versions[len(versions)-1], true
+			default:
+				a.Presets[i], changed = versions[0], true
+			}
+		}
+		if changed {
+			out = append(out, model.Admit(a, h.opts)...)
+		}
+	}
+	return out
+}
+
 // reportedOnce: a conflict reported for the first request of the
 // namespace that has it, and for no later one with the same conflict,
 // which is admitted as the specification says but unwarned, with no event
@@ -686,8 +738,8 @@ func carriesEnv(h hypothesisInput) []model.Outcome {
 			return slices.ContainsFunc(p.Spec.Env, has) || slices.ContainsFunc(extra, has)
 		}
 		for _, e := range h.earlier {
-			if e.got.Err != nil {
-				continue // refused: nothing was merged
+			if e.got.Err != nil || !slices.ContainsFunc(e.a.Presets, func(q *v1alpha1.PodPreset) bool { return q.Name == p.Name && q.ResourceVersion == p.ResourceVersion }) {
+				continue // refused, or another version of the preset: nothing was merged into this one
 			}
 			if matched, _ := merge.Select(e.a.Pod, []*v1alpha1.PodPreset{p}); len(matched) == 0 {
 				continue

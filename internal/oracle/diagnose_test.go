@@ -94,7 +94,7 @@ func TestDiagnose(t *testing.T) {
 			"writes into the presets it read: a pod's own env vars join the presets that matched it", rule.R6_2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			hs := diagnose(w, tc.obs, []request{{true, tc.obs.DryRun}, {false, tc.obs.Create}}, true)
+			hs := diagnose(w, tc.obs, []request{{dryRun: true, got: tc.obs.DryRun}, {got: tc.obs.Create}}, true)
 			if tc.wantName == "" {
 				if len(hs) > 0 {
 					t.Errorf("explained by %q, want no hypothesis", hs[0].Name)

@@ -45,6 +45,15 @@ type Observed struct {
 	// API server did not store as sent: each is a *scenario.UpdateChanged
 	// or a *scenario.ObjectChanged, and breaks the rule it names.
 	Changed []error
+	// Again is the case's history, when it has one: a preset changed once
+	// the pod was created, then the pod's shape admitted once more (R6.1).
+	Again *Again
+	// Before are presets the pod's namespace held before the admission
+	// and holds no more, oldest first: an earlier case's, where namespaces
+	// serve case after case, and on the Observed of a later admission
+	// (Later) the version a case's history replaced. A stale cache may
+	// still hold them (R6.1).
+	Before []*v1alpha1.PodPreset
 	// expected is the model's outcome for the case, once Remember kept
 	// it; Expect computes it otherwise.
 	expected *Expectation
@@ -55,6 +64,36 @@ type Observed struct {
 func (o *Observed) Remember(w *harness.World) {
 	want := Expect(w, *o)
 	o.expected = &want
+}
+
+// Again is what a case's history did after the pod's creation: a preset
+// of the pod's namespace deleted and created again under the same name
+// with another spec, then, once the implementation showed the new version
+// or its propagation window had passed, the same pod under another name
+// created (R6.1: only the new version is right then). Its conflict events
+// are not judged (the case's are about its first pod).
+type Again struct {
+	// Before is the preset as it was stored before, After as created
+	// again, with their resourceVersions.
+	Before, After *v1alpha1.PodPreset
+	// Pod is the later pod as submitted, Create its create.
+	Pod    *corev1.Pod
+	Create Request
+	// TakenUp is false when the implementation did not show the new
+	// version within the propagation window.
+	TakenUp bool
+}
+
+// Later is the Observed of a case's later admission: the presets as they
+// stood then, the earlier version of the one changed.
+func (o Observed) Later() Observed {
+	presets := slices.Clone(o.Presets)
+	for i, p := range presets {
+		if p.Name == o.Again.After.Name {
+			presets[i] = o.Again.After
+		}
+	}
+	return Observed{Presets: presets, Pod: o.Again.Pod, Create: o.Again.Create, Before: append(slices.Clone(o.Before), o.Again.Before)}
 }
 
 // Request is one create of the case's pod.
