@@ -87,6 +87,7 @@ failed), 2 on a usage error, 130 or 143 when interrupted.`,
 		}
 		sum.PeakRSSMiB = peakRSSMiB()
 		fmt.Fprintf(stderr, "peak memory (RSS) of this process: %.0f MiB\n", sum.PeakRSSMiB)
+		printPropagation(stderr, sum.Propagation)
 		if *t.reportDir != "" {
 			if err := fuzz.WriteSummary(*t.reportDir, sum); err != nil {
 				return err
@@ -122,6 +123,19 @@ func printSummary(w io.Writer, sum fuzz.Summary) {
 		}
 	}
 	fmt.Fprintf(w, "\nrules broken: %s\n", rule.Join(sum.Rules(), ", "))
+}
+
+// printPropagation prints the propagation lag the run's histories
+// measured (R6.1).
+func printPropagation(w io.Writer, p *fuzz.Propagation) {
+	if p == nil {
+		return
+	}
+	fmt.Fprintf(w, "propagation (R6.1): %d presets created again shown within %.3gs at most", p.Shown, p.MaxSeconds)
+	if p.Late > 0 {
+		fmt.Fprintf(w, "; %d not shown within the %gs window", p.Late, p.WindowSeconds)
+	}
+	fmt.Fprintln(w)
 }
 
 // peakRSSMiB is the process's peak resident set size so far, in MiB (0

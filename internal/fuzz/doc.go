@@ -47,8 +47,21 @@
 // pod as submitted (R2.6). Each must be stored as sent; one that is not is
 // a disagreement of its own aspect, written out as those steps.
 //
+// Cases have histories (history.go, R6): the dry run comes before the
+// create in the same namespace; in RecreatePercent of the cases, once the
+// pod is created, one of its presets is deleted and created again under
+// the same name with another spec, and the pod is created again under
+// another name, judged by the presets as they stand then (once the
+// implementation shows the new version, or once the profile's
+// propagation window has passed). The pool's namespaces remember the
+// presets they held for earlier cases (Observed.Before), which the
+// diagnosis reads: a stale cache keyed by name is named for R6.1 however
+// it was found. A disagreement whose first rule is an R6 one is shrunk in
+// namespaces never used before, so that the scenario written shows it
+// from the case's own history.
+//
 // What it does not generate: ephemeral containers at creation (an API
-// server refuses them), updates of a preset (R1.7), and workloads that
-// run pods (a pod's controller owner is a ConfigMap, which is what R4.3
-// looks at).
+// server refuses them), updates of a preset (R1.7), deletions without a
+// new version, concurrent admissions, and workloads that run pods (a
+// pod's controller owner is a ConfigMap, which is what R4.3 looks at).
 package fuzz

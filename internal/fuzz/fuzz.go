@@ -85,6 +85,19 @@ type Summary struct {
 	// PeakRSSMiB is the peak memory of the process that ran the cases,
 	// when its caller measured it.
 	PeakRSSMiB float64 `json:"peakRSSMiB,omitempty"`
+	// Propagation is what the run's histories measured of the
+	// implementation's propagation lag, when it had some (R6.1).
+	Propagation *Propagation `json:"propagation,omitempty"`
+}
+
+// Propagation is how long an implementation took to show a preset
+// created again: Shown versions within the window, the longest of them
+// MaxSeconds, and Late ones not shown within it.
+type Propagation struct {
+	Shown         int     `json:"shown"`
+	Late          int     `json:"late"`
+	MaxSeconds    float64 `json:"maxSeconds"`
+	WindowSeconds float64 `json:"windowSeconds"`
 }
 
 // Report is one kind of disagreement: its first case, shrunk.
@@ -140,7 +153,7 @@ func Run(ctx context.Context, w *harness.World, opts Options) (_ Summary, err er
 			err = cerr
 		}
 	}()
-	r := runner{w: w, namespaces: pool}
+	r := runner{w: w, namespaces: pool, lags: &lags{}}
 	var (
 		next, done atomic.Int64
 		mu         sync.Mutex
@@ -231,6 +244,9 @@ func Run(ctx context.Context, w *harness.World, opts Options) (_ Summary, err er
 		sum.Disagreements = append(sum.Disagreements, *rep)
 	}
 	sum.Seconds = time.Since(start).Seconds()
+	if l := r.lags; l.shown+l.late > 0 {
+		sum.Propagation = &Propagation{Shown: l.shown, Late: l.late, MaxSeconds: l.max.Seconds(), WindowSeconds: w.Profile.Propagation().Seconds()}
+	}
 	return sum, nil
 }
 

@@ -98,14 +98,15 @@ func (r runner) recreate(ctx context.Context, t *trial, h *Recreate, pod *corev1
 		return nil
 	}
 	after.ResourceVersion = created.GetResourceVersion()
-	window := r.w.Profile.Propagation()
-	deadline := time.Now().Add(window)
+	start := time.Now()
+	deadline := start.Add(r.w.Profile.Propagation())
 	wctx, cancel := context.WithDeadline(ctx, deadline)
 	err = pending.Wait(wctx)
 	cancel()
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
+	r.lags.note(time.Since(start), err == nil)
 	if err != nil {
 		// Not shown within the window (or the wait gave up early): once
 		// the window has passed, only the new version is right.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"presetsim.dev/presetsim/presets/conflict"
@@ -35,6 +36,32 @@ type runner struct {
 	// expects: the World's wait timeout when zero. Shrinking waits only a
 	// settle window, since it runs many cases whose events may never come.
 	eventWait time.Duration
+	// lags, when set, notes how long the implementation took to show
+	// each preset a history created again.
+	lags *lags
+}
+
+// lags are the propagation lags a run measured (R6.1).
+type lags struct {
+	mu sync.Mutex
+	// max is the longest lag of a new version shown within the window;
+	// late counts the versions not shown within it.
+	max         time.Duration
+	shown, late int
+}
+
+func (l *lags) note(d time.Duration, shown bool) {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !shown {
+		l.late++
+		return
+	}
+	l.shown++
+	l.max = max(l.max, d)
 }
 
 // trial is a case admitted whose events are still to be read and whose
