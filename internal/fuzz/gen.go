@@ -136,6 +136,7 @@ func Generate(seed uint64) Case {
 		g.echo(c.Pod, c.Presets[g.n(len(c.Presets))])
 	}
 	breakOne(seed, &c)
+	edges(seed, &c)
 	copies(seed, &c)
 	followUp(seed, &c)
 	recreate(seed, &c)

@@ -25,10 +25,10 @@ type Mutant struct {
 
 // All are the mutants: the first thirteen (classic.go), then those written
 // from the specification rule by rule (faults.go), then those that mutate
-// requests other than CREATE of a pod (operations.go), then those that break
-// R6, state over time (history.go), all decorators of the reference
-// plug-in.
-var All = slices.Concat(mutantsOf(classicMutants), mutantsOf(decoratedMutants), mutantsOf(operationMutants), statefulOf(historyMutants))
+// requests other than CREATE of a pod (operations.go), then those with
+// limits of their own (limits.go, R6.4), then those that break R6, state
+// over time (history.go), all decorators of the reference plug-in.
+var All = slices.Concat(mutantsOf(classicMutants), mutantsOf(decoratedMutants), mutantsOf(operationMutants), mutantsOf(limitMutants), statefulOf(historyMutants))
 
 // Prefix is the prefix of the mutants' module names.
 const Prefix = "mutant/"
@@ -44,7 +44,7 @@ const NoopModule = "noop"
 
 // Register adds every mutant to the registry as Prefix+Name, and NoopModule.
 func Register(m *module.Registry) {
-	for _, mu := range slices.Concat(classicMutants, decoratedMutants, operationMutants) {
+	for _, mu := range slices.Concat(classicMutants, decoratedMutants, operationMutants, limitMutants) {
 		m.Register(Prefix+mu.Name, newDecorated(mu.fault))
 	}
 	for _, mu := range historyMutants {

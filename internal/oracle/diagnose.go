@@ -2,6 +2,7 @@ package oracle
 
 import (
 	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -130,6 +131,8 @@ var hypotheses = []Hypothesis{
 	})},
 	{"records conflict events on dry runs too", rule.R2_1, reporting, eventsOnDryRun},
 	{"applies the version of a preset that stood before it was created again", rule.R6_1, selection, earlierVersions},
+	{"applies no more than some number of the presets that select a pod", rule.R6_4, selection, capped},
+	{"writes a preset's applied annotation under its name cut at the first dot", rule.R6_4, annotation, namesCutAtDot},
 	{"reports a conflict only for the first pod that has it", rule.R6_3, reporting, reportedOnce},
 	{"writes into the presets it read: a pod's own env vars join the presets that matched it", rule.R6_2, injection, carriesEnv},
 	{"selects other presets than their selectors do", rule.R2_3, fallback, otherSelection},
@@ -706,6 +709,46 @@ func earlierVersions(h hypothesisInput) []model.Outcome {
 		}
 	}
 	return out
+}
+
+// capped: of the presets that select a pod, only the first n by name
+// applied, for some n at least half of them, as an implementation with a
+// table of fixed size does (R6.4). Tried when five or more select it.
+func capped(h hypothesisInput) []model.Outcome {
+	matching := h.matching()
+	if len(matching) < 5 {
+		return nil
+	}
+	names := slices.Sorted(slices.Values(matching))
+	var out []model.Outcome
+	for n := len(names) - 1; n >= len(names)/2; n-- {
+		out = append(out, selecting(h, names[:n])...)
+	}
+	return out
+}
+
+// namesCutAtDot: the applied annotation of a preset that selects the pod
+// and whose name holds a dot — the one it adds, or the pod's own —
+// written under the name up to the dot (R6.4).
+func namesCutAtDot(h hypothesisInput) []model.Outcome {
+	matching, _ := merge.Select(h.a.Pod, h.a.Presets) // what it can read
+	if !slices.ContainsFunc(matching, func(p *v1alpha1.PodPreset) bool { return strings.Contains(p.Name, ".") }) {
+		return nil
+	}
+	return reported(func(o *model.Outcome, _ hypothesisInput) {
+		if o.Pod == nil {
+			return
+		}
+		for _, p := range matching {
+			name := p.Name
+			short, _, dotted := strings.Cut(name, ".")
+			key := merge.AnnotationKey(name)
+			if v, ok := o.Pod.Annotations[key]; ok && dotted {
+				delete(o.Pod.Annotations, key)
+				o.Pod.Annotations[merge.AnnotationKey(short)] = v
+			}
+		}
+	})(h)
 }
 
 // reportedOnce: a conflict reported for the first request of the
