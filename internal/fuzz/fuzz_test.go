@@ -102,10 +102,7 @@ func TestStateOverTimeFound(t *testing.T) {
 		named int
 	}{
 		{"stale-after-recreate", rule.R6_1, 150, 90},
-		// At the edges (ten presets and more, many containers) what it
-		// carries makes many presets conflict at once; a quarter of its
-		// cases are not diagnosed yet (2026-11-28: 25 of 32).
-		{"carries-pods-env", rule.R6_2, 150, 75},
+		{"carries-pods-env", rule.R6_2, 150, 90},
 		{"conflict-reported-once", rule.R6_3, 150, 90},
 		{"caps-presets", rule.R6_4, 300, 90},
 		{"cuts-names-at-dot", rule.R6_4, 300, 90},
@@ -120,10 +117,6 @@ func TestStateOverTimeFound(t *testing.T) {
 			if len(sum.Disagreements) == 0 {
 				t.Fatal("no disagreement found")
 			}
-			// Cases with many conflicts may record more than ten similar
-			// events about a pod, which the event recorder combines into
-			// one whose messages cannot be compared: those are not
-			// diagnosed.
 			named, all := 0, 0
 			for _, d := range sum.Disagreements {
 				all += d.Count

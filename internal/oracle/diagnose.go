@@ -258,12 +258,11 @@ func (h *Hypothesis) explainsAll(w *harness.World, obs Observed, ins []hypothesi
 		return own
 	}
 	// The events of the case: what its dry run and its create recorded.
-	got := eventKeys(obs.Events)
 	recorded := func(per [][]model.Outcome) bool {
 		var combine func(i int, acc []conflict.Event) bool
 		combine = func(i int, acc []conflict.Event) bool {
 			if i == len(per) {
-				return slices.Equal(eventKeys(acc), got)
+				return sameEvents(acc, obs.Events)
 			}
 			if ins[i].later {
 				return combine(i+1, acc)

@@ -2,6 +2,7 @@ package oracle
 
 import (
 	"slices"
+	"strings"
 
 	"presetsim.dev/presetsim/presets/conflict"
 
@@ -158,6 +159,50 @@ func sortedCopy(list []string) []string {
 	out := slices.Clone(list)
 	slices.Sort(out)
 	return out
+}
+
+// combinedPrefix is what client-go's event recorder puts before the
+// message of an event it made of similar ones about one object, once more
+// than ten came (record.EventCorrelator's aggregation): the messages of
+// those it combined are lost, but their number is not (the event's count).
+const combinedPrefix = "(combined from similar events): "
+
+// sameEvents reports whether the events recorded are those wanted: the
+// same ones; or, where the recorder combined similar events, as many, the
+// others among those wanted, and the last message of each combined one
+// one of those wanted too.
+func sameEvents(want, got []conflict.Event) bool {
+	if slices.Equal(eventKeys(want), eventKeys(got)) {
+		return true
+	}
+	if len(want) != len(got) {
+		return false
+	}
+	rest := map[string]int{}
+	for _, e := range want {
+		rest[e.Key()]++
+	}
+	var combined []conflict.Event
+	for _, e := range got {
+		if m, ok := strings.CutPrefix(e.Message, combinedPrefix); ok {
+			e.Message = m
+			combined = append(combined, e)
+			continue
+		}
+		if rest[e.Key()] == 0 {
+			return false
+		}
+		rest[e.Key()]--
+	}
+	if len(combined) == 0 {
+		return false
+	}
+	for _, e := range combined {
+		if rest[e.Key()] == 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // eventKeys renders events for comparison, sorted.
