@@ -8,6 +8,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -159,25 +160,33 @@ func parse(file string, data []byte, files fs.FS) (*Profile, error) {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	p := &Profile{files: files}
+	if unknown := unknownKeys(&root, reflect.TypeOf(*p), ""); len(unknown) > 0 {
+		return nil, problems(file, &root, unknown)
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(p); err != nil {
 		return nil, fmt.Errorf("%s: %s", file, strings.ReplaceAll(err.Error(), "yaml: unmarshal errors:\n  ", ""))
 	}
 	p.File = file
-	errs := p.check()
-	if len(errs) > 0 {
-		msgs := make([]string, len(errs))
-		for i, e := range errs {
-			msgs[i] = fmt.Sprintf("%s:%d: %s: %s", file, lineOf(&root, e.path), e.path, e.msg)
-		}
-		return nil, errors.New(strings.Join(msgs, "\n"))
+	if errs := p.check(); len(errs) > 0 {
+		return nil, problems(file, &root, errs)
 	}
 	p.setDefaults()
 	return p, nil
 }
 
 type problem struct{ path, msg string }
+
+// problems is one error of every problem, a line each: file:line: path:
+// message.
+func problems(file string, root *yaml.Node, errs []problem) error {
+	msgs := make([]string, len(errs))
+	for i, e := range errs {
+		msgs[i] = fmt.Sprintf("%s:%d: %s: %s", file, lineOf(root, e.path), e.path, e.msg)
+	}
+	return errors.New(strings.Join(msgs, "\n"))
+}
 
 func (p *Profile) check() []problem {
 	var out []problem

@@ -28,7 +28,10 @@ func TestParseErrors(t *testing.T) {
 		name, yaml string
 		want       []string
 	}{
-		{"unknown field", header + "spec:\n  clams: [events]\n", []string{"bad.yaml", "line 6", "clams"}},
+		{"unknown field", header + "spec:\n  clams: [events]\n", []string{`bad.yaml:6: spec.clams: unknown key; did you mean "claims"? (known here: implementation, version, crd, preset, annotations, referenceCRD, behaviour, claims, warning, probe)`}},
+		{"a misspelt behaviour setting, and an unknown key elsewhere", header + "spec:\n  behaviour:\n    ordr: name\n  preset:\n    kindd: X\n",
+			[]string{`bad.yaml:7: spec.behaviour.ordr: unknown key; did you mean "order"?`, `bad.yaml:9: spec.preset.kindd: unknown key; did you mean "kind"?`}},
+		{"an unknown top-level key", "apiVersion: presetsim.dev/v1alpha1\nkind: Profile\nmetadata:\n  name: x\nspecs: {}\n", []string{`bad.yaml:5: specs: unknown key; did you mean "spec"?`}},
 		{"wrong apiVersion", "apiVersion: v1\nkind: Profile\nmetadata:\n  name: x\n", []string{"bad.yaml:1: apiVersion: must be presetsim.dev/v1alpha1"}},
 		{"no name", "apiVersion: presetsim.dev/v1alpha1\nkind: Profile\n", []string{"bad.yaml:1: metadata.name: is required"}},
 		{"unknown capability", header + "spec:\n  claims: [events, telepathy]\n", []string{"bad.yaml:6: spec.claims[1]: unknown capability \"telepathy\""}},

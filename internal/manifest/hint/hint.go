@@ -226,16 +226,27 @@ func Quote(s string) string { return strconv.Quote(s) }
 // letters or fewer and two for a longer one; "" when none is, or when two
 // are equally near.
 func nearestField(fields []fieldpath.Field, name string) string {
+	names := make([]string, len(fields))
+	for i, f := range fields {
+		names[i] = f.Name
+	}
+	return Nearest(name, names)
+}
+
+// Nearest is the one candidate a misspelt name is closest to, ignoring
+// case: within two edits (one for a name of four characters or fewer), and
+// nearer than any other; "" when there is none.
+func Nearest(name string, candidates []string) string {
 	limit := 2
 	if len(name) <= 4 {
 		limit = 1
 	}
 	best, bestD, tie := "", limit+1, false
-	for _, f := range fields {
-		d := editDistance(strings.ToLower(name), strings.ToLower(f.Name))
+	for _, c := range candidates {
+		d := editDistance(strings.ToLower(name), strings.ToLower(c))
 		switch {
 		case d < bestD:
-			best, bestD, tie = f.Name, d, false
+			best, bestD, tie = c, d, false
 		case d == bestD:
 			tie = true
 		}
