@@ -140,7 +140,8 @@ anything starts, and judge no rule.
 
 Exit status: 0 when every scenario passed or differs as declared, 1 when one failed (or the
 clean-up did), 2 on a usage error, 4 for mistakes in the feature files, 130 or 143 when
-interrupted.`,
+interrupted, 124 when --timeout was reached. Interrupted or timed out, --report-dir holds the
+scenarios that finished and says how many did not run.`,
 		Example: `  presetsim run
   presetsim run --tags @R4.2 features/conflict.feature
   presetsim run --backend offline --module mutant/ignores-exclude
@@ -160,8 +161,13 @@ interrupted.`,
 	quiet := fs.BoolP("quiet", "q", false, "print the counts alone, not the scenarios that did not pass")
 	shard := fs.String("shard", "", "run only shard I of N (I/N) of the selected scenarios: the k-th scenario in file order goes to shard k mod N + 1, the same on every machine; presetsim report merge joins the shards' --report-dir")
 	verdictMap := fs.String("summary-configmap", "", "write the report's summary.json and verdict into this ConfigMap, [NAMESPACE/]NAME (the pod's namespace when run in one), for kubectl to read: deploy/conformance")
+	timeout := fs.Duration("timeout", 0, "stop the whole run after this long, the control plane's start included, as an interrupt does: --report-dir holds the scenarios that finished (exit status 124)")
 	watchFlag := fs.Bool("watch", false, "keep the control plane and the implementation up; run a feature file's scenarios again when it is saved (all on r and Enter) and print what changed; Ctrl-C stops")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if *timeout < 0 {
+			return cli.UsageError(cmd, fmt.Sprintf("--timeout must not be negative, not %s", *timeout))
+		}
+		t.timeout = *timeout
 		if *watchFlag && len(args) == 0 {
 			return cli.UsageError(cmd, "--watch reruns feature files when they are saved: name them (presetsim features export DIR writes the built-in suite out)")
 		}
@@ -217,6 +223,9 @@ interrupted.`,
 			st.interrupts.OnSignal(func() error {
 				partial := report.OfRun(st.implementationName(), w, finished.List())
 				partial.Interrupted = fmt.Sprintf("exit status %d: the %d scenarios that finished; the others did not run", st.interrupts.Code(), len(partial.Scenarios))
+				if total, err := suitecheck.CountIn(fsys, paths, *tags); err == nil && total >= len(partial.Scenarios) {
+					partial.Interrupted = fmt.Sprintf("exit status %d: %d scenarios finished, %d of the %d selected did not run", st.interrupts.Code(), len(partial.Scenarios), total-len(partial.Scenarios), total)
+				}
 				err := w.Stop()
 				if werr := report.Write(*reportDir, partial); werr != nil {
 					return errors.Join(err, werr)

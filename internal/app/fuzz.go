@@ -28,7 +28,8 @@ The first disagreement of each kind is shrunk to a small case and written to --o
 ready-to-run scenario, tagged with the rules it breaks. The same seed gives the same cases.
 
 Exit status: 0 when every case agrees with the model, 1 when one disagrees (or the clean-up
-failed), 2 on a usage error, 130 or 143 when interrupted.`,
+failed), 2 on a usage error, 130 or 143 when interrupted (then --report-dir's fuzz.json holds
+the cases done, unshrunk).`,
 		Example: `  presetsim fuzz --backend offline --cases 2000
   presetsim fuzz --module mutant/partial-apply --seed 7 --out fuzz-cases
   presetsim fuzz --implementation policy --cases 10000 --concurrency 16
@@ -76,10 +77,35 @@ failed), 2 on a usage error, 130 or 143 when interrupted.`,
 		}
 		defer st.stop(stderr)
 		fmt.Fprintf(stderr, "fuzz: seed %d, %d cases, %s on %s (profile %s)\n", *seed, *cases, st.implementationName(), st.world.Backend, st.world.Profile.Metadata.Name)
+		// A signal cancels the run's context: Run returns the cases done,
+		// which fuzz.json holds. A run that does not return soon after is
+		// stopped as any other command's.
+		st.interrupts.OnSignal(nil)
+		returned := make(chan struct{})
+		go func() {
+			select {
+			case <-st.interrupts.Context().Done():
+			case <-returned:
+				return
+			}
+			select {
+			case <-returned:
+			case <-time.After(interruptGrace):
+				st.interrupts.OnSignal(st.world.Stop)
+			}
+		}()
 		sum, err := fuzz.Run(st.interrupts.Context(), st.world, fuzz.Options{
 			Cases: *cases, Seed: *seed, Shard: sh, Time: *limit, Out: *out, Concurrency: *concurrency, Progress: stderr, Log: stderr,
 		})
+		close(returned)
 		if code := st.interrupts.Code(); code != 0 {
+			if *t.reportDir != "" && sum.Interrupted != "" {
+				if werr := fuzz.WriteSummary(*t.reportDir, sum); werr != nil {
+					fmt.Fprintf(stderr, "unable to write fuzz.json: %v\n", werr)
+				} else {
+					fmt.Fprintf(stderr, "interrupted: %s/fuzz.json holds the %d cases done\n", *t.reportDir, sum.Cases)
+				}
+			}
 			return cli.ExitError{Code: code}
 		}
 		if err != nil {
@@ -102,6 +128,10 @@ failed), 2 on a usage error, 130 or 143 when interrupted.`,
 	}
 	return cmd
 }
+
+// interruptGrace is how long an interrupted fuzz run may take to return
+// the cases it did before the World is stopped all the same.
+const interruptGrace = 10 * time.Second
 
 // printSummary prints the run's verdict: every kind of disagreement with
 // its rules, count and minimal scenario.

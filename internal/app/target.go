@@ -32,6 +32,9 @@ type target struct {
 	profilePath, reportDir *string
 	settle                 *time.Duration
 	showSecrets            *bool
+	// timeout, when not zero, bounds the whole command, the control
+	// plane's start included: then it stops as an interrupt does.
+	timeout time.Duration
 }
 
 func targetFlags(fs *pflag.FlagSet) *target {
@@ -123,6 +126,7 @@ func (t *target) start(ctx context.Context, cmd *cobra.Command, stderr io.Writer
 		}
 	}
 	s := &started{impl: chosen.Implementation, profile: prof, began: time.Now(), interrupts: interrupt.Catch(ctx)}
+	s.interrupts.After(t.timeout)
 	ctx = s.interrupts.Context()
 	be := chosen.Backend
 	s.world, err = harness.Start(ctx, harness.Options{Backend: be, Leftovers: registry.Backends(), Implementation: s.impl, Profile: prof, ShowSecrets: *t.showSecrets, Progress: stderr,

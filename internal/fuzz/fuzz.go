@@ -85,6 +85,9 @@ type Summary struct {
 	// PeakRSSMiB is the peak memory of the process that ran the cases,
 	// when its caller measured it.
 	PeakRSSMiB float64 `json:"peakRSSMiB,omitempty"`
+	// Interrupted says what a run cut short did, when one was: its cases
+	// and kinds are those done.
+	Interrupted string `json:"interrupted,omitempty"`
 	// Propagation is what the run's histories measured of the
 	// implementation's propagation lag, when it had some (R6.1).
 	Propagation *Propagation `json:"propagation,omitempty"`
@@ -126,7 +129,9 @@ func CaseSeed(seed uint64, i int) uint64 {
 }
 
 // Run generates cases, has the World's implementation admit each and
-// compares the outcomes with the model under the World's profile.
+// compares the outcomes with the model under the World's profile. When
+// ctx ends first (and not Options.Time), it returns what was done, with
+// Summary.Interrupted saying so, and ctx's cause.
 func Run(ctx context.Context, w *harness.World, opts Options) (_ Summary, err error) {
 	if opts.Concurrency <= 0 {
 		opts.Concurrency = 1
@@ -139,6 +144,7 @@ func Run(ctx context.Context, w *harness.World, opts Options) (_ Summary, err er
 	}
 	own, caseIndex := opts.Shard.cases(opts.Cases)
 	start := time.Now()
+	parent := ctx // a signal cancels it; the run's time ends ctx alone
 	if opts.Time > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, opts.Time)
@@ -230,13 +236,14 @@ func Run(ctx context.Context, w *harness.World, opts Options) (_ Summary, err er
 	if failed != nil {
 		return Summary{}, failed
 	}
-	if err := context.Cause(ctx); err != nil && opts.Time == 0 {
-		return Summary{}, err
+	interrupted := context.Cause(parent)
+	if interrupted == nil && opts.Time == 0 {
+		interrupted = context.Cause(ctx)
 	}
 	sum := Summary{Seed: opts.Seed, Shard: opts.Shard.String(), Cases: int(done.Load())}
 	sum.Disagreeing = disagreeing
 	for i, rep := range found {
-		if i < opts.Shrink && opts.Out != "" {
+		if interrupted == nil && i < opts.Shrink && opts.Out != "" {
 			if err := r.shrinkAndWrite(context.WithoutCancel(ctx), rep, opts); err != nil {
 				return sum, err
 			}
@@ -246,6 +253,10 @@ func Run(ctx context.Context, w *harness.World, opts Options) (_ Summary, err er
 	sum.Seconds = time.Since(start).Seconds()
 	if l := r.lags; l.shown+l.late > 0 {
 		sum.Propagation = &Propagation{Shown: l.shown, Late: l.late, MaxSeconds: l.max.Seconds(), WindowSeconds: w.Profile.Propagation().Seconds()}
+	}
+	if interrupted != nil {
+		sum.Interrupted = fmt.Sprintf("%d of the %d cases done, the others not run; nothing shrunk", sum.Cases, own)
+		return sum, interrupted
 	}
 	return sum, nil
 }

@@ -7,6 +7,7 @@ import (
 	"os/signal"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // Interrupts catches SIGINT and SIGTERM for the whole life of a run, so that
@@ -22,6 +23,9 @@ type Interrupts struct {
 	cancel context.CancelFunc
 	ch     chan os.Signal
 	done   chan struct{}
+	// expired is closed when the run's time is up (After).
+	expired     chan struct{}
+	expiredOnce sync.Once
 
 	mu     sync.Mutex
 	caught os.Signal
@@ -31,24 +35,52 @@ type Interrupts struct {
 // Catch starts catching SIGINT and SIGTERM.
 func Catch(parent context.Context) *Interrupts {
 	ctx, cancel := context.WithCancel(parent)
-	i := &Interrupts{ctx: ctx, cancel: cancel, ch: make(chan os.Signal, 1), done: make(chan struct{})}
+	i := &Interrupts{ctx: ctx, cancel: cancel, ch: make(chan os.Signal, 1), done: make(chan struct{}), expired: make(chan struct{})}
 	signal.Notify(i.ch, os.Interrupt, syscall.SIGTERM)
 	go func() {
+		var sig os.Signal
 		select {
-		case sig := <-i.ch:
-			i.mu.Lock()
-			i.caught = sig
-			stop := i.stop
-			i.mu.Unlock()
-			fmt.Fprintf(os.Stderr, "\n%s: stopping ...\n", sig)
-			i.cancel()
-			if stop != nil {
-				i.stopAndExit(stop)
-			}
+		case sig = <-i.ch:
+		case <-i.expired:
+			sig = timedOut{}
 		case <-i.done:
+			return
+		}
+		i.mu.Lock()
+		i.caught = sig
+		stop := i.stop
+		i.mu.Unlock()
+		fmt.Fprintf(os.Stderr, "\n%s: stopping ...\n", sig)
+		i.cancel()
+		if stop != nil {
+			i.stopAndExit(stop)
 		}
 	}()
 	return i
+}
+
+// TimeoutCode is the exit status of a run whose time was up (After), as
+// GNU timeout's.
+const TimeoutCode = 124
+
+// timedOut is the "signal" of a run whose time was up.
+type timedOut struct{}
+
+func (timedOut) String() string { return "time is up (--timeout)" }
+func (timedOut) Signal()        {}
+
+// After makes the end of d act as a signal does: Context is cancelled, and
+// once OnSignal was given a stop, it is called and the process exits, with
+// status TimeoutCode. Nothing happens for d ≤ 0.
+func (i *Interrupts) After(d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	t := time.AfterFunc(d, func() { i.expiredOnce.Do(func() { close(i.expired) }) })
+	go func() {
+		<-i.done
+		t.Stop()
+	}()
 }
 
 // Context is cancelled when a signal arrives.
@@ -64,6 +96,8 @@ func (i *Interrupts) Code() int {
 		return 0
 	case syscall.SIGTERM:
 		return 143
+	case timedOut{}:
+		return TimeoutCode
 	default:
 		return 130
 	}

@@ -25,3 +25,27 @@ func TestOnSignalNilOnlyCancels(t *testing.T) {
 		t.Errorf("Code() = %d after SIGINT, want 130", got)
 	}
 }
+
+// TestAfter: when the run's time is up, Context is cancelled as by a
+// signal, with the timeout's exit status; a run that ends first is not.
+func TestAfter(t *testing.T) {
+	i := Catch(context.Background())
+	defer i.Release()
+	i.After(10 * time.Millisecond)
+	select {
+	case <-i.Context().Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the time being up did not cancel the context")
+	}
+	i.OnSignal(nil)
+	if got := i.Code(); got != TimeoutCode {
+		t.Errorf("Code() = %d once the time is up, want %d", got, TimeoutCode)
+	}
+
+	early := Catch(context.Background())
+	early.After(time.Hour)
+	early.Release()
+	if got := early.Code(); got != 0 {
+		t.Errorf("Code() = %d for a run released before its time, want 0", got)
+	}
+}

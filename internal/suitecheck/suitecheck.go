@@ -125,8 +125,12 @@ func checkTags(expr string) error {
 // Count returns how many scenarios (one per example row of an outline)
 // paths hold that match the tag expression. A path is a feature file, a
 // folder of them, or FILE:LINE (the scenario or example row at LINE).
-func Count(paths []string, tags string) (int, error) {
-	selected, _, err := count(nil, paths, tags, nil, nil, nil)
+func Count(paths []string, tags string) (int, error) { return CountIn(nil, paths, tags) }
+
+// CountIn is Count of the feature files of fsys (the operating system's
+// when nil).
+func CountIn(fsys fs.FS, paths []string, tags string) (int, error) {
+	selected, _, err := count(fsys, paths, tags, nil, nil, nil)
 	return len(selected), err
 }
 

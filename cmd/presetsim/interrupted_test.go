@@ -1,0 +1,80 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"presetsim.dev/presetsim/internal/fuzz"
+	"presetsim.dev/presetsim/internal/interrupt"
+	"presetsim.dev/presetsim/outcome"
+)
+
+// TestRunTimeoutWritesWhatFinished: a run whose --timeout is reached stops
+// as an interrupted one does, with exit status 124, and its reports say
+// how many of the scenarios selected did not run.
+func TestRunTimeoutWritesWhatFinished(t *testing.T) {
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], "run", "--backend", "offline", "--concurrency", "1", "--timeout", "300ms", "--report-dir", dir, "../../features")
+	cmd.Env = append(os.Environ(), childEnv+"=1")
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != interrupt.TimeoutCode {
+		t.Fatalf("the run: %v, want exit status %d; output:\n%s", err, interrupt.TimeoutCode, out)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		t.Fatalf("no summary once the time was up: %v; output:\n%s", err, out)
+	}
+	r, err := outcome.ReadReport(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(r.Interrupted, "exit status 124") || !strings.Contains(r.Interrupted, "did not run") {
+		t.Errorf("summary: interrupted %q, want the exit status and how many did not run", r.Interrupted)
+	}
+}
+
+// TestInterruptedFuzzWritesWhatItDid: SIGINT in the middle of a fuzz run
+// exits 130 and leaves fuzz.json with the cases done, saying it was
+// interrupted.
+func TestInterruptedFuzzWritesWhatItDid(t *testing.T) {
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], "fuzz", "--backend", "offline", "--cases", "1000000", "--seed", "3", "--report-dir", dir)
+	cmd.Env = append(os.Environ(), childEnv+"=1")
+	var out syncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(time.Minute)
+	for !strings.Contains(out.String(), "fuzz: seed 3") && time.Now().Before(deadline) && !exited(cmd.Process.Pid) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(time.Second) // some cases done
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 130 {
+		t.Fatalf("the interrupted fuzz run: %v, want exit status 130; output:\n%s", err, out.String())
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "fuzz.json"))
+	if err != nil {
+		t.Fatalf("no fuzz.json after the interrupt: %v; output:\n%s", err, out.String())
+	}
+	var sum fuzz.Summary
+	if err := json.Unmarshal(data, &sum); err != nil {
+		t.Fatal(err)
+	}
+	if sum.Interrupted == "" || sum.Cases >= 1000000 {
+		t.Errorf("fuzz.json: interrupted %q after %d cases, want it said, with the cases done", sum.Interrupted, sum.Cases)
+	}
+}
