@@ -146,9 +146,12 @@ func printSummary(w io.Writer, sum fuzz.Summary) {
 		if d.NotReproduced != "" {
 			fmt.Fprintf(w, "    not reproduced: %s\n", d.NotReproduced)
 		}
-		if d.Feature != "" {
+		switch {
+		case d.Feature != "" && d.NotShrunk:
+			fmt.Fprintf(w, "    scenario, as found (not shrunk): %s\n", d.Feature)
+		case d.Feature != "":
 			fmt.Fprintf(w, "    minimal scenario: %s\n", d.Feature)
-		} else {
+		default:
 			fmt.Fprintf(w, "    case seed %d (--out writes it as a scenario)\n", d.CaseSeed)
 		}
 	}

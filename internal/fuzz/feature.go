@@ -25,7 +25,11 @@ import (
 // scenario is tagged with the rules the report names.
 func Feature(w *harness.World, c Case, obs oracle.Observed, rep *Report) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Written by presetsim fuzz: case seed %d, shrunk.\n", rep.CaseSeed)
+	how := "shrunk"
+	if rep.NotShrunk {
+		how = "as found (not shrunk: the run shrinks its first kinds only)"
+	}
+	fmt.Fprintf(&b, "# Written by presetsim fuzz: case seed %d, %s.\n", rep.CaseSeed, how)
 	fmt.Fprintf(&b, "# The implementation disagreed with the model (profile %s): %s\n", w.Profile.Metadata.Name, rep.Summary)
 	b.WriteString("Feature: a case presetsim fuzz generated\n\n")
 	var tags []string
@@ -41,6 +45,9 @@ func Feature(w *harness.World, c Case, obs oracle.Observed, rep *Report) string 
 
 	var objects []any
 	for _, p := range slices.Concat(c.Others, c.Presets) {
+		if inv := obs.Invalid; inv != nil && inv.Preset.Name == p.Name && inv.Preset.Namespace == p.Namespace {
+			continue // refused, as it must be: the case went on without it
+		}
 		objects = append(objects, p)
 	}
 	if len(objects) > 0 {

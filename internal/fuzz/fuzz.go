@@ -116,6 +116,9 @@ type Report struct {
 	// NotReproduced says why the case, run again alone, did not disagree:
 	// its feature shows the case, not the disagreement.
 	NotReproduced string `json:"notReproduced,omitempty"`
+	// NotShrunk is set on a kind written as found, beyond the kinds a run
+	// shrinks (Options.Shrink).
+	NotShrunk bool `json:"notShrunk,omitempty"`
 	// found is the first disagreement of the kind, as found.
 	found oracle.Disagreement
 }
@@ -242,9 +245,17 @@ func Run(ctx context.Context, w *harness.World, opts Options) (_ Summary, err er
 	}
 	sum := Summary{Seed: opts.Seed, Shard: opts.Shard.String(), Cases: int(done.Load())}
 	sum.Disagreeing = disagreeing
+	written := map[string]bool{}
 	for i, rep := range found {
-		if interrupted == nil && i < opts.Shrink && opts.Out != "" {
-			if err := r.shrinkAndWrite(context.WithoutCancel(ctx), rep, opts); err != nil {
+		if interrupted == nil && opts.Out != "" {
+			// Every kind is written; the first opts.Shrink are shrunk. A
+			// case first of two kinds is written once for each.
+			name := fmt.Sprintf("case-%d", rep.CaseSeed)
+			if written[name] {
+				name = fmt.Sprintf("case-%d-%d", rep.CaseSeed, i+1)
+			}
+			written[name] = true
+			if err := r.shrinkAndWrite(context.WithoutCancel(ctx), rep, opts, name, i < opts.Shrink); err != nil {
 				return sum, err
 			}
 		}
@@ -298,9 +309,14 @@ func kindOf(d oracle.Disagreement) string {
 	return rule.Join(d.Rules, ",") + "|" + string(d.Aspect)
 }
 
-// shrinkAndWrite shrinks a report's case and writes it as a feature.
-func (r runner) shrinkAndWrite(ctx context.Context, rep *Report, opts Options) error {
+// shrinkAndWrite shrinks a report's case, when shrink is set, and writes
+// it as a feature, name.feature.
+func (r runner) shrinkAndWrite(ctx context.Context, rep *Report, opts Options, name string, shrink bool) error {
 	c := Generate(rep.CaseSeed)
+	if !shrink {
+		rep.NotShrunk = true
+		return r.write(ctx, c, rep, opts, name)
+	}
 	r.eventWait = r.w.Timeouts.Settle
 	if len(rep.found.Rules) > 0 && rep.found.Rules[0].Section() == "R6" {
 		// State over time: the run's namespaces served earlier cases,
@@ -320,20 +336,25 @@ func (r runner) shrinkAndWrite(ctx context.Context, rep *Report, opts Options) e
 	if d != nil {
 		rep.Summary, rep.Detail = d.Summary, d.Detail
 	} else {
-		rep.NotReproduced = "run again alone, in namespaces of its own, the case agreed: the implementation is flaky, or kept state from earlier cases in the namespace it ran in (R6)"
+		rep.NotReproduced = "run again alone, the case agreed: what it showed depends on other cases (presets of other namespaces, R2.2; state kept from earlier cases, R6), or the implementation is flaky"
 	}
-	obs, err := r.run(ctx, small)
+	return r.write(ctx, small, rep, opts, name)
+}
+
+// write runs a case once more and writes it as a feature, name.feature.
+func (r runner) write(ctx context.Context, c Case, rep *Report, opts Options, name string) error {
+	obs, err := r.run(ctx, c)
 	if err != nil {
 		return err
 	}
-	text := Feature(r.w, small, obs, rep)
+	text := Feature(r.w, c, obs, rep)
 	if rep.NotReproduced != "" {
 		text = "# Not reproduced: " + rep.NotReproduced + ".\n" + text
 	}
 	if err := os.MkdirAll(opts.Out, 0o755); err != nil {
 		return err
 	}
-	path := filepath.Join(opts.Out, fmt.Sprintf("case-%d.feature", rep.CaseSeed))
+	path := filepath.Join(opts.Out, name+".feature")
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		return err
 	}
