@@ -83,6 +83,11 @@ type Spec struct {
 	Implementation string      `yaml:"implementation"`
 	Version        string      `yaml:"version"`
 	CRD            string      `yaml:"crd"`
+	// Registration names a file (relative to the profile's) holding the
+	// implementation's MutatingWebhookConfiguration as it ships: an
+	// external webhook is registered as it says, unless the run is given
+	// --webhook-configuration (RegistrationFile).
+	Registration string `yaml:"registration"`
 	Preset         Preset      `yaml:"preset"`
 	Annotations    Annotations `yaml:"annotations"`
 	// ReferenceCRD says that the implementation's API is the reference CRD
@@ -238,6 +243,11 @@ func (p *Profile) check() []problem {
 			out = append(out, problem{"spec.crd", err.Error()})
 		}
 	}
+	if p.Spec.Registration != "" {
+		if _, _, err := p.RegistrationFile(); err != nil {
+			out = append(out, problem{"spec.registration", err.Error()})
+		}
+	}
 	return out
 }
 
@@ -295,6 +305,28 @@ func (p *Profile) CRDPath() string {
 		return p.Spec.CRD
 	}
 	return filepath.Join(filepath.Dir(p.File), p.Spec.CRD)
+}
+
+// RegistrationFile reads the file spec.registration names (relative to
+// the profile's own, or from a shipped profile's files): its path and
+// content; "" and nil when the profile names none.
+func (p *Profile) RegistrationFile() (string, []byte, error) {
+	path := p.Spec.Registration
+	if path == "" {
+		return "", nil, nil
+	}
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(filepath.Dir(p.File), path)
+	}
+	read := os.ReadFile
+	if p.files != nil {
+		read = func(name string) ([]byte, error) { return fs.ReadFile(p.files, filepath.ToSlash(name)) }
+	}
+	data, err := read(path)
+	if err != nil {
+		return path, nil, fmt.Errorf("unable to read the profile's registration: %w", err)
+	}
+	return path, data, nil
 }
 
 // Claims reports whether the profile claims the capability.

@@ -313,11 +313,11 @@ func kindOf(d oracle.Disagreement) string {
 // it as a feature, name.feature.
 func (r runner) shrinkAndWrite(ctx context.Context, rep *Report, opts Options, name string, shrink bool) error {
 	c := Generate(rep.CaseSeed)
+	r.eventWait = r.w.Timeouts.Settle
 	if !shrink {
 		rep.NotShrunk = true
 		return r.write(ctx, c, rep, opts, name)
 	}
-	r.eventWait = r.w.Timeouts.Settle
 	if len(rep.found.Rules) > 0 && rep.found.Rules[0].Section() == "R6" {
 		// State over time: the run's namespaces served earlier cases,
 		// whose presets a stale implementation may still apply. Each case

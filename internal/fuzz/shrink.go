@@ -83,6 +83,11 @@ func simplifications(c Case) []Case {
 			out = append(out, n)
 		}
 	}
+	if n := len(c.Presets); n > 3 {
+		// Many presets (a case at the edges): half of them at once first.
+		edit(func(k *Case) bool { k.Presets = k.Presets[:n/2]; return true })
+		edit(func(k *Case) bool { k.Presets = k.Presets[n/2:]; return true })
+	}
 	for i := range c.Presets {
 		edit(func(n *Case) bool { n.Presets = slices.Delete(n.Presets, i, i+1); return len(n.Presets) > 0 })
 	}
@@ -119,6 +124,10 @@ func simplifications(c Case) []Case {
 			n.Pod.Spec.InitContainers = slices.Delete(n.Pod.Spec.InitContainers, i, i+1)
 			return true
 		})
+	}
+	if n := len(c.Pod.Spec.Containers); n > 3 {
+		// Many containers (a case at the edges): half of them at once first.
+		edit(func(k *Case) bool { k.Pod.Spec.Containers = k.Pod.Spec.Containers[:n/2]; return true })
 	}
 	for i := range c.Pod.Spec.Containers {
 		edit(func(n *Case) bool {
@@ -197,6 +206,11 @@ func itemSimplifications(p *v1alpha1.PodPreset) []*v1alpha1.PodPreset {
 		if hasItems(q) {
 			out = append(out, q)
 		}
+	}
+	if n := len(p.Spec.Env); n > 3 {
+		// Many items (a case at the edges): half of them at once first.
+		edit(func(q *v1alpha1.PodPreset) { q.Spec.Env = q.Spec.Env[:n/2] })
+		edit(func(q *v1alpha1.PodPreset) { q.Spec.Env = q.Spec.Env[n/2:] })
 	}
 	for i := range p.Spec.Env {
 		edit(func(q *v1alpha1.PodPreset) { q.Spec.Env = slices.Delete(q.Spec.Env, i, i+1) })

@@ -225,7 +225,20 @@ func (e *Webhook) Install(ctx context.Context, t implementation.Target) error {
 		TimeoutSeconds:          e.spec.TimeoutSeconds,
 		AdmissionReviewVersions: e.spec.AdmissionReviewVersions,
 	}))
-	if reg := e.spec.Registration; reg != nil {
+	reg := e.spec.Registration
+	if reg == nil && t.Profile != nil {
+		// The profile's, unless the run was given one.
+		path, data, err := t.Profile.RegistrationFile()
+		if err != nil {
+			return err
+		}
+		if data != nil {
+			if reg, err = ParseRegistration(path, data); err != nil {
+				return fmt.Errorf("profile %s: spec.registration: %w", t.Profile.Metadata.Name, err)
+			}
+		}
+	}
+	if reg != nil {
 		deployed, err := asDeployed(reg, endpoint, caBundle, t.Namespaces)
 		if err != nil {
 			return fmt.Errorf("external module: the webhook's registration: %w", err)

@@ -25,6 +25,12 @@ func ReadRegistration(path string) (*admissionregistrationv1.MutatingWebhookConf
 	if err != nil {
 		return nil, err
 	}
+	return ParseRegistration(path, data)
+}
+
+// ParseRegistration is ReadRegistration of a file's content; path names
+// it in errors.
+func ParseRegistration(path string, data []byte) (*admissionregistrationv1.MutatingWebhookConfiguration, error) {
 	scheme := runtime.NewScheme()
 	if err := admissionregistrationv1.AddToScheme(scheme); err != nil {
 		return nil, err

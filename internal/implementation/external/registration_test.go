@@ -1,11 +1,15 @@
 package external
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"presetsim.dev/presetsim/harness/profile"
 )
 
 // TestReadRegistration: the registration is found in a bundle of
@@ -66,5 +70,34 @@ func TestAsDeployed(t *testing.T) {
 	noPods.Webhooks[0].Rules[0].Resources = []string{"deployments"}
 	if f := RegistrationFindings(noPods); len(f) != 1 || !strings.Contains(f[0], "no webhook") {
 		t.Errorf("findings %q, want that no webhook is sent CREATE of pods", f)
+	}
+}
+
+// TestProfileRegistration: a profile's spec.registration is read relative
+// to the profile's file, as the run registers it when no
+// --webhook-configuration is given.
+func TestProfileRegistration(t *testing.T) {
+	dir := t.TempDir()
+	bundle, err := os.ReadFile("testdata/bundle.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "webhook.yaml"), bundle, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	prof, err := profile.Parse(filepath.Join(dir, "profile.yaml"), []byte("apiVersion: presetsim.dev/v1alpha1\nkind: Profile\nmetadata:\n  name: shipped\nspec:\n  registration: webhook.yaml\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path, data, err := prof.RegistrationFile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := ParseRegistration(path, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reg.Name != "podpreset-webhook" || path != filepath.Join(dir, "webhook.yaml") {
+		t.Errorf("read %s from %s", reg.Name, path)
 	}
 }
