@@ -80,16 +80,16 @@ type Metadata struct {
 
 // Spec is what a profile says.
 type Spec struct {
-	Implementation string      `yaml:"implementation"`
-	Version        string      `yaml:"version"`
-	CRD            string      `yaml:"crd"`
+	Implementation string `yaml:"implementation"`
+	Version        string `yaml:"version"`
+	CRD            string `yaml:"crd"`
 	// Registration names a file (relative to the profile's) holding the
 	// implementation's MutatingWebhookConfiguration as it ships: an
 	// external webhook is registered as it says, unless the run is given
 	// --webhook-configuration (RegistrationFile).
-	Registration string `yaml:"registration"`
-	Preset         Preset      `yaml:"preset"`
-	Annotations    Annotations `yaml:"annotations"`
+	Registration string      `yaml:"registration"`
+	Preset       Preset      `yaml:"preset"`
+	Annotations  Annotations `yaml:"annotations"`
 	// ReferenceCRD says that the implementation's API is the reference CRD
 	// (presets/config/crd), which the harness installs: the R1 scenarios
 	// then check it. Otherwise they check the CRD the profile names (CRD),
