@@ -112,6 +112,7 @@ one installed on a cluster; and previews offline what presets do to pods.`,
 		modulesCmd,
 		newVersionCommand(stdout),
 	)
+	completeValues(root)
 	return root
 }
 
