@@ -20,7 +20,24 @@ ctx=$(mktemp -d "${TMPDIR:-/tmp}/presetsim-image.XXXXXX")
 trap 'rm -rf "$ctx"' EXIT
 mkdir -p "$ctx/bin" "$ctx/tmp"
 chmod 1777 "$ctx/tmp"
-CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$ctx/bin/presetsim" ./cmd/presetsim
+log() { echo "image: $*" >&2; }
+started=$SECONDS
+# A static build has a build cache of its own: the first one compiles every
+# dependency again (minutes on two cores). A line every 30 s says it goes on.
+log "building presetsim as a static binary (the first time takes minutes) ..."
+CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$ctx/bin/presetsim" ./cmd/presetsim &
+build=$!
+trap 'kill "$build" 2>/dev/null || true; rm -rf "$ctx"' EXIT
+next=$((started + 30))
+while kill -0 "$build" 2>/dev/null; do
+	sleep 1
+	if ((SECONDS >= next)); then
+		log "  still building presetsim, $((SECONDS - started))s elapsed"
+		next=$((next + 30))
+	fi
+done
+wait "$build"
+log "built presetsim in $((SECONDS - started))s"
 cp "$bin"/{etcd,kube-apiserver,kube-controller-manager,kube-scheduler,kubectl} "$ctx/bin/"
 cat >"$ctx/Dockerfile" <<'DOCKERFILE'
 FROM scratch
@@ -30,5 +47,7 @@ ENV PATH=/usr/local/bin HOME=/tmp TMPDIR=/tmp PRESETSIM_BIN_DIR=/usr/local/bin
 WORKDIR /tmp
 ENTRYPOINT ["/usr/local/bin/presetsim"]
 DOCKERFILE
+log "docker build presetsim:$version ..."
 out=$(DOCKER_BUILDKIT=0 docker build -q -t "presetsim:$version" "$ctx" 2>&1 >/dev/null) || { echo "$out" >&2; exit 1; }
+log "built presetsim:$version in $((SECONDS - started))s"
 echo "presetsim:$version"
