@@ -47,6 +47,17 @@
 // pod as submitted (R2.6). Each must be stored as sent; one that is not is
 // a disagreement of its own aspect, written out as those steps.
 //
+// In EdgePercent of the cases (those with no invalid preset), the case
+// is taken to one or more edges of what the API accepts (edges.go, R6.4):
+// preset names of the longest a name may have (53, for the applied
+// annotation's key), with dots, and a pod name of 247; ten to twelve more
+// presets that select the pod, each with items of its own; a preset with
+// forty to fifty env vars; six to eight app containers and half as many
+// init containers. Over 10,000 cases of seed 1 (TestEdgeDistribution):
+// 11 % reach an edge — 5 % the longest names, 4.6 % ten presets and more,
+// 4.6 % a preset of forty items, 4.8 % many containers —, 18.8 % have a
+// history and 25 % follow-ups.
+//
 // Cases have histories (history.go, R6): the dry run comes before the
 // create in the same namespace; in RecreatePercent of the cases, once the
 // pod is created, one of its presets is deleted and created again under
