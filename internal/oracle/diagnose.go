@@ -221,8 +221,13 @@ func diagnose(w *harness.World, obs Observed, reqs []request, events bool) []*Hy
 	var out []*Hypothesis
 	for _, i := range order {
 		h := &hypotheses[i]
-		if h.layer == fallback && len(out) > 0 {
-			break // it would explain what those do, at the cost of every set of presets
+		if h.layer == fallback && slices.ContainsFunc(out, func(h *Hypothesis) bool { return h.Rule.Section() != "R6" }) {
+			// It would explain what those do, at the cost of every set of
+			// presets. (After hypotheses about state over time alone, which
+			// a namespace's history may explain by chance, it is tried: a
+			// run credits a case two explain to the one that explains more
+			// of its cases.)
+			break
 		}
 		if h.explainsAll(w, obs, ins, events) {
 			out = append(out, h)
@@ -686,8 +691,9 @@ func reapplied(h hypothesisInput) []model.Outcome {
 func earlierVersions(h hypothesisInput) []model.Outcome {
 	var out []model.Outcome
 	for _, last := range []bool{false, true} {
-		a, changed := h.a, false
+		a := h.a
 		a.Presets = slices.Clone(h.a.Presets)
+		var stale []string
 		for i, p := range a.Presets {
 			var versions []*v1alpha1.PodPreset
 			for _, q := range h.obs.Before {
@@ -697,13 +703,15 @@ func earlierVersions(h hypothesisInput) []model.Outcome {
 			}
 			switch {
 			case len(versions) == 0:
+				continue
 			case last:
-				a.Presets[i], changed = versions[len(versions)-1], true
+				a.Presets[i] = versions[len(versions)-1]
 			default:
-				a.Presets[i], changed = versions[0], true
+				a.Presets[i] = versions[0]
 			}
+			stale = append(stale, p.Name)
 		}
-		if changed {
+		if len(stale) > 0 {
 			out = append(out, model.Admit(a, h.opts)...)
 		}
 	}
