@@ -162,6 +162,8 @@ type World struct {
 	// pool holds namespaces made ahead (namespaces.go); nil when there is
 	// no API server to wait for them.
 	pool *namespacePool
+	// lags are the propagation lags the run measured (propagation.go).
+	lags propagation
 }
 
 // Start starts the backend, installs the implementation under test on it

@@ -263,6 +263,10 @@ scenarios that finished and says how many did not run.`,
 		if rules := failedRules(timings.List()); len(rules) > 0 {
 			fmt.Fprintf(stderr, "failed rules:        %s\n", strings.Join(rules, ", "))
 		}
+		if n, median, longest := w.Propagation(); n > 0 {
+			fmt.Fprintf(stderr, "propagation:         presets shown %s after their creation (median of %d), %s at most; %s allowed (R6.1)\n",
+				median.Round(time.Millisecond), n, longest.Round(time.Millisecond), w.Profile.Propagation())
+		}
 		fmt.Fprintf(stderr, "total:               %s\n", time.Since(start).Round(time.Millisecond))
 		if output := w.ModuleOutput(); status != 0 && output != "" {
 			fmt.Fprintf(stderr, "\n%s\n", output)

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -261,6 +262,9 @@ func (s *Scenario) create(ctx context.Context, o manifest.Object, opts *backend.
 type Pending struct {
 	w                                *harness.World
 	namespace, name, resourceVersion string
+	// created is when the preset was created: the wait measures the
+	// implementation's propagation lag from it (World.NotePropagation).
+	created time.Time
 }
 
 // Wait waits until the implementation has taken the preset up; its error
@@ -272,6 +276,7 @@ func (p *Pending) Wait(ctx context.Context) error {
 	if err := p.w.WaitForPreset(ctx, p.namespace, p.name, p.resourceVersion); err != nil {
 		return &NotTakenUpError{Err: err}
 	}
+	p.w.NotePropagation(time.Since(p.created))
 	return nil
 }
 
@@ -349,7 +354,7 @@ func (s *Scenario) createLater(ctx context.Context, o manifest.Object, opts *bac
 		if err := s.rememberPreset(logical, canonical, created); err != nil {
 			return nil, nil, err
 		}
-		return created, &Pending{w: s.w, namespace: created.GetNamespace(), name: created.GetName(), resourceVersion: created.GetResourceVersion()}, nil
+		return created, &Pending{w: s.w, namespace: created.GetNamespace(), name: created.GetName(), resourceVersion: created.GetResourceVersion(), created: time.Now()}, nil
 	}
 	return created, nil, nil
 }
