@@ -297,7 +297,7 @@ func (r runner) settle(ctx context.Context, t *trial) (err error) {
 func (r runner) create(ctx context.Context, s *scenario.Scenario, pod *corev1.Pod, dryRun bool) oracle.Request {
 	warnings := &backend.Warnings{}
 	created, err := s.CreateObject(ctx, pod, &backend.CreateOptions{DryRun: dryRun, Warnings: warnings})
-	req := oracle.Request{Err: err, Warnings: warnings.List()}
+	req := oracle.Request{Err: err, Warnings: oracle.ImplementationWarnings(warnings.List())}
 	if err == nil {
 		req.Pod, req.Err = backend.ToPod(created)
 	}

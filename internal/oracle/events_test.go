@@ -1,6 +1,7 @@
 package oracle
 
 import (
+	"slices"
 	"testing"
 
 	"presetsim.dev/presetsim/presets/conflict"
@@ -31,5 +32,20 @@ func TestSameEvents(t *testing.T) {
 				t.Errorf("sameEvents = %v, want %v", got, tc.same)
 			}
 		})
+	}
+}
+
+// TestImplementationWarnings: the API server's own warnings about a
+// field are left out; the implementation's, whatever their form, kept.
+func TestImplementationWarnings(t *testing.T) {
+	got := ImplementationWarnings([]string{
+		"metadata.name: this is used in the Pod's hostname, which can result in surprising behavior; a DNS label is recommended: [must be no more than 63 characters must not contain dots]",
+		"spec.containers[0].ports[1]: duplicate port definition with ports[0]",
+		"Conflict on pod preset b.edge: duplicate env B in container side",
+		"podpresets-ns: Conflict on pod preset a: duplicate env B",
+	})
+	want := []string{"Conflict on pod preset b.edge: duplicate env B in container side", "podpresets-ns: Conflict on pod preset a: duplicate env B"}
+	if !slices.Equal(got, want) {
+		t.Errorf("ImplementationWarnings = %q, want %q", got, want)
 	}
 }

@@ -1,6 +1,7 @@
 package oracle
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 
@@ -95,6 +96,23 @@ func (o Observed) Later() Observed {
 		}
 	}
 	return Observed{Presets: presets, Pod: o.Again.Pod, Create: o.Again.Create, Before: append(slices.Clone(o.Before), o.Again.Before)}
+}
+
+// apiServerWarning matches the warnings an API server adds of its own
+// about an object's fields ("metadata.name: this is used in the Pod's
+// hostname, …" for a name that is no DNS label): a field path, then the
+// message.
+var apiServerWarning = regexp.MustCompile(`^(metadata|spec)(\.[A-Za-z0-9_]+|\[[^\]]*\])+: `)
+
+// ImplementationWarnings are the warnings of a response without those the
+// API server adds of its own about the object's fields, which no
+// implementation returns: what the model's warnings are compared with.
+func ImplementationWarnings(warnings []string) []string {
+	out := slices.DeleteFunc(slices.Clone(warnings), apiServerWarning.MatchString)
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }
 
 // Request is one create of the case's pod.
