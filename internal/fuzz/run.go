@@ -151,12 +151,21 @@ func (r runner) admit(ctx context.Context, c Case) (_ *trial, err error) {
 	// takenUp waits for the presets created so far; false when one was
 	// not taken up (PresetErr says which).
 	takenUp := func() (bool, error) {
-		for _, w := range waits {
-			if err := w.Wait(ctx); err != nil {
+		// Waited for together: an implementation whose presets show only
+		// through probe pods (a webhook) may show none of a namespace
+		// whose presets conflict, each wait then lasting its whole bound.
+		errs := make([]error, len(waits))
+		var wg sync.WaitGroup
+		for i, w := range waits {
+			wg.Go(func() { errs[i] = w.Wait(ctx) })
+		}
+		wg.Wait()
+		for i, err := range errs {
+			if err != nil {
 				if ctx.Err() != nil {
 					return false, ctx.Err()
 				}
-				presetErr(w.preset, err)
+				presetErr(waits[i].preset, err)
 				return false, nil
 			}
 		}

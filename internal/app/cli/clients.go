@@ -28,6 +28,10 @@ func Connect(kubeconfig string) (Clients, error) {
 	} else if c.Config, err = clientcmd.BuildConfigFromFlags("", kubeconfig); err != nil {
 		return c, fmt.Errorf("unable to read %s: %w", kubeconfig, err)
 	}
+	// client-go's default (5 requests a second, bursts of 10) would hold
+	// back the events a webhook records: one per conflicting preset and
+	// pod, many a second on a busy API server.
+	c.Config.QPS, c.Config.Burst = 100, 200
 	if c.Typed, err = kubernetes.NewForConfig(c.Config); err != nil {
 		return c, err
 	}
