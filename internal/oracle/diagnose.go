@@ -10,6 +10,7 @@ import (
 
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/harness/profile"
+	"presetsim.dev/presetsim/internal/compare"
 	"presetsim.dev/presetsim/internal/defaults"
 	"presetsim.dev/presetsim/presets/admission"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
@@ -297,7 +298,7 @@ func departure(w *harness.World, ins []hypothesisInput) layer {
 		}
 		want := defaults.Pod(in.spec[0].Pod)
 		want.Annotations = w.Profile.Annotations(want.Annotations)
-		got := defaults.Pod(in.got.Pod)
+		got := defaults.Pod(compare.Normalize(in.got.Pod))
 		annotations = annotations && equality.Semantic.DeepEqual(nonEmpty(want.Annotations), nonEmpty(got.Annotations))
 		want.Annotations, got.Annotations = nil, nil
 		items = items && samePodItems(want, got)
@@ -347,7 +348,7 @@ func explains(w *harness.World, o model.Outcome, got Request) bool {
 	}
 	want := defaults.Pod(o.Pod)
 	want.Annotations = w.Profile.Annotations(want.Annotations)
-	if !samePodItems(want, defaults.Pod(got.Pod)) {
+	if !samePodItems(want, defaults.Pod(compare.Normalize(got.Pod))) {
 		return false
 	}
 	if !w.Profile.Claims(profile.Warnings) {
