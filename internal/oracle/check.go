@@ -115,9 +115,6 @@ func Check(ctx context.Context, w *harness.World, obs Observed, events bool) ([]
 	if a := obs.Again; a != nil {
 		later := obs.Later()
 		name := fmt.Sprintf("the create of pod %q after %s %q was deleted and created again", a.Pod.Name, w.PresetKind(), a.After.Name)
-		if a.Pod.Name == "" {
-			name = fmt.Sprintf("the create of the pod again after %s %q was deleted and created again", w.PresetKind(), a.After.Name)
-		}
 		if !a.TakenUp {
 			name += fmt.Sprintf(" (the implementation had not shown it in the %s propagation window)", w.Profile.Propagation())
 		}
