@@ -35,7 +35,9 @@ import (
 // order, some containers or kinds of item left out, injected items put
 // first, envFrom entries compared otherwise, conflicts not reported or
 // reported on dry runs, keys compared otherwise, annotations missing or
-// trusted as proof), tried in the causal order of an admission (which pods
+// trusted as proof, a pod already mutated mutated again, state kept from
+// earlier requests or earlier versions of a preset, limits of the
+// implementation's own), tried in the causal order of an admission (which pods
 // are mutated, which presets are selected, what is injected, what is
 // reported; diagnose says what comes first).
 type Hypothesis struct {
