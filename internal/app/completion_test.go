@@ -30,12 +30,10 @@ func TestCompletion(t *testing.T) {
 			}
 			got := strings.Split(out.String(), "\n")
 			for _, w := range tc.want {
-				if !contains(got, w) {
+				if !slices.Contains(got, w) {
 					t.Errorf("completing %q: %q, want it to hold %q", tc.args, got, w)
 				}
 			}
 		})
 	}
 }
-
-func contains(list []string, s string) bool { return slices.Contains(list, s) }
