@@ -12,6 +12,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"presetsim.dev/presetsim/harness/backend"
 	"presetsim.dev/presetsim/internal/scenario"
@@ -50,6 +51,12 @@ func followUp(seed uint64, c *Case) {
 	var selected [][2]string
 	for _, p := range c.Presets {
 		for k, v := range p.Spec.Selector.MatchLabels {
+			// An invalid preset's selector may hold a key no pod can
+			// have: the API server would refuse the label, whatever the
+			// implementation.
+			if len(validation.IsQualifiedName(k))+len(validation.IsValidLabelValue(v)) > 0 {
+				continue
+			}
 			if c.Pod.Labels[k] != v {
 				selected = append(selected, [2]string{k, v})
 			}

@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/util/validation"
+
 	"presetsim.dev/presetsim/presets/model"
 )
 
@@ -44,5 +46,27 @@ func TestGeneratedPresetsValid(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestFollowUpLabelsValid: a follow-up's label is one the API server takes on
+// any pod, even where the case's invalid preset selects by a key no pod can
+// have: the update is the implementation's to judge, never refused by
+// chance.
+func TestFollowUpLabelsValid(t *testing.T) {
+	followUps := 0
+	for seed := uint64(0); seed < 4000; seed++ {
+		c := Generate(seed)
+		if c.FollowUp == nil {
+			continue
+		}
+		followUps++
+		k, v := c.FollowUp.Label[0], c.FollowUp.Label[1]
+		if errs := append(validation.IsQualifiedName(k), validation.IsValidLabelValue(v)...); len(errs) > 0 {
+			t.Fatalf("seed %d: follow-up label %s=%s: %v", seed, k, v, errs)
+		}
+	}
+	if followUps == 0 {
+		t.Fatal("no case has a follow-up")
 	}
 }
