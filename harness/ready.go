@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"presetsim.dev/presetsim/harness/backend"
@@ -35,7 +36,7 @@ func (w *World) waitForImplementation(ctx context.Context) error {
 			Env:      []corev1.EnvVar{{Name: "PRESETSIM_PROBE", Value: "1"}},
 		},
 	}
-	created, err := w.createPreset(ctx, pp)
+	created, gvr, err := w.createPreset(ctx, pp)
 	if err != nil {
 		return fmt.Errorf("unable to create the probe %s: %w", w.PresetKind(), err)
 	}
@@ -130,6 +131,11 @@ func (w *World) waitForImplementation(ctx context.Context) error {
 		}
 		return err
 	}
+	// The probe has done its work: a cluster that stays up (presetsim up)
+	// shows the user's presets only.
+	if err := w.cluster.Delete(ctx, gvr, probeNS, pp.Name); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("unable to delete the probe %s: %w", w.PresetKind(), err)
+	}
 	return nil
 }
 
@@ -172,20 +178,22 @@ func (w *World) probeRealPod(ctx context.Context, podObj map[string]any, n int) 
 	return hasProbeVar(got)
 }
 
-func (w *World) createPreset(ctx context.Context, pp *v1alpha1.PodPreset) (string, error) {
+// createPreset creates the preset as the implementation's kind and returns
+// its resourceVersion and resource.
+func (w *World) createPreset(ctx context.Context, pp *v1alpha1.PodPreset) (string, schema.GroupVersionResource, error) {
 	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(pp)
 	if err != nil {
-		return "", err
+		return "", schema.GroupVersionResource{}, err
 	}
 	impl, gvr, err := w.PresetObject(&unstructured.Unstructured{Object: u})
 	if err != nil {
-		return "", err
+		return "", gvr, err
 	}
 	obj, err := w.cluster.Create(ctx, gvr, impl, backend.CreateOptions{})
 	if err != nil {
-		return "", err
+		return "", gvr, err
 	}
-	return obj.GetResourceVersion(), nil
+	return obj.GetResourceVersion(), gvr, nil
 }
 
 // processState says how the implementation's process ended, if it has one

@@ -59,6 +59,12 @@ func TestUpWithKubectl(t *testing.T) {
 		return s
 	}
 
+	// The harness's readiness probe leaves no preset behind: the user sees
+	// only theirs.
+	if got := must("", "get", "podpresets", "--all-namespaces", "-o", "name"); strings.TrimSpace(got) != "" {
+		t.Errorf("kubectl get podpresets shows presets nobody applied:\n%s", got)
+	}
+
 	// The module sees presets through an informer: a pod applied in the
 	// same breath as its preset can be admitted before the preset's watch
 	// event arrives, as with the in-tree PodPreset. Wait until a dry run
