@@ -49,6 +49,18 @@ func TestApply(t *testing.T) {
 		{name: "an empty standard input", args: []string{"-f", "-"}, wantErr: []string{"no object in -"}},
 		{name: "missing file", args: []string{"-f", "testdata/nope.yaml"}, wantErr: []string{"nope.yaml"}},
 		{name: "no file", args: nil, wantCode: 2},
+		// docs/ci.md's example, read from folders: the change makes a
+		// conflict (exit 3), and the tracing preset, not in the change's
+		// folder, is gone from every pod it applied to.
+		{name: "a change's diff as Markdown", args: []string{"--diff", "../../examples/platform/presets", "../../examples/platform-change/presets", "-f", "../../examples/platform/workloads"},
+			golden: "platform-change.md.golden", wantCode: ConflictExitCode},
+		{name: "a diff of one side with itself", args: []string{"--diff", "../../examples/platform/presets", "../../examples/platform/presets", "-f", "../../examples/platform/workloads"},
+			golden: "platform-same.md.golden"},
+		{name: "--diff needs two sides", args: []string{"--diff", "testdata/folder"}, wantCode: 2},
+		{name: "--diff without -f has no pods on either side", args: []string{"--diff", "../../examples/platform/presets", "../../examples/platform/presets"}, golden: "platform-no-pods.md.golden"},
+		{name: "--diff and --explain", args: []string{"--diff", "--explain", "testdata/folder", "testdata/folder"}, wantCode: 2},
+		{name: "--diff has no YAML output", args: []string{"--diff", "-o", "yaml", "testdata/folder", "testdata/folder"}, wantCode: 2},
+		{name: "--diff of a side with a mistake", args: []string{"--diff", "testdata/folder", "testdata/invalid-presets.yaml"}, wantErr: []string{"testdata/invalid-presets.yaml:9:"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

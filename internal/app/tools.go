@@ -48,17 +48,31 @@ all four the control plane runs), then this cache, then the repository's (make t
 		return nil
 	}
 	where := &cobra.Command{
-		Use:   "dir",
+		Use:   "dir [--cache]",
 		Short: "print the directory a run takes the control-plane binaries from",
-		Args:  cli.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
-			found, err := envtest.FindBinaries()
+		Long: `Prints the directory a run takes the control-plane binaries from, or fails when none holds
+them. With --cache, prints instead the user-cache directory that tools install fills, built or
+not: the path a CI job caches (its name changes with the versions this binary pins).`,
+		Example: `  presetsim tools dir
+  presetsim tools dir --cache`,
+		Args: cli.NoArgs,
+	}
+	cache := where.Flags().Bool("cache", false, "print the user-cache directory tools install fills, whether or not it holds the binaries yet")
+	where.RunE = func(*cobra.Command, []string) error {
+		if *cache {
+			dir, err := envtest.UserCache()
 			if err != nil {
 				return err
 			}
-			fmt.Fprintln(stdout, found)
+			fmt.Fprintln(stdout, dir)
 			return nil
-		},
+		}
+		found, err := envtest.FindBinaries()
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, found)
+		return nil
 	}
 	cmd.AddCommand(install, where)
 	return cmd

@@ -16,7 +16,9 @@ import (
 
 // ReadManifests reads the objects of -f arguments as kubectl does: a file,
 // "-" for standard input, or a folder (its .yaml, .yml and .json files, not
-// its subfolders, in name order). It returns every problem at once, each
+// its subfolders, in name order); and, when no such file exists here, a
+// file or folder as it stood at a git revision, written REV:PATH as git
+// show reads it (see revisionFiles). It returns every problem at once, each
 // with its file, line and field: YAML and schema errors, and presets the
 // specification refuses (model.Validate: an invalid selector, nothing to
 // inject, ...). An input with no object at all is an error too.
@@ -30,7 +32,7 @@ func ReadManifests(args []string, stdin io.Reader) ([]manifest.Object, error) {
 		errs []error
 	)
 	for _, f := range files {
-		name, data, err := ReadFile(f, stdin)
+		name, data, err := f.read(stdin)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -68,27 +70,52 @@ func invalidPreset(o manifest.Object) []error {
 	return errs
 }
 
-// expand replaces each folder argument by its manifest files.
-func expand(args []string) ([]string, error) {
-	var out []string
+// input is one manifest file to read: a file, "-", or REV:PATH.
+type input struct {
+	name     string
+	revision bool
+}
+
+func (in input) read(stdin io.Reader) (string, []byte, error) {
+	if in.revision {
+		b, err := readRevisionFile(in.name)
+		return in.name, b, err
+	}
+	return ReadFile(in.name, stdin)
+}
+
+// expand replaces each folder argument by its manifest files, and each
+// REV:PATH argument that is no file here by the files it names in git.
+func expand(args []string) ([]input, error) {
+	var out []input
 	for _, a := range args {
 		if a == "-" {
-			out = append(out, a)
+			out = append(out, input{name: a})
 			continue
 		}
 		info, err := os.Stat(a)
+		if _, _, rev := splitRevision(a); err != nil && rev {
+			files, err := revisionFiles(a)
+			if err != nil {
+				return nil, err
+			}
+			for _, f := range files {
+				out = append(out, input{name: f, revision: true})
+			}
+			continue
+		}
 		if err != nil || !info.IsDir() {
-			out = append(out, a) // ReadFile says what is wrong
+			out = append(out, input{name: a}) // ReadFile says what is wrong
 			continue
 		}
 		entries, err := os.ReadDir(a)
 		if err != nil {
 			return nil, fmt.Errorf("unable to read the folder %s: %w", a, err)
 		}
-		var found []string
+		var found []input
 		for _, e := range entries {
 			if !e.IsDir() && slices.Contains([]string{".yaml", ".yml", ".json"}, filepath.Ext(e.Name())) {
-				found = append(found, filepath.Join(a, e.Name()))
+				found = append(found, input{name: filepath.Join(a, e.Name())})
 			}
 		}
 		if len(found) == 0 {
