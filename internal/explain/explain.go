@@ -195,8 +195,9 @@ func requirement(r labels.Requirement) string {
 // the difference between the pod with the presets up to it applied (after)
 // and up to the one before (before).
 func contribution(before, after *corev1.Pod, p *v1alpha1.PodPreset) (added, skipped []string) {
+	volumes := newKeys(after.Spec.Volumes, before.Spec.Volumes, func(x *corev1.Volume) string { return x.Name })
 	for _, v := range p.Spec.Volumes {
-		sortInto(&added, &skipped, newIn(after.Spec.Volumes, before.Spec.Volumes, func(x corev1.Volume) bool { return x.Name == v.Name }), "volume "+v.Name)
+		sortInto(&added, &skipped, volumes[v.Name], "volume "+v.Name)
 	}
 	for c := range after.Spec.InitContainers {
 		items(&added, &skipped, p, &before.Spec.InitContainers[c], &after.Spec.InitContainers[c], "init container")
@@ -211,20 +212,28 @@ func contribution(before, after *corev1.Pod, p *v1alpha1.PodPreset) (added, skip
 // into added and skipped, by whether the container's list grew by them.
 func items(added, skipped *[]string, p *v1alpha1.PodPreset, before, after *corev1.Container, what string) {
 	where := fmt.Sprintf(" in %s %s", what, after.Name)
+	env := newKeys(after.Env, before.Env, func(x *corev1.EnvVar) string { return x.Name })
 	for _, e := range p.Spec.Env {
-		sortInto(added, skipped, newIn(after.Env, before.Env, func(x corev1.EnvVar) bool { return x.Name == e.Name }), "env "+e.Name+where)
+		sortInto(added, skipped, env[e.Name], "env "+e.Name+where)
 	}
+	envFrom := newKeys(after.EnvFrom, before.EnvFrom, merge.EnvFromLabel)
 	for _, e := range p.Spec.EnvFrom {
-		sortInto(added, skipped, newIn(after.EnvFrom, before.EnvFrom, func(x corev1.EnvFromSource) bool { return merge.EnvFromLabel(&x) == merge.EnvFromLabel(&e) }), "envFrom "+merge.EnvFromLabel(&e)+where)
+		sortInto(added, skipped, envFrom[merge.EnvFromLabel(&e)], "envFrom "+merge.EnvFromLabel(&e)+where)
 	}
+	mounts := newKeys(after.VolumeMounts, before.VolumeMounts, func(x *corev1.VolumeMount) string { return x.MountPath })
 	for _, m := range p.Spec.VolumeMounts {
-		sortInto(added, skipped, newIn(after.VolumeMounts, before.VolumeMounts, func(x corev1.VolumeMount) bool { return x.MountPath == m.MountPath }), "volumeMount "+m.MountPath+where)
+		sortInto(added, skipped, mounts[m.MountPath], "volumeMount "+m.MountPath+where)
 	}
 }
 
-// newIn reports whether after holds an item matching that before lacks.
-func newIn[T any](after, before []T, match func(T) bool) bool {
-	return slices.ContainsFunc(after[len(before):], match)
+// newKeys is the set of keys of the items after holds beyond before (the
+// items admission appended), found once per list, not once per item.
+func newKeys[T any](after, before []T, key func(*T) string) map[string]bool {
+	keys := make(map[string]bool, max(len(after)-len(before), 0))
+	for i := len(before); i < len(after); i++ {
+		keys[key(&after[i])] = true
+	}
+	return keys
 }
 
 func sortInto(added, skipped *[]string, isNew bool, item string) {

@@ -205,6 +205,17 @@ func Merge(pod *corev1.Pod, presets []*v1alpha1.PodPreset, v Variant) (*corev1.P
 			submitted[c] = slices.Clone(c.EnvFrom)
 		}
 	}
+	// Each list the presets inject into, with its items found by key.
+	volumes := keyedList(&out.Spec.Volumes, volumeKeys)
+	type containerLists struct {
+		env          *keyed[corev1.EnvVar]
+		envFrom      *keyed[corev1.EnvFromSource]
+		volumeMounts *keyed[corev1.VolumeMount]
+	}
+	lists := make([]containerLists, len(containers))
+	for i, c := range containers {
+		lists[i] = containerLists{keyedList(&c.Env, v.envKeys()), keyedList(&c.EnvFrom, v.envFromKeys()), keyedList(&c.VolumeMounts, v.volumeMountKeys())}
+	}
 	var conflicts conflictList
 	for _, p := range presets {
 		if p == nil {
@@ -216,11 +227,11 @@ func Merge(pod *corev1.Pod, presets []*v1alpha1.PodPreset, v Variant) (*corev1.P
 		p = defaults.Preset(p)
 		// R3.1: volumes go to the pod spec.
 		for _, vol := range p.Spec.Volumes {
-			conflicts.add(p.Name, "", conflict.FieldVolumes, inject(&out.Spec.Volumes, vol, volumeKeys, v.OverwriteConflicts))
+			conflicts.add(p.Name, "", conflict.FieldVolumes, volumes.inject(vol, v.OverwriteConflicts))
 		}
-		for _, c := range containers {
+		for i, c := range containers {
 			for _, e := range p.Spec.Env {
-				conflicts.add(p.Name, c.Name, conflict.FieldEnv, inject(&c.Env, *e.DeepCopy(), v.envKeys(), v.OverwriteConflicts))
+				conflicts.add(p.Name, c.Name, conflict.FieldEnv, lists[i].env.inject(*e.DeepCopy(), v.OverwriteConflicts))
 			}
 			for _, e := range p.Spec.EnvFrom {
 				switch v.EnvFrom {
@@ -233,18 +244,18 @@ func Merge(pod *corev1.Pod, presets []*v1alpha1.PodPreset, v Variant) (*corev1.P
 						c.EnvFrom = append(c.EnvFrom, *e.DeepCopy())
 					}
 				default:
-					conflicts.add(p.Name, c.Name, conflict.FieldEnvFrom, inject(&c.EnvFrom, *e.DeepCopy(), v.envFromKeys(), v.OverwriteConflicts))
+					conflicts.add(p.Name, c.Name, conflict.FieldEnvFrom, lists[i].envFrom.inject(*e.DeepCopy(), v.OverwriteConflicts))
 				}
 			}
 			for _, m := range p.Spec.VolumeMounts {
-				conflicts.add(p.Name, c.Name, conflict.FieldVolumeMounts, inject(&c.VolumeMounts, *m.DeepCopy(), v.volumeMountKeys(), v.OverwriteConflicts))
+				conflicts.add(p.Name, c.Name, conflict.FieldVolumeMounts, lists[i].volumeMounts.inject(*m.DeepCopy(), v.OverwriteConflicts))
 			}
 		}
 	}
 	return out, conflicts
 }
 
-// inject appends item to *list, after the items already there (R3.3),
+// inject appends item to the list, after the items already there (R3.3),
 // unless it is identical to an item that shares one of its keys (R3.4), in
 // which case it is skipped. An item that shares a key with an item and is
 // identical to none of them is a conflict (R4.1): it is not added, so the
@@ -258,15 +269,12 @@ func Merge(pod *corev1.Pod, presets []*v1alpha1.PodPreset, v Variant) (*corev1.P
 //
 // With overwrite (a fault, Variant.OverwriteConflicts), a conflicting item
 // replaces the first item it shares a key with instead.
-func inject[T any](list *[]T, item T, keys []key[T], overwrite bool) (conflicts []sharedKey) {
+func (x *keyed[T]) inject(item T, overwrite bool) (conflicts []sharedKey) {
 	first := -1
-	for _, k := range keys {
-		key, shared := k.of(&item), -1
-		for i := range *list {
-			if k.of(&(*list)[i]) != key {
-				continue
-			}
-			if k.identical(&(*list)[i], &item) {
+	for k, key := range x.keys {
+		shared := -1
+		for _, i := range x.at[k][key.of(&item)] {
+			if key.identical(&(*x.list)[i], &item) {
 				return nil // R3.4: already there
 			}
 			if shared < 0 {
@@ -274,7 +282,7 @@ func inject[T any](list *[]T, item T, keys []key[T], overwrite bool) (conflicts 
 			}
 		}
 		if shared >= 0 {
-			conflicts = append(conflicts, sharedKey{label: k.label(&item), injected: compact(item), existing: compact((*list)[shared])})
+			conflicts = append(conflicts, sharedKey{label: key.label(&item), injected: compact(item), existing: compact((*x.list)[shared])})
 			if first < 0 {
 				first = shared
 			}
@@ -282,12 +290,56 @@ func inject[T any](list *[]T, item T, keys []key[T], overwrite bool) (conflicts 
 	}
 	if len(conflicts) > 0 {
 		if overwrite {
-			(*list)[first] = item
+			x.forget(first)
+			(*x.list)[first] = item
+			x.remember(first)
 		}
 		return conflicts
 	}
-	*list = append(*list, item)
+	*x.list = append(*x.list, item)
+	x.remember(len(*x.list) - 1)
 	return nil
+}
+
+// keyed is a list with its items found by each of its keys (R3.5): the
+// positions of the items that share a key, in list order. It makes
+// injecting n items into a list of m cost n+m, not n×m.
+type keyed[T any] struct {
+	list *[]T
+	keys []key[T]
+	at   []map[[3]string][]int
+}
+
+// keyedList indexes *list by keys; the list changes only through inject
+// from then on.
+func keyedList[T any](list *[]T, keys []key[T]) *keyed[T] {
+	x := &keyed[T]{list: list, keys: keys, at: make([]map[[3]string][]int, len(keys))}
+	for k := range keys {
+		x.at[k] = map[[3]string][]int{}
+	}
+	for i := range *list {
+		x.remember(i)
+	}
+	return x
+}
+
+// remember records the item at position i under each of its keys, keeping
+// every key's positions in list order.
+func (x *keyed[T]) remember(i int) {
+	for k, key := range x.keys {
+		v := key.of(&(*x.list)[i])
+		at := x.at[k][v]
+		j, _ := slices.BinarySearch(at, i)
+		x.at[k][v] = slices.Insert(at, j, i)
+	}
+}
+
+// forget removes the item at position i from its keys' positions.
+func (x *keyed[T]) forget(i int) {
+	for k, key := range x.keys {
+		v := key.of(&(*x.list)[i])
+		x.at[k][v] = slices.DeleteFunc(x.at[k][v], func(j int) bool { return j == i })
+	}
 }
 
 // appendNew appends item to *list unless an identical item is there
