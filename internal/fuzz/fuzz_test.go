@@ -106,6 +106,8 @@ func TestStateOverTimeFound(t *testing.T) {
 		{"conflict-reported-once", rule.R6_3, 150, 90},
 		{"caps-presets", rule.R6_4, 300, 90},
 		{"cuts-names-at-dot", rule.R6_4, 300, 90},
+		{"caps-items", rule.R6_4, 300, 90},
+		{"caps-containers", rule.R6_4, 300, 90},
 	} {
 		t.Run(m.name, func(t *testing.T) {
 			w := startOffline(t, mutants.Prefix+m.name)

@@ -36,7 +36,33 @@ var limitMutants = []decoratedMutant{
 				}
 			}
 		}}},
+	{Mutant{"caps-items", rule.R6_4, "injects at most the first 32 env vars of each preset, as an implementation with a fixed-size buffer of them"}, fault{
+		presets: func(_ *corev1.Pod, all []*v1alpha1.PodPreset) []*v1alpha1.PodPreset {
+			out := make([]*v1alpha1.PodPreset, len(all))
+			for i, p := range all {
+				if out[i] = p; len(p.Spec.Env) > maxItems {
+					out[i] = p.DeepCopy()
+					out[i].Spec.Env = out[i].Spec.Env[:maxItems]
+				}
+			}
+			return out
+		}}},
+	{Mutant{"caps-containers", rule.R6_4, "injects into the first four containers of a pod only (init containers first), as an implementation with a fixed-size array of them"}, fault{
+		after: func(submitted, admitted *corev1.Pod, _ []*v1alpha1.PodPreset) {
+			before := containers(submitted)
+			for i, c := range containers(admitted) {
+				if i >= maxContainers && i < len(before) {
+					*c = *before[i].DeepCopy()
+				}
+			}
+		}}},
 }
 
-// maxPresets is how many presets caps-presets applies at most.
-const maxPresets = 8
+// maxPresets is how many presets caps-presets applies at most; maxItems
+// how many env vars of a preset caps-items injects; maxContainers how many
+// containers caps-containers injects into.
+const (
+	maxPresets    = 8
+	maxItems      = 32
+	maxContainers = 4
+)

@@ -136,6 +136,8 @@ var hypotheses = []Hypothesis{
 	{"applies the version of a preset that stood before it was created again", rule.R6_1, selection, earlierVersions},
 	{"applies no more than some number of the presets that select a pod", rule.R6_4, selection, capped},
 	{"writes a preset's applied annotation under its name cut at the first dot", rule.R6_4, annotation, namesCutAtDot},
+	{"injects no more than some number of a preset's env vars", rule.R6_4, injection, itemsCapped},
+	{"injects into no more than some number of a pod's containers", rule.R6_4, injection, containersCapped},
 	{"reports a conflict only for the first pod that has it", rule.R6_3, reporting, reportedOnce},
 	{"writes into the presets it read: a pod's own env vars join the presets that matched it", rule.R6_2, injection, carriesEnv},
 	{"selects other presets than their selectors do", rule.R2_3, fallback, otherSelection},
@@ -733,6 +735,60 @@ func capped(h hypothesisInput) []model.Outcome {
 	var out []model.Outcome
 	for n := len(names) - 1; n >= len(names)/2; n-- {
 		out = append(out, selecting(h, names[:n])...)
+	}
+	return out
+}
+
+// itemsCapped: of each preset's env vars, only the first n injected, for
+// some n at least half of the longest preset's, as an implementation with
+// a buffer of fixed size does (R6.4). Tried when a preset has ten or more.
+func itemsCapped(h hypothesisInput) []model.Outcome {
+	longest := 0
+	for _, p := range h.a.Presets {
+		longest = max(longest, len(p.Spec.Env))
+	}
+	if longest < 10 {
+		return nil
+	}
+	var out []model.Outcome
+	for n := longest - 1; n >= longest/2; n-- {
+		a := h.a
+		a.Presets = make([]*v1alpha1.PodPreset, len(h.a.Presets))
+		for i, p := range h.a.Presets {
+			if a.Presets[i] = p; len(p.Spec.Env) > n {
+				a.Presets[i] = p.DeepCopy()
+				a.Presets[i].Spec.Env = a.Presets[i].Spec.Env[:n]
+			}
+		}
+		out = append(out, model.Admit(a, h.opts)...)
+	}
+	return out
+}
+
+// containersCapped: the specification's outcome with the containers past
+// the first n (init containers first) as submitted, for some n from one
+// less than the pod has down to one, as an implementation with an array of
+// fixed size does (R6.4). Tried when a pod has three containers or more.
+func containersCapped(h hypothesisInput) []model.Outcome {
+	submitted := slices.Concat(h.a.Pod.Spec.InitContainers, h.a.Pod.Spec.Containers)
+	if len(submitted) < 3 {
+		return nil
+	}
+	var out []model.Outcome
+	for n := len(submitted) - 1; n >= 1; n-- {
+		out = append(out, reported(func(o *model.Outcome, _ hypothesisInput) {
+			if o.Pod == nil {
+				return
+			}
+			inits := len(o.Pod.Spec.InitContainers)
+			for i := n; i < len(submitted); i++ {
+				if i < inits {
+					o.Pod.Spec.InitContainers[i] = *submitted[i].DeepCopy()
+				} else if i-inits < len(o.Pod.Spec.Containers) {
+					o.Pod.Spec.Containers[i-inits] = *submitted[i].DeepCopy()
+				}
+			}
+		})(h)...)
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package oracle
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 
@@ -59,6 +60,12 @@ func TestDiagnose(t *testing.T) {
 	side := corev1.Container{Name: "side", Image: "envoy"}
 	db := preset("db", corev1.EnvVar{Name: "DB", Value: "postgres"})
 	clash := preset("clash", corev1.EnvVar{Name: "PORT", Value: "8080"})
+	side2, side3 := corev1.Container{Name: "side2", Image: "envoy"}, corev1.Container{Name: "side3", Image: "envoy"}
+	var settings []corev1.EnvVar
+	for i := range 20 {
+		settings = append(settings, corev1.EnvVar{Name: fmt.Sprintf("SETTING_%02d", i), Value: "x"})
+	}
+	many := preset("many", settings...)
 	for _, tc := range []struct {
 		name     string
 		obs      Observed
@@ -92,6 +99,16 @@ func TestDiagnose(t *testing.T) {
 				a.Presets = []*v1alpha1.PodPreset{preset("db", slices.Concat(db.Spec.Env, app.Env)...)}
 			}, nil),
 			"writes into the presets it read: a pod's own env vars join the presets that matched it", rule.R6_2},
+		{"a long preset's env vars cut at twelve", faulty([]*v1alpha1.PodPreset{many}, webPod(nil, app), model.Options{},
+			func(a *model.Admission) {
+				cut := many.DeepCopy()
+				cut.Spec.Env = cut.Spec.Env[:12]
+				a.Presets = []*v1alpha1.PodPreset{cut}
+			}, nil),
+			"injects no more than some number of a preset's env vars", rule.R6_4},
+		{"the containers past the third left as submitted", faulty([]*v1alpha1.PodPreset{db}, withInit(webPod(nil, app, side, side2, side3), init), model.Options{}, nil,
+			func(o *model.Outcome) { o.Pod.Spec.Containers[2], o.Pod.Spec.Containers[3] = side2, side3 }),
+			"injects into no more than some number of a pod's containers", rule.R6_4},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			hs := diagnose(w, tc.obs, []request{{dryRun: true, got: tc.obs.DryRun}, {got: tc.obs.Create}}, true)
