@@ -168,6 +168,44 @@ Feature: Which pods a preset reaches
             env: [{name: METRICS_PORT, value: "9090"}]
       """
 
+  # A namespace whose name extends another's already made (default, by the
+  # Background; default-staging) is made with a name that extends the
+  # other's on the cluster too.
+  @R2.2
+  Scenario: A pod gets no preset of a namespace whose name begins with its own namespace's
+    Given the PodPreset:
+      """
+      apiVersion: settings.k8s.io/v1alpha1
+      kind: PodPreset
+      metadata: {name: staging-database, namespace: default-staging}
+      spec:
+        selector: {matchLabels: {role: frontend}}
+        env: [{name: DB_HOST, value: staging-db}]
+      """
+    When I create the pod:
+      """
+      apiVersion: v1
+      kind: Pod
+      metadata: {name: website, labels: {role: frontend}}
+      spec:
+        containers: [{name: app, image: ecorp/website}]
+      """
+    Then the pod "website" should be:
+      """
+      apiVersion: v1
+      kind: Pod
+      metadata:
+        name: website
+        labels: {role: frontend}
+        annotations:
+          podpreset.admission.kubernetes.io/podpreset-allow-database: ${rv:allow-database}
+      spec:
+        containers:
+          - name: app
+            image: ecorp/website
+            env: [{name: DB_PORT, value: "6379"}]
+      """
+
   @R2.3
   Scenario: Of two presets in one namespace, a pod gets only the one that matches it
     Given the objects:

@@ -71,6 +71,13 @@
 // namespaces never used before, so that the scenario written shows it
 // from the case's own history.
 //
+// A quarter of the cases have a preset in another namespace; in
+// PeerPercent of those, that namespace's name extends the pod's
+// namespace's (PeerNamespace, made by the scenario after the pod's
+// physical namespace: default-x1y2z3w4-peer), so that an implementation
+// that finds presets by a prefix of their key, without its separator,
+// takes them (R2.2).
+//
 // What it does not generate: ephemeral containers at creation (an API
 // server refuses them), updates of a preset (R1.7), deletions without a
 // new version, concurrent admissions, and workloads that run pods (a

@@ -44,7 +44,7 @@ func Feature(w *harness.World, c Case, obs oracle.Observed, rep *Report) string 
 	want := oracle.Expect(w, obs)
 
 	var objects []any
-	for _, p := range slices.Concat(c.Others, c.Presets) {
+	for _, p := range c.creationOrder() {
 		if inv := obs.Invalid; inv != nil && inv.Preset.Name == p.Name && inv.Preset.Namespace == p.Namespace {
 			continue // refused, as it must be: the case went on without it
 		}
@@ -140,7 +140,7 @@ func followUpFeature(b *strings.Builder, f *FollowUp, name string, pod *corev1.P
 // first offending field path (R1.3–R1.6, R1.8).
 func invalidFeature(b *strings.Builder, c Case, inv *oracle.InvalidPreset) {
 	var objects []any
-	for _, p := range slices.Concat(c.Others, c.Presets) {
+	for _, p := range c.creationOrder() {
 		if p != inv.Preset && (p.Namespace != inv.Preset.Namespace || p.Name != inv.Preset.Name) {
 			objects = append(objects, p)
 		}

@@ -55,9 +55,11 @@ func TestReferenceAgrees(t *testing.T) {
 	}
 }
 
-// TestMutantsFound: four mutants, each found with the rule it breaks
+// TestMutantsFound: five mutants, each found with the rule it breaks
 // named, and shrunk to a scenario. trusts-annotations is found only on the
-// pods generated as copies (Case.Copied): a conflict it leaves unwarned.
+// pods generated as copies (Case.Copied): a conflict it leaves unwarned;
+// namespace-prefix only by the cases whose other namespace is named after
+// the pod's (PeerNamespace).
 func TestMutantsFound(t *testing.T) {
 	for _, m := range []struct {
 		name string
@@ -67,6 +69,7 @@ func TestMutantsFound(t *testing.T) {
 		{"skips-init-containers", rule.R3_2},
 		{"ignores-exclude", rule.R2_4},
 		{"trusts-annotations", rule.R4_3},
+		{"namespace-prefix", rule.R2_2},
 	} {
 		t.Run(m.name, func(t *testing.T) {
 			w := startOffline(t, mutants.Prefix+m.name)

@@ -81,6 +81,17 @@ func (c Case) namespaces() []string {
 	return out
 }
 
+// creationOrder is the order a case's presets are created in: the other
+// namespace's first, unless it is PeerNamespace, which is named after the
+// pod's namespace and so comes after it (as in a scenario written from the
+// case, where a namespace is made on first use).
+func (c Case) creationOrder() []*v1alpha1.PodPreset {
+	if len(c.Others) > 0 && c.Others[0].Namespace == PeerNamespace {
+		return slices.Concat(c.Presets, c.Others)
+	}
+	return slices.Concat(c.Others, c.Presets)
+}
+
 // OwnerName is the name of the ConfigMap that owns an Owned case's pod.
 const OwnerName = "owner"
 
@@ -140,7 +151,32 @@ func Generate(seed uint64) Case {
 	copies(seed, &c)
 	followUp(seed, &c)
 	recreate(seed, &c)
+	peer(seed, &c)
 	return c
+}
+
+// PeerNamespace is the logical namespace of the other namespace's presets
+// in PeerPercent of the cases that have some: it extends the pod's
+// namespace's name (scenario.Scenario.Namespace names it after the pod's
+// namespace's physical name), so that an implementation that finds
+// presets by a prefix of their key, without its separator, takes them.
+const PeerNamespace = "default-peer"
+
+// PeerPercent is the share of the cases with presets in another namespace
+// whose other namespace is PeerNamespace.
+const PeerPercent = 40
+
+// peer moves the other namespace's presets, in PeerPercent of the cases
+// that have some, to PeerNamespace. It draws from a source of its own, so
+// that the rest of every case is what the same seed made before.
+func peer(seed uint64, c *Case) {
+	g := gen{rand.New(rand.NewPCG(seed^0x9ee5, seed))}
+	if len(c.Others) == 0 || !g.chance(PeerPercent) {
+		return
+	}
+	for _, p := range c.Others {
+		p.Namespace = PeerNamespace
+	}
 }
 
 // CopiedPercent is the share of cases whose pod is a copy (Case.Copied).

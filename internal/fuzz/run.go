@@ -103,6 +103,11 @@ func (r runner) admit(ctx context.Context, c Case) (_ *trial, err error) {
 		}
 	}()
 	for _, logical := range c.namespaces() {
+		if logical == PeerNamespace {
+			// Named after the pod's namespace, which the pool's is not:
+			// the scenario makes it on first use, and deletes it.
+			continue
+		}
 		name, err := r.namespaces.take(ctx, logical)
 		if err != nil {
 			return nil, err
@@ -172,7 +177,7 @@ func (r runner) admit(ctx context.Context, c Case) (_ *trial, err error) {
 		waits = nil
 		return true, nil
 	}
-	for _, p := range slices.Concat(c.Others, c.Presets) {
+	for _, p := range c.creationOrder() {
 		reasons := model.Validate(p)
 		if len(reasons) > 0 && !t.s.Objects().Validates() {
 			// No API server validates here (offline): the case goes on

@@ -3,6 +3,7 @@ package mutants
 import (
 	"context"
 	"slices"
+	"strings"
 
 	"presetsim.dev/presetsim/rule"
 
@@ -27,6 +28,11 @@ var classicMutants = []decoratedMutant{
 	{Mutant{"other-namespaces", rule.R2_2, "takes matching presets from every namespace"}, fault{
 		around: func(ctx context.Context, a admission.Attributes, _ *corev1.Pod, env *call, _ func(context.Context) error) error {
 			return env.plugin(env.everyNamespace()).Admit(ctx, a, nil)
+		}}},
+	{Mutant{"namespace-prefix", rule.R2_2, "takes the presets of every namespace whose name begins with the pod's namespace's, as a cache searched by a key prefix without its separator"}, fault{
+		around: func(ctx context.Context, a admission.Attributes, _ *corev1.Pod, env *call, _ func(context.Context) error) error {
+			presets := slices.DeleteFunc(env.everyNamespace(), func(p *v1alpha1.PodPreset) bool { return !strings.HasPrefix(p.Namespace, a.GetNamespace()) })
+			return env.plugin(presets).Admit(ctx, a, nil)
 		}}},
 	{Mutant{"ignores-exclude", rule.R2_4, "mutates pods annotated podpreset.admission.kubernetes.io/exclude: \"true\""}, fault{
 		around: func(ctx context.Context, _ admission.Attributes, pod *corev1.Pod, _ *call, next func(context.Context) error) error {

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/harness/backend"
@@ -152,7 +153,10 @@ func (s *Scenario) Namespace(ctx context.Context, logical string) (string, error
 	if p, ok := s.physical[logical]; ok {
 		return p, nil
 	}
-	p, err := NewNamespace(ctx, s.w, logical, s.id)
+	p, err := s.extendedNamespace(ctx, logical)
+	if p == "" && err == nil {
+		p, err = NewNamespace(ctx, s.w, logical, s.id)
+	}
 	for try := 0; apierrors.IsAlreadyExists(err) && try < 3; try++ {
 		// Another scenario drew the same name (or a namespace of an earlier
 		// run is still there): draw again.
@@ -167,6 +171,33 @@ func (s *Scenario) Namespace(ctx context.Context, logical string) (string, error
 		}
 	}
 	s.physical[logical] = p
+	return p, nil
+}
+
+// extendedNamespace creates the physical namespace of a logical one that
+// extends another of the scenario's, already made, by "-rest" ("shop" made,
+// then "shop-dev"): that one's physical name and the same "-rest"
+// ("shop-x1y2z3w4-dev"), so that namespaces whose names share a prefix in
+// the feature file share it on the cluster too, as an implementation that
+// finds presets by a prefix of their key would see them. It returns "" when
+// no namespace of the scenario is extended, or the name would be too long.
+func (s *Scenario) extendedNamespace(ctx context.Context, logical string) (string, error) {
+	var base string
+	for l := range s.physical {
+		if strings.HasPrefix(logical, l+"-") && len(l) > len(base) {
+			base = l
+		}
+	}
+	if base == "" {
+		return "", nil
+	}
+	p := s.physical[base] + logical[len(base):]
+	if len(validation.IsDNS1123Label(p)) > 0 {
+		return "", nil
+	}
+	if err := s.w.Objects().CreateNamespace(ctx, p, s.w.NamespaceLabels(logical)); err != nil {
+		return "", err
+	}
 	return p, nil
 }
 
