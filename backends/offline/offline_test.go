@@ -375,3 +375,51 @@ func TestBulkDeleteOfWatchedResource(t *testing.T) {
 		t.Errorf("%d events left (%v)", len(left), err)
 	}
 }
+
+// TestClientWatchNotReadLosesNothing: a fake client's watch (an informer's)
+// that is not read while presets are created and deleted in bulk — an
+// informer starved of the CPU on a loaded host — neither crashes the
+// backend (the tracker panics when a watcher's channel of 100 is full) nor
+// loses an event: read later, it has every change, in order.
+func TestClientWatchNotReadLosesNothing(t *testing.T) {
+	ctx := context.Background()
+	w := offlinetest.Start(t)
+	c := w.Objects()
+	if err := c.CreateNamespace(ctx, "bulk", nil); err != nil {
+		t.Fatal(err)
+	}
+	gvr := v1alpha1.GroupVersionResource()
+	wt, err := c.Clients().Dynamic.Resource(gvr).Namespace("").Watch(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wt.Stop()
+	const n = 300
+	for i := range n {
+		p := &v1alpha1.PodPreset{TypeMeta: metav1.TypeMeta{APIVersion: v1alpha1.SchemeGroupVersion.String(), Kind: "PodPreset"},
+			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("p-%03d", i), Namespace: "bulk"},
+			Spec:       v1alpha1.PodPresetSpec{Env: []corev1.EnvVar{{Name: "A", Value: "1"}}}}
+		if _, err := c.Create(ctx, gvr, offlinetest.Unstructured(t, p), backend.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.DeleteAll(ctx, gvr, "bulk"); err != nil {
+		t.Fatal(err)
+	}
+	counts := map[watch.EventType]int{}
+	timeout := time.After(30 * time.Second)
+	for counts[watch.Added]+counts[watch.Deleted] < 2*n {
+		select {
+		case ev, ok := <-wt.ResultChan():
+			if !ok {
+				t.Fatalf("the watch ended after %v", counts)
+			}
+			counts[ev.Type]++
+		case <-timeout:
+			t.Fatalf("after 30s the watch had %v, want %d added and %d deleted", counts, n, n)
+		}
+	}
+	if counts[watch.Added] != n || counts[watch.Deleted] != n {
+		t.Errorf("events %v, want %d added and %d deleted", counts, n, n)
+	}
+}

@@ -111,7 +111,7 @@ var rootScoped = map[string]bool{
 func newCluster(scheme *runtime.Scheme) *Cluster {
 	presetGVR := v1alpha1.GroupVersionResource()
 	rest, namespaced := offlineMapper(scheme)
-	return &Cluster{
+	c := &Cluster{
 		rest:       rest,
 		namespaced: namespaced,
 		presets:    map[string]map[string]bool{},
@@ -122,6 +122,13 @@ func newCluster(scheme *runtime.Scheme) *Cluster {
 		// a typed PodPresetList it cannot fill, and a relisting informer fails).
 		dynamic: dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{presetGVR: "PodPresetList"}),
 	}
+	// The clients' watches (informers') share the feeds, and their changes
+	// wait for the feeds as the backend's own do (watches).
+	c.typed.PrependWatchReactor("*", c.watches.clientWatch(c.typed.Tracker()))
+	c.dynamic.PrependWatchReactor("*", c.watches.clientWatch(c.dynamic.Tracker()))
+	c.typed.PrependReactor("*", "*", c.watches.clientWrites)
+	c.dynamic.PrependReactor("*", "*", c.watches.clientWrites)
+	return c
 }
 
 // offlineGroupVersions are the API versions the offline backend serves:
@@ -425,6 +432,9 @@ func (c *Cluster) store(gvr schema.GroupVersionResource, u *unstructured.Unstruc
 // its metadata.
 func (c *Cluster) storeObject(gvr schema.GroupVersionResource, obj runtime.Object, m metav1.Object, replace bool) error {
 	t := c.tracker(gvr)
+	if err := c.watches.before(gvr, m.GetNamespace()); err != nil {
+		return err
+	}
 	if replace {
 		return t.Update(gvr, obj, m.GetNamespace())
 	}
@@ -634,6 +644,9 @@ func (c *Cluster) Delete(ctx context.Context, gvr schema.GroupVersionResource, n
 	if err != nil {
 		return err
 	}
+	if err := c.watches.before(gvr, namespace); err != nil {
+		return err
+	}
 	if err := c.tracker(gvr).Delete(gvr, namespace, name); err != nil {
 		return err
 	}
@@ -683,6 +696,9 @@ func (c *Cluster) deleteAllLocked(gvr schema.GroupVersionResource, namespace str
 		// Stored unstructured, which the tracker cannot list into its
 		// typed list: the names are kept on the side.
 		for name := range c.presets[namespace] {
+			if err := c.watches.before(gvr, namespace); err != nil {
+				return err
+			}
 			if err := c.dynamic.Tracker().Delete(gvr, namespace, name); err != nil && !apierrors.IsNotFound(err) {
 				return err
 			}
@@ -709,9 +725,10 @@ func (c *Cluster) deleteAllLocked(gvr schema.GroupVersionResource, namespace str
 	if err != nil {
 		return err
 	}
-	paced := c.watches.pace(gvr, namespace)
 	for _, name := range names {
-		paced()
+		if err := c.watches.before(gvr, namespace); err != nil {
+			return err
+		}
 		if err := c.tracker(gvr).Delete(gvr, namespace, name); err != nil && !apierrors.IsNotFound(err) {
 			return err
 		}
@@ -757,6 +774,9 @@ func (c *Cluster) reconcileReplicaSet(ctx context.Context, namespace, name strin
 		return a > b
 	})
 	for i := 0; int32(len(owned)-i) > want; i++ {
+		if err := c.watches.before(backend.Pods, namespace); err != nil {
+			return err
+		}
 		if err := c.typed.Tracker().Delete(backend.Pods, namespace, owned[i].GetName()); err != nil {
 			return err
 		}
@@ -766,6 +786,9 @@ func (c *Cluster) reconcileReplicaSet(ctx context.Context, namespace, name strin
 		ObservedGeneration: rs.Generation,
 	}
 	rs.ResourceVersion = c.nextRV()
+	if err := c.watches.before(backend.ReplicaSets, namespace); err != nil {
+		return err
+	}
 	return c.typed.Tracker().Update(backend.ReplicaSets, rs, namespace)
 }
 

@@ -1,9 +1,13 @@
 package offline
 
 import (
+	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
@@ -11,11 +15,16 @@ import (
 )
 
 // watches shares one tracker watch per resource and namespace among the
-// callers of Cluster.Watch. The fake object tracker keeps every watcher it
-// ever made, stopped ones too, so a watch per wait (presetsim fuzz waits
-// for events in every case) made memory grow with every case; here a
-// namespace costs one watcher however often it is watched, and a caller's
-// Stop really ends its watch.
+// callers of Cluster.Watch and the watches of the fake clients (an
+// in-process module's informers). The fake object tracker keeps every
+// watcher it ever made, stopped ones too, so a watch per wait (presetsim
+// fuzz waits for events in every case) made memory grow with every case;
+// here a namespace costs one watcher however often it is watched, and a
+// caller's Stop really ends its watch. And the tracker panics when one of
+// its watchers' channels (of 100) is full: an informer starved of the CPU
+// for a while, on a loaded host, crashed the run. Here the tracker's only
+// watchers are the feeds, which hand events on without ever blocking, and
+// every change waits for them when they have many events to read (before).
 type watches struct {
 	mu    sync.Mutex
 	feeds map[watchKey]*feed
@@ -31,8 +40,11 @@ type feed struct {
 	src  watch.Interface
 	mu   sync.Mutex
 	subs map[*subscriber]bool
-	// read counts the events taken from the tracker's watch (pace).
-	read atomic.Int64
+	// sent counts the changes made that the tracker hands this feed
+	// (before), read the events taken from the tracker's watch; stopped is
+	// set once it is stopped (forget), when it reads no more.
+	sent, read atomic.Int64
+	stopped    atomic.Bool
 }
 
 // subscriberBuffer is how many events a watch holds for a caller that does
@@ -45,6 +57,15 @@ type subscriber struct {
 	f      *feed
 	ch     chan watch.Event
 	closed bool // guarded by f.mu
+	// queue, for a client's watch, holds the events ch has no room for
+	// (guarded by f.mu): an informer falls behind for a while but loses
+	// no event, as with an API server, which replays a watch from its
+	// resourceVersion. pump hands them on; wake tells it there are some;
+	// done ends it.
+	unbounded bool
+	queue     []watch.Event
+	wake      chan struct{}
+	done      chan struct{}
 }
 
 func (s *subscriber) ResultChan() <-chan watch.Event { return s.ch }
@@ -57,16 +78,77 @@ func (s *subscriber) Stop() {
 }
 
 func (s *subscriber) closeLocked() {
-	if !s.closed {
-		s.closed = true
-		delete(s.f.subs, s)
-		close(s.ch)
+	if s.closed {
+		return
+	}
+	s.closed = true
+	delete(s.f.subs, s)
+	if s.unbounded {
+		close(s.done) // pump closes ch
+		return
+	}
+	close(s.ch)
+}
+
+// sendLocked hands an event to the subscriber: a caller's watch that has
+// no room for it ends; a client's keeps it for pump.
+func (s *subscriber) sendLocked(ev watch.Event) {
+	if s.unbounded {
+		s.queue = append(s.queue, ev)
+		select {
+		case s.wake <- struct{}{}:
+		default: // pump is already told
+		}
+		return
+	}
+	select {
+	case s.ch <- ev:
+	default:
+		s.closeLocked() // fell behind: its watch ends
+	}
+}
+
+// pump hands a client's watch its queued events, in order, until the
+// watch ends; then it closes its channel.
+func (s *subscriber) pump() {
+	defer close(s.ch)
+	for {
+		s.f.mu.Lock()
+		batch := s.queue
+		s.queue = nil
+		s.f.mu.Unlock()
+		for _, ev := range batch {
+			select {
+			case s.ch <- ev:
+			case <-s.done:
+				return
+			}
+		}
+		select {
+		case <-s.wake:
+		case <-s.done:
+			return
+		}
 	}
 }
 
 // watch returns a new watch of the resource in the namespace, sharing the
-// tracker's watch with every other one.
+// tracker's watch with every other one; a caller's watch ends when it falls
+// behind by subscriberBuffer events.
 func (w *watches) watch(t clienttesting.ObjectTracker, gvr schema.GroupVersionResource, namespace string) (watch.Interface, error) {
+	return w.subscribe(t, gvr, namespace, false)
+}
+
+// clientWatch is a fake client's watch reactor: its watches share the
+// feeds, and never fall behind.
+func (w *watches) clientWatch(t clienttesting.ObjectTracker) clienttesting.WatchReactionFunc {
+	return func(action clienttesting.Action) (bool, watch.Interface, error) {
+		wi, err := w.subscribe(t, action.GetResource(), action.GetNamespace(), true)
+		return true, wi, err
+	}
+}
+
+func (w *watches) subscribe(t clienttesting.ObjectTracker, gvr schema.GroupVersionResource, namespace string, unbounded bool) (watch.Interface, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	key := watchKey{gvr, namespace}
@@ -83,7 +165,11 @@ func (w *watches) watch(t clienttesting.ObjectTracker, gvr schema.GroupVersionRe
 		w.feeds[key] = f
 		go f.run()
 	}
-	s := &subscriber{f: f, ch: make(chan watch.Event, subscriberBuffer)}
+	s := &subscriber{f: f, ch: make(chan watch.Event, subscriberBuffer), unbounded: unbounded}
+	if unbounded {
+		s.wake, s.done = make(chan struct{}, 1), make(chan struct{})
+		go s.pump()
+	}
 	f.mu.Lock()
 	f.subs[s] = true
 	f.mu.Unlock()
@@ -97,11 +183,7 @@ func (f *feed) run() {
 		f.read.Add(1)
 		f.mu.Lock()
 		for s := range f.subs {
-			select {
-			case s.ch <- ev:
-			default:
-				s.closeLocked() // fell behind: its watch ends
-			}
+			s.sendLocked(ev)
 		}
 		f.mu.Unlock()
 	}
@@ -119,37 +201,60 @@ func (w *watches) forget(namespace string) {
 	defer w.mu.Unlock()
 	for key, f := range w.feeds {
 		if key.namespace == namespace {
+			f.stopped.Store(true)
 			f.src.Stop()
 			delete(w.feeds, key)
 		}
 	}
 }
 
-// paceBatch is how many changes a bulk deletion makes before it lets the
-// feed catch up: the tracker hands each change to its watch through a
-// channel of 100, and panics when it is full.
-const paceBatch = 32
+// feedSlack is how many events a feed may have to read before a change
+// waits for it: below the tracker's channel of 100, which panics when full.
+const feedSlack = 64
 
-// pace returns what a bulk change of a resource in a namespace calls before
-// each change: every paceBatch changes, it waits (up to a second) until
-// the feed has read them, so that a feed not scheduled meanwhile (two
-// cores, many goroutines) never lets the tracker's channel fill. Without a
-// feed it does nothing.
-func (w *watches) pace(gvr schema.GroupVersionResource, namespace string) func() {
+// paceWait bounds how long a change waits for a feed: one that has not read
+// an event in that time is not scheduled at all, and the change fails
+// rather than crash the run.
+const paceWait = 30 * time.Second
+
+// before is called before every change of a resource in a namespace (""
+// for a cluster-scoped one) the tracker hands its watches: it waits until
+// every feed that sees the change (the namespace's and the whole
+// resource's) has fewer than feedSlack events to read, and counts the
+// change as sent to them. A feed not scheduled for a while (two cores,
+// many goroutines, a bulk deletion) thus never lets the tracker's channel
+// fill.
+func (w *watches) before(gvr schema.GroupVersionResource, namespace string) error {
 	w.mu.Lock()
-	f := w.feeds[watchKey{gvr, namespace}]
-	w.mu.Unlock()
-	if f == nil {
-		return func() {}
-	}
-	start, n := f.read.Load(), int64(0)
-	return func() {
-		if n > 0 && n%paceBatch == 0 {
-			deadline := time.Now().Add(time.Second)
-			for f.read.Load() < start+n && time.Now().Before(deadline) {
-				time.Sleep(50 * time.Microsecond)
-			}
+	var feeds []*feed
+	for _, ns := range slices.Compact([]string{namespace, ""}) {
+		if f := w.feeds[watchKey{gvr, ns}]; f != nil {
+			feeds = append(feeds, f)
 		}
-		n++
 	}
+	w.mu.Unlock()
+	for _, f := range feeds {
+		deadline := time.Now().Add(paceWait)
+		for f.sent.Load()-f.read.Load() >= feedSlack && !f.stopped.Load() {
+			if time.Now().After(deadline) {
+				return fmt.Errorf("the watch of %s has not read %d changes in %s", gvr.Resource, f.sent.Load()-f.read.Load(), paceWait)
+			}
+			time.Sleep(50 * time.Microsecond)
+		}
+		f.sent.Add(1)
+	}
+	return nil
+}
+
+// clientWrites is a fake client's reactor for the changes its callers make
+// (an in-process module's events): each waits as before says, then goes on
+// to the tracker.
+func (w *watches) clientWrites(action clienttesting.Action) (bool, runtime.Object, error) {
+	switch action.GetVerb() {
+	case "create", "update", "patch", "delete", "delete-collection":
+		if err := w.before(action.GetResource(), action.GetNamespace()); err != nil {
+			return true, nil, err
+		}
+	}
+	return false, nil, nil
 }

@@ -143,7 +143,10 @@ func skipped(s step) string {
 }
 
 // TestCIRecipes runs docs/ci.md's two jobs, every run: step as written,
-// on the repository's own examples.
+// on the repository's own examples. The implementation's job is the whole
+// built-in suite and generated cases against the reference served out of
+// process by presetsim serve, through the command line: the external path
+// end to end (conformance/outside_test.go takes it through the Go API).
 func TestCIRecipes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a control plane; skipped with -short")

@@ -15,7 +15,6 @@ import (
 
 	"presetsim.dev/presetsim/harness"
 	externalimpl "presetsim.dev/presetsim/internal/implementation/external"
-	"presetsim.dev/presetsim/internal/interrupt"
 	"presetsim.dev/presetsim/internal/webhook"
 	"presetsim.dev/presetsim/steps"
 )
@@ -52,45 +51,6 @@ func servingFiles(t *testing.T, dir string) (certs *webhook.Certificates, certFi
 		t.Fatal(err)
 	}
 	return certs, certFile, keyFile
-}
-
-// TestSuiteAgainstExternalServe runs the whole feature suite against the
-// reference implementation served out of process by `presetsim serve`,
-// registered as an external module: the external path end to end.
-func TestSuiteAgainstExternalServe(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a control plane; skipped with -short")
-	}
-	dir := t.TempDir()
-	certs, certFile, keyFile := servingFiles(t, dir)
-	addr := freeAddr(t)
-	t.Setenv(childEnv, "1") // the command below is this test binary acting as presetsim
-
-	interrupts := interrupt.Catch(context.Background())
-	defer interrupts.Release()
-	w, err := harness.Start(interrupts.Context(), harness.Options{Backend: envtest.New(envtest.Options{}),
-		Progress: os.Stderr,
-		Implementation: externalimpl.New(externalimpl.Options{
-			URL:      "https://" + addr + "/mutate-pods",
-			CABundle: certs.CABundle,
-			Command: []string{os.Args[0], "serve", "--kubeconfig", externalimpl.KubeconfigPlaceholder,
-				"--addr", addr, "--cert", certFile, "--key", keyFile},
-		}),
-	})
-	if err != nil {
-		t.Fatalf("unable to start with the external module: %v", err)
-	}
-	interrupts.OnSignal(w.Stop)
-	defer func() {
-		if err := w.Stop(); err != nil {
-			t.Errorf("stop: %v", err)
-		}
-	}()
-	status, timings := steps.Run(w, steps.SuiteOptions{Paths: []string{"../../features"}, Format: "progress", TestingT: t})
-	if status != 0 {
-		t.Errorf("the suite failed against the external reference (status %d)", status)
-	}
-	t.Logf("external reference: %d scenarios, median %s", len(timings.List()), timings.Median())
 }
 
 // TestExternalStartedOutside: with KubeconfigOut (--webhook-kubeconfig-out)
