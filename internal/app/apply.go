@@ -156,6 +156,8 @@ func runApplyDiff(cmd *cobra.Command, stdin io.Reader, stdout io.Writer, d apply
 		return cli.UsageError(cmd, fmt.Sprintf("unknown output %q with --diff (want markdown or json)", output))
 	case d.base == "-" && d.head == "-":
 		return cli.UsageError(cmd, "BASE and HEAD cannot both be standard input")
+	case slices.Contains(d.files, "-"):
+		return cli.UsageError(cmd, "with --diff, -f files are read on both sides, and standard input can be read once: give it as BASE or HEAD")
 	}
 	if err := checkImplementation(cmd.ErrOrStderr(), d.impl); err != nil {
 		return err

@@ -59,6 +59,7 @@ func TestApply(t *testing.T) {
 		{name: "--diff needs two sides", args: []string{"--diff", "testdata/folder"}, wantCode: 2},
 		{name: "--diff without -f has no pods on either side", args: []string{"--diff", "../../examples/platform/presets", "../../examples/platform/presets"}, golden: "platform-no-pods.md.golden"},
 		{name: "--diff and --explain", args: []string{"--diff", "--explain", "testdata/folder", "testdata/folder"}, wantCode: 2},
+		{name: "--diff reads no shared file from standard input", args: []string{"--diff", "-f", "-", "testdata/folder", "testdata/folder"}, wantCode: 2},
 		{name: "--diff has no YAML output", args: []string{"--diff", "-o", "yaml", "testdata/folder", "testdata/folder"}, wantCode: 2},
 		{name: "--diff of a side with a mistake", args: []string{"--diff", "testdata/folder", "testdata/invalid-presets.yaml"}, wantErr: []string{"testdata/invalid-presets.yaml:9:"}},
 	}

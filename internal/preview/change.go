@@ -97,24 +97,24 @@ func Compare(base, head []Result) Changes {
 			c.Changed = append(c.Changed, pc)
 		}
 	}
-	for _, b := range base {
-		if !seen[key(b)] {
-			c.Changed = append(c.Changed, comparePod(b, Result{}, SideBase))
-		}
-	}
 	c.Pods = len(head)
 	for _, b := range base {
 		if !seen[key(b)] {
+			c.Changed = append(c.Changed, comparePod(b, Result{}, SideBase))
 			c.Pods++
 		}
 	}
 	return c
 }
 
+// changed reports whether the pod is admitted differently, or is on one
+// side only.
 func (p PodChange) changed() bool {
 	return p.Side != SideBoth || len(p.Items)+len(p.AppliedNow)+len(p.AppliedNoLonger)+len(p.NewConflicts)+len(p.ResolvedConflicts) > 0
 }
 
+// comparePod compares one pod's results; a side the pod is not on is the
+// zero Result.
 func comparePod(base, head Result, side string) PodChange {
 	either := head
 	if side == SideBase {
