@@ -767,15 +767,16 @@ func itemsCapped(h hypothesisInput) []model.Outcome {
 
 // containersCapped: the specification's outcome with the containers past
 // the first n (init containers first) as submitted, for some n from one
-// less than the pod has down to one, as an implementation with an array of
-// fixed size does (R6.4). Tried when a pod has three containers or more.
+// less than the pod has down to two, as an implementation with an array of
+// fixed size does (R6.4); one container only is firstContainerOnly's
+// (R3.2). Tried when a pod has three containers or more.
 func containersCapped(h hypothesisInput) []model.Outcome {
 	submitted := slices.Concat(h.a.Pod.Spec.InitContainers, h.a.Pod.Spec.Containers)
 	if len(submitted) < 3 {
 		return nil
 	}
 	var out []model.Outcome
-	for n := len(submitted) - 1; n >= 1; n-- {
+	for n := len(submitted) - 1; n >= 2; n-- {
 		out = append(out, reported(func(o *model.Outcome, _ hypothesisInput) {
 			if o.Pod == nil {
 				return
@@ -902,14 +903,25 @@ func firstContainerOnly(h hypothesisInput) []model.Outcome {
 	if len(pod.Spec.Containers)+len(pod.Spec.InitContainers) < 2 || len(pod.Spec.Containers) == 0 {
 		return nil
 	}
-	a := h.a
-	a.Pod = pod.DeepCopy()
-	a.Pod.Spec.InitContainers, a.Pod.Spec.Containers = nil, a.Pod.Spec.Containers[:1]
-	out := model.Admit(a, h.opts)
-	for i := range out {
-		if p := out[i].Pod; p != nil {
-			p.Spec.InitContainers = slices.Clone(pod.Spec.InitContainers)
-			p.Spec.Containers = append(p.Spec.Containers[:1], pod.Spec.Containers[1:]...)
+	var out []model.Outcome
+	// The init containers left alone, or injected into as the
+	// specification says.
+	for _, inits := range [][]corev1.Container{nil, pod.Spec.InitContainers} {
+		a := h.a
+		a.Pod = pod.DeepCopy()
+		a.Pod.Spec.InitContainers, a.Pod.Spec.Containers = slices.Clone(inits), a.Pod.Spec.Containers[:1]
+		outcomes := model.Admit(a, h.opts)
+		for i := range outcomes {
+			if p := outcomes[i].Pod; p != nil {
+				if inits == nil {
+					p.Spec.InitContainers = slices.Clone(pod.Spec.InitContainers)
+				}
+				p.Spec.Containers = append(p.Spec.Containers[:1], pod.Spec.Containers[1:]...)
+			}
+		}
+		out = append(out, outcomes...)
+		if len(pod.Spec.InitContainers) == 0 {
+			break
 		}
 	}
 	return out

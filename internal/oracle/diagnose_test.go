@@ -106,6 +106,9 @@ func TestDiagnose(t *testing.T) {
 				a.Presets = []*v1alpha1.PodPreset{cut}
 			}, nil),
 			"injects no more than some number of a preset's env vars", rule.R6_4},
+		{"the app containers past the first left as submitted, the init containers injected", faulty([]*v1alpha1.PodPreset{db}, withInit(webPod(nil, app, side), init), model.Options{}, nil,
+			func(o *model.Outcome) { o.Pod.Spec.Containers[1] = side }),
+			"injects into the first app container only", rule.R3_2},
 		{"the containers past the third left as submitted", faulty([]*v1alpha1.PodPreset{db}, withInit(webPod(nil, app, side, side2, side3), init), model.Options{}, nil,
 			func(o *model.Outcome) { o.Pod.Spec.Containers[2], o.Pod.Spec.Containers[3] = side2, side3 }),
 			"injects into no more than some number of a pod's containers", rule.R6_4},
