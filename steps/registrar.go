@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"presetsim.dev/presetsim/internal/words"
+
 	"github.com/cucumber/godog"
 
 	"presetsim.dev/presetsim/harness/backend"
@@ -405,7 +407,7 @@ func (s *state) againstModel(ctx context.Context) verdict {
 	if s.model.disagreement != nil {
 		return verdict{disagreement: s.model.disagreement}
 	}
-	return verdict{explained: oracle.Explain(s.scenario.World(), admissions), verified: fmt.Sprintf("verified: the %s the scenario submitted came out as the model makes them under the profile", plural(len(admissions), "pod"))}
+	return verdict{explained: oracle.Explain(s.scenario.World(), admissions), verified: fmt.Sprintf("verified: the %s the scenario submitted came out as the model makes them under the profile", words.Count(len(admissions), "pod"))}
 }
 
 // mergeRules is a ∪ b, in a's order, then b's.
@@ -417,11 +419,4 @@ func mergeRules(a, b []rule.ID) []rule.ID {
 		}
 	}
 	return out
-}
-
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

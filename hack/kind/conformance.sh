@@ -16,10 +16,10 @@
 # kind's node image has no kube-proxy (so no Service routing): the overlay
 # written here points the pods' in-cluster client at the node's API server
 # (KUBERNETES_SERVICE_HOST = the node's address, port 6443) instead of the
-# kubernetes Service. That, the image tag, the policy profile and
+# kubernetes Service. That, the image tag, the policy profile,
 # --cluster-printenv (with the pods/log and pods/exec it needs: the mirror
-# below makes every pod run the printenv image) are all it changes of
-# deploy/.
+# below makes every pod run the printenv image) and a longer --wait are all
+# it changes of deploy/.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
@@ -148,9 +148,15 @@ summary() {
 	"$kubectl" -n "$ns" get configmap "$1" -o jsonpath='{.data.summary\.json}' >"$2/summary.json"
 }
 
+# The scenarios' pods run for real on this machine's one kind node (the
+# printenv image, started by a kubelet sharing two cores with the API
+# server, the policy controller and the run): a Deployment's pod took more
+# than the 30 s a check waits by default to be made, run and read (3 to 4
+# workload scenarios of 82 failed, 2026-11-27), so the checks wait longer.
+waits=(--wait 2m)
 log "kubectl apply -k deploy/conformance (the whole suite, the policy profile)"
 began=$SECONDS
-"$kubectl" apply -k "$(overlay whole conformance --profile policy --cluster-printenv)" >&2
+"$kubectl" apply -k "$(overlay whole conformance --profile policy --cluster-printenv "${waits[@]}")" >&2
 whole=$(finished presetsim-conformance)
 "$kubectl" -n "$ns" logs job/presetsim-conformance >"$work/whole.log" 2>&1 || true
 log "job presetsim-conformance: $whole in $((SECONDS - began)) s; the end of its log ($work/whole.log):"
@@ -164,7 +170,7 @@ began=$SECONDS
 # (and their settle windows overlapping, steps/slots.go), a preset's policy
 # took more than the 10 s a scenario waits for it (2 scenarios of 81 failed,
 # 2026-11-26). On a cluster of several nodes the shards need no such bound.
-"$kubectl" apply -k "$(overlay sharded conformance/sharded --profile policy --cluster-printenv --concurrency 2)" >&2
+"$kubectl" apply -k "$(overlay sharded conformance/sharded --profile policy --cluster-printenv --concurrency 2 "${waits[@]}")" >&2
 sharded=$(finished presetsim-conformance-sharded)
 log "job presetsim-conformance-sharded: $sharded in $((SECONDS - began)) s"
 for i in 0 1 2; do

@@ -25,12 +25,12 @@ import (
 
 // target are the flags that say what is tested and where, shared by run
 // and fuzz: the implementation and the backend (each registration's own
-// flags, registry.Choice), the profile, the settle window and the report
-// folder.
+// flags, registry.Choice), the profile, the wait and settle windows and
+// the report folder.
 type target struct {
 	choice                 *registry.Choice
 	profilePath, reportDir *string
-	settle                 *time.Duration
+	wait, settle           *time.Duration
 	showSecrets            *bool
 	// timeout, when not zero, bounds the whole command, the control
 	// plane's start included: then it stops as an interrupt does.
@@ -39,6 +39,7 @@ type target struct {
 
 func targetFlags(fs *pflag.FlagSet) *target {
 	t := &target{choice: registry.BindFlags(fs)}
+	t.wait = fs.Duration("wait", 0, "how long a check waits for what must happen (a pod admitted, a workload's pods made and finished, an event); the backend's default when 0: 30s. A cluster whose nodes are slow to start pods needs more")
 	t.settle = fs.Duration("settle", 0, "how long a check that something does not happen watches (no events, stays as submitted); the backend's default when 0: 1s with an API server, 200ms offline. A step may end with \"for 5s\" for its own")
 	t.showSecrets = fs.Bool("show-secrets", false, "show values that come from Secrets in messages, instead of "+scenario.Mask)
 	t.profilePath = fs.String("profile", "", "profile (YAML) of the implementation under test: a file, or the name of a shipped one (policy, redhat-cop-podpreset-webhook, kubeflow-poddefault, …); the canonical PodPreset, or the implementation kind's own, when empty")
@@ -108,6 +109,9 @@ func (t *target) start(ctx context.Context, cmd *cobra.Command, stderr io.Writer
 	if *t.settle < 0 {
 		return nil, cli.UsageError(cmd, fmt.Sprintf("--settle must not be negative, not %s", *t.settle))
 	}
+	if *t.wait < 0 {
+		return nil, cli.UsageError(cmd, fmt.Sprintf("--wait must not be negative, not %s", *t.wait))
+	}
 	if *t.reportDir != "" {
 		if err := os.MkdirAll(*t.reportDir, 0o755); err != nil {
 			return nil, err
@@ -130,7 +134,7 @@ func (t *target) start(ctx context.Context, cmd *cobra.Command, stderr io.Writer
 	ctx = s.interrupts.Context()
 	be := chosen.Backend
 	s.world, err = harness.Start(ctx, harness.Options{Backend: be, Leftovers: registry.Backends(), Implementation: s.impl, Profile: prof, ShowSecrets: *t.showSecrets, Progress: stderr,
-		Timeouts: harness.Timeouts{Settle: *t.settle}})
+		Timeouts: harness.Timeouts{Wait: *t.wait, Settle: *t.settle}})
 	if err != nil {
 		code := s.interrupts.Code()
 		s.interrupts.Release()

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"presetsim.dev/presetsim/internal/words"
+
 	"presetsim.dev/presetsim/presets/conflict"
 
 	"presetsim.dev/presetsim/rule"
@@ -117,7 +119,7 @@ func Pod(pod *corev1.Pod, presets []*v1alpha1.PodPreset) []Verdict {
 		v.Outcome, v.Rule = Applied, rule.R2_3
 		v.Added, v.Skipped = contribution(applied(at), applied(at+1), presets[i])
 		v.Reason = fmt.Sprintf("the selector matches; applied %s of %d, in name order; %s added, %s skipped as identical; annotated %s=%q",
-			ordinal(at+1), len(selected), count(len(v.Added), "item"), count(len(v.Skipped), "item"), merge.AnnotationKey(v.Preset), presets[i].ResourceVersion)
+			ordinal(at+1), len(selected), words.Count(len(v.Added), "item"), words.Count(len(v.Skipped), "item"), merge.AnnotationKey(v.Preset), presets[i].ResourceVersion)
 	}
 	return verdicts
 }
@@ -273,11 +275,4 @@ func ordinal(n int) string {
 		suffix = "rd"
 	}
 	return strconv.Itoa(n) + suffix
-}
-
-func count(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }

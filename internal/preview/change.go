@@ -1,13 +1,14 @@
 package preview
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 
+	"presetsim.dev/presetsim/internal/words"
 	"presetsim.dev/presetsim/presets/conflict"
 	"presetsim.dev/presetsim/presets/merge"
 )
@@ -194,12 +195,12 @@ func injected(r Result) items {
 			}
 			for _, e := range c.EnvFrom {
 				if !slices.ContainsFunc(was.EnvFrom, func(x corev1.EnvFromSource) bool { return same(x, e) }) {
-					s.add(itemKey{where, conflict.FieldEnvFrom, merge.EnvFromLabel(&e)}, compact(e))
+					s.add(itemKey{where, conflict.FieldEnvFrom, merge.EnvFromLabel(&e)}, conflict.Content(e))
 				}
 			}
 			for _, m := range c.VolumeMounts {
 				if !slices.ContainsFunc(was.VolumeMounts, func(x corev1.VolumeMount) bool { return same(x, m) }) {
-					s.add(itemKey{where, conflict.FieldVolumeMounts, "mountPath " + m.MountPath}, compact(m))
+					s.add(itemKey{where, conflict.FieldVolumeMounts, "mountPath " + m.MountPath}, conflict.Content(m))
 				}
 			}
 		}
@@ -208,7 +209,7 @@ func injected(r Result) items {
 	containers("container", r.Output.Spec.Containers, in.Containers)
 	for _, v := range r.Output.Spec.Volumes {
 		if !slices.ContainsFunc(in.Volumes, func(x corev1.Volume) bool { return same(x, v) }) {
-			s.add(itemKey{"pod", conflict.FieldVolumes, v.Name}, compact(v.VolumeSource))
+			s.add(itemKey{"pod", conflict.FieldVolumes, v.Name}, conflict.Content(v.VolumeSource))
 		}
 	}
 	return s
@@ -217,21 +218,14 @@ func injected(r Result) items {
 // envContent is an env var's value, or its valueFrom as compact JSON.
 func envContent(e corev1.EnvVar) string {
 	if e.ValueFrom != nil {
-		return compact(e.ValueFrom)
+		return conflict.Content(e.ValueFrom)
 	}
 	return e.Value
 }
 
-func same[T any](a, b T) bool { return compact(a) == compact(b) }
-
-// compact is v as compact JSON; the API types always encode.
-func compact(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprintf("%v", v)
-	}
-	return string(b)
-}
+// same is whether two items have the same content, as the merge compares
+// them (R4.1).
+func same[T any](a, b T) bool { return equality.Semantic.DeepEqual(a, b) }
 
 // without is a's names that b has not, sorted.
 func without(a, b []string) []string {
@@ -261,9 +255,9 @@ func conflictsWithout(a, b []conflict.Item) []conflict.Item {
 // differently; 1 now has a conflict".
 func (c Changes) Summary() string {
 	if len(c.Changed) == 0 {
-		return fmt.Sprintf("no pod is admitted differently (%s)", plural(c.Pods, "pod"))
+		return fmt.Sprintf("no pod is admitted differently (%s)", words.Count(c.Pods, "pod"))
 	}
-	s := fmt.Sprintf("%d of %s %s admitted differently", len(c.Changed), plural(c.Pods, "pod"), isAre(len(c.Changed)))
+	s := fmt.Sprintf("%d of %s %s admitted differently", len(c.Changed), words.Count(c.Pods, "pod"), words.Agree(len(c.Changed), "is", "are"))
 	conflicted := 0
 	for _, p := range c.Changed {
 		if len(p.NewConflicts) > 0 {
@@ -271,30 +265,9 @@ func (c Changes) Summary() string {
 		}
 	}
 	if conflicted > 0 {
-		s += fmt.Sprintf("; %d now %s a conflict", conflicted, hasHave(conflicted))
+		s += fmt.Sprintf("; %d now %s a conflict", conflicted, words.Agree(conflicted, "has", "have"))
 	}
 	return s
-}
-
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
-
-func isAre(n int) string {
-	if n == 1 {
-		return "is"
-	}
-	return "are"
-}
-
-func hasHave(n int) string {
-	if n == 1 {
-		return "has"
-	}
-	return "have"
 }
 
 // Title is how a Markdown heading names the pod: "Deployment web (pod

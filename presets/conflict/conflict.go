@@ -1,6 +1,8 @@
 package conflict
 
 import (
+	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -39,6 +41,17 @@ type Item struct {
 	// list that shares the key, each as compact JSON: what an explanation
 	// shows side by side.
 	Injected, Existing string
+}
+
+// Content is an item as Injected and Existing hold it, compact JSON; what
+// else shows an item beside a conflict (a change's items, say) renders it
+// the same way.
+func Content(item any) string {
+	b, err := json.Marshal(item)
+	if err != nil {
+		return fmt.Sprintf("%+v", item)
+	}
+	return string(b)
 }
 
 // InContainer is what an item's description says of its container:

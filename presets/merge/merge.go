@@ -1,7 +1,6 @@
 package merge
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -282,7 +281,7 @@ func (x *keyed[T]) inject(item T, overwrite bool) (conflicts []sharedKey) {
 			}
 		}
 		if shared >= 0 {
-			conflicts = append(conflicts, sharedKey{label: key.label(&item), injected: compact(item), existing: compact((*x.list)[shared])})
+			conflicts = append(conflicts, sharedKey{label: key.label(&item), injected: conflict.Content(item), existing: conflict.Content((*x.list)[shared])})
 			if first < 0 {
 				first = shared
 			}
@@ -356,12 +355,3 @@ func appendNew[T any](list *[]T, item T) {
 // sharedKey is a key an injected item shares with a different item already
 // in the list: its label and both items.
 type sharedKey struct{ label, injected, existing string }
-
-// compact renders an item as compact JSON, for conflict.Item.
-func compact(item any) string {
-	b, err := json.Marshal(item)
-	if err != nil {
-		return fmt.Sprintf("%+v", item)
-	}
-	return string(b)
-}
