@@ -1,6 +1,7 @@
 package fuzz
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -84,12 +85,14 @@ func (r runner) recreate(ctx context.Context, t *trial, h *Recreate, pod *corev1
 		return nil
 	}
 	before := t.obs.Presets[i]
+	deleted := r.namespaces.deleting(t.taken[cmp.Or(before.Namespace, "default")], before.Name)
 	if err := t.s.Delete(ctx, "PodPreset", before.Name); err != nil {
 		return fmt.Errorf("the history's delete of %s %q: %w", r.w.PresetKind(), before.Name, err)
 	}
+	deleted()
 	after := before.DeepCopy()
 	after.ResourceVersion, after.Spec = "", *h.Spec.DeepCopy()
-	created, pending, err := t.s.CreateObjectLater(ctx, after, nil)
+	created, pending, err := r.createPreset(ctx, t, after)
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
@@ -118,7 +121,7 @@ func (r runner) recreate(ctx context.Context, t *trial, h *Recreate, pod *corev1
 	}
 	again := pod.DeepCopy()
 	again.Name, again.GenerateName, again.OwnerReferences = againName(pod), "", nil
-	t.obs.Again = &oracle.Again{Before: before, After: after, Pod: again, Create: r.create(ctx, t.s, again, false), TakenUp: err == nil}
+	t.obs.Again = &oracle.Again{Before: before, After: after, Pod: again, Create: r.create(ctx, t, again, false), TakenUp: err == nil}
 	return nil
 }
 

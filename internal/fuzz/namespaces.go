@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -48,6 +49,11 @@ type namespaces struct {
 	// (record), by physical name: of each preset name, the first version
 	// and the last.
 	held map[string][]*v1alpha1.PodPreset
+	// stored are the presets cases created in the pool's namespaces and
+	// have not deleted yet, each with whether it is surely stored (its
+	// create returned and no deletion began): what an admission may see
+	// of other namespaces (elsewhere).
+	stored map[*v1alpha1.PodPreset]bool
 }
 
 type freeNamespace struct {
@@ -77,6 +83,7 @@ func newNamespaces(w *harness.World) (*namespaces, error) {
 		free:       map[string][]freeNamespace{},
 		all:        map[string]bool{},
 		held:       map[string][]*v1alpha1.PodPreset{},
+		stored:     map[*v1alpha1.PodPreset]bool{},
 	}, nil
 }
 
@@ -100,10 +107,90 @@ func (p *namespaces) take(ctx context.Context, logical string) (string, error) {
 	return name, nil
 }
 
+// storing notes a preset a case is about to create in one of the pool's
+// namespaces (its Namespace the physical name); created is called with
+// the preset as stored, with its resourceVersion, or nil when the create
+// failed.
+func (p *namespaces) storing(preset *v1alpha1.PodPreset) (created func(stored *v1alpha1.PodPreset)) {
+	p.mu.Lock()
+	p.stored[preset] = false
+	p.mu.Unlock()
+	return func(stored *v1alpha1.PodPreset) {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		delete(p.stored, preset)
+		if stored != nil {
+			p.stored[stored] = true
+		}
+	}
+}
+
+// deleting notes that a case is deleting one of its presets; deleted is
+// called once it is.
+func (p *namespaces) deleting(namespace, name string) (deleted func()) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var gone []*v1alpha1.PodPreset
+	for q := range p.stored {
+		if q.Namespace == namespace && q.Name == name {
+			p.stored[q] = false
+			gone = append(gone, q)
+		}
+	}
+	return func() {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		for _, q := range gone {
+			delete(p.stored, q)
+		}
+	}
+}
+
+// leaving notes that a namespace's presets are being deleted: from now
+// on an admission may or may not see them.
+func (p *namespaces) leaving(name string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for q := range p.stored {
+		if q.Namespace == name {
+			p.stored[q] = false
+		}
+	}
+}
+
+// forget drops a namespace's presets once they are deleted; p.mu held.
+func (p *namespaces) forget(name string) {
+	for q := range p.stored {
+		if q.Namespace == name {
+			delete(p.stored, q)
+		}
+	}
+}
+
+// elsewhere are the presets stored in the pool's namespaces other than
+// these, those surely stored and those on their way in or out.
+func (p *namespaces) elsewhere(own map[string]string) (held, passing []*v1alpha1.PodPreset) {
+	mine := slices.Collect(maps.Values(own))
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for q, sure := range p.stored {
+		if slices.Contains(mine, q.Namespace) {
+			continue
+		}
+		if sure {
+			held = append(held, q)
+		} else {
+			passing = append(passing, q)
+		}
+	}
+	return held, passing
+}
+
 // give empties a namespace a case took (of the pool's resources and
 // others the case created) and puts it back; a namespace that cannot be
 // emptied is deleted instead.
 func (p *namespaces) give(ctx context.Context, logical, name string, others ...schema.GroupVersionResource) error {
+	p.leaving(name)
 	var errs []error
 	for _, gvr := range slices.Concat(p.resources, others) {
 		if err := p.w.Objects().DeleteAll(ctx, gvr, name); err != nil && !apierrors.IsNotFound(err) {
@@ -122,6 +209,7 @@ func (p *namespaces) give(ctx context.Context, logical, name string, others ...s
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.forget(name)
 	p.free[logical] = append(p.free[logical], freeNamespace{name: name, since: time.Now()})
 	return nil
 }
@@ -165,6 +253,7 @@ func (p *namespaces) drop(ctx context.Context, name string) error {
 	p.mu.Lock()
 	delete(p.all, name)
 	delete(p.held, name)
+	p.forget(name)
 	p.mu.Unlock()
 	if err := p.w.Objects().Delete(ctx, backend.Namespaces, "", name); err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("unable to delete namespace %s: %w", name, err)
@@ -182,6 +271,7 @@ func (p *namespaces) close(ctx context.Context) error {
 	}
 	p.free = map[string][]freeNamespace{}
 	p.held = map[string][]*v1alpha1.PodPreset{}
+	p.stored = map[*v1alpha1.PodPreset]bool{}
 	p.mu.Unlock()
 	var errs []error
 	for _, name := range names {

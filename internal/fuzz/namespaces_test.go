@@ -14,6 +14,7 @@ import (
 	"presetsim.dev/presetsim/harness/backend"
 	"presetsim.dev/presetsim/internal/backend/offlinetest"
 	"presetsim.dev/presetsim/internal/scenario"
+	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
 )
 
 // TestNamespacePool: a namespace given back is emptied and handed out
@@ -136,5 +137,83 @@ func TestNamespacePoolWaitsUntilForgotten(t *testing.T) {
 	}
 	if _, err := w.Objects().Get(ctx, backend.Namespaces, "", stale); !apierrors.IsNotFound(err) {
 		t.Errorf("namespace %s: %v, want it deleted", stale, err)
+	}
+}
+
+// TestElsewhere: what other cases' namespaces hold, as a request sees it:
+// a preset counts as held once its create returned and until its deletion
+// begins, as passing while it is created or deleted; a case never sees its
+// own namespaces' presets.
+func TestElsewhere(t *testing.T) {
+	preset := func(ns, name string) *v1alpha1.PodPreset {
+		return &v1alpha1.PodPreset{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+	}
+	names := func(ps []*v1alpha1.PodPreset) []string {
+		var out []string
+		for _, p := range ps {
+			out = append(out, p.Namespace+"/"+p.Name)
+		}
+		slices.Sort(out)
+		return out
+	}
+	mine := map[string]string{"default": "default-aaaa", PeerNamespace: "default-aaaa-peer"}
+	for _, tc := range []struct {
+		name                string
+		steps               func(p *namespaces)
+		wantHeld, wantGoing []string
+	}{
+		{"nothing stored", func(*namespaces) {}, nil, nil},
+		{"a create under way, then done", func(p *namespaces) {
+			p.storing(preset("default-bbbb", "db"))
+			done := p.storing(preset("default-bbbb", "queue"))
+			done(preset("default-bbbb", "queue"))
+		}, []string{"default-bbbb/queue"}, []string{"default-bbbb/db"}},
+		{"a create that failed", func(p *namespaces) {
+			p.storing(preset("default-bbbb", "db"))(nil)
+		}, nil, nil},
+		{"the case's own namespaces", func(p *namespaces) {
+			p.storing(preset("default-aaaa", "db"))(preset("default-aaaa", "db"))
+			p.storing(preset("default-aaaa-peer", "db"))(preset("default-aaaa-peer", "db"))
+		}, nil, nil},
+		{"a preset being deleted, then deleted", func(p *namespaces) {
+			p.storing(preset("default-bbbb", "db"))(preset("default-bbbb", "db"))
+			p.storing(preset("default-bbbb", "queue"))(preset("default-bbbb", "queue"))
+			p.deleting("default-bbbb", "db")
+			p.deleting("default-bbbb", "queue")()
+		}, nil, []string{"default-bbbb/db"}},
+		{"a namespace being emptied, then given back", func(p *namespaces) {
+			p.storing(preset("default-bbbb", "db"))(preset("default-bbbb", "db"))
+			p.storing(preset("default-cccc", "db"))(preset("default-cccc", "db"))
+			p.storing(preset("default-dddd", "db"))(preset("default-dddd", "db"))
+			p.leaving("default-bbbb")
+			p.leaving("default-cccc")
+			p.forget("default-cccc")
+		}, []string{"default-dddd/db"}, []string{"default-bbbb/db"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := &namespaces{stored: map[*v1alpha1.PodPreset]bool{}}
+			tc.steps(p)
+			held, going := p.elsewhere(mine)
+			if got := names(held); !slices.Equal(got, tc.wantHeld) {
+				t.Errorf("held %q, want %q", got, tc.wantHeld)
+			}
+			if got := names(going); !slices.Equal(got, tc.wantGoing) {
+				t.Errorf("passing %q, want %q", got, tc.wantGoing)
+			}
+		})
+	}
+}
+
+// TestElsewhereOfARequest: a preset held at both looks was held for the
+// whole request; one held at a single look, or passing at either, may or
+// may not have been seen.
+func TestElsewhereOfARequest(t *testing.T) {
+	a, b, c, d := &v1alpha1.PodPreset{}, &v1alpha1.PodPreset{}, &v1alpha1.PodPreset{}, &v1alpha1.PodPreset{}
+	got := elsewhere([]*v1alpha1.PodPreset{a, b}, []*v1alpha1.PodPreset{a, c}, []*v1alpha1.PodPreset{d}, []*v1alpha1.PodPreset{d, b})
+	if len(got.Held) != 1 || got.Held[0] != a {
+		t.Errorf("held %v, want only the preset held at both looks", got.Held)
+	}
+	if len(got.Passing) != 3 || !slices.Contains(got.Passing, b) || !slices.Contains(got.Passing, c) || !slices.Contains(got.Passing, d) {
+		t.Errorf("passing %v, want the three others, each once", got.Passing)
 	}
 }

@@ -1,6 +1,7 @@
 package fuzz
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -204,7 +206,7 @@ func (r runner) admit(ctx context.Context, c Case) (_ *trial, err error) {
 			}
 			continue
 		}
-		created, wait, err := t.s.CreateObjectLater(ctx, p, nil)
+		created, wait, err := r.createPreset(ctx, t, p)
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
@@ -227,8 +229,8 @@ func (r runner) admit(ctx context.Context, c Case) (_ *trial, err error) {
 		return t, nil
 	}
 	c.AnnotateCopied(pod, Versions(t.obs.Presets))
-	t.obs.DryRun = r.create(ctx, t.s, pod, true)
-	t.obs.Create = r.create(ctx, t.s, pod, false)
+	t.obs.DryRun = r.create(ctx, t, pod, true)
+	t.obs.Create = r.create(ctx, t, pod, false)
 	if c.FollowUp != nil && t.obs.Create.Err == nil {
 		if t.obs.Changed, err = r.followUps(ctx, t, c.FollowUp, t.obs.Create.Pod); err != nil {
 			return nil, err
@@ -308,14 +310,52 @@ func (r runner) settle(ctx context.Context, t *trial) (err error) {
 }
 
 // create creates the case's pod, with a dry run or not.
-func (r runner) create(ctx context.Context, s *scenario.Scenario, pod *corev1.Pod, dryRun bool) oracle.Request {
+func (r runner) create(ctx context.Context, t *trial, pod *corev1.Pod, dryRun bool) oracle.Request {
 	warnings := &backend.Warnings{}
-	created, err := s.CreateObject(ctx, pod, &backend.CreateOptions{DryRun: dryRun, Warnings: warnings})
-	req := oracle.Request{Err: err, Warnings: oracle.ImplementationWarnings(warnings.List())}
+	heldBefore, passingBefore := r.namespaces.elsewhere(t.taken)
+	created, err := t.s.CreateObject(ctx, pod, &backend.CreateOptions{DryRun: dryRun, Warnings: warnings})
+	heldAfter, passingAfter := r.namespaces.elsewhere(t.taken)
+	req := oracle.Request{Err: err, Warnings: oracle.ImplementationWarnings(warnings.List()), Elsewhere: elsewhere(heldBefore, heldAfter, passingBefore, passingAfter)}
 	if err == nil {
 		req.Pod, req.Err = backend.ToPod(created)
 	}
 	return req
+}
+
+// createPreset creates a preset of the case, noted in the pool for as
+// long as it may be stored (namespaces.elsewhere).
+func (r runner) createPreset(ctx context.Context, t *trial, p *v1alpha1.PodPreset) (*unstructured.Unstructured, *scenario.Pending, error) {
+	here := p.DeepCopy()
+	here.Namespace = t.taken[cmp.Or(p.Namespace, "default")]
+	noted := r.namespaces.storing(here)
+	created, wait, err := t.s.CreateObjectLater(ctx, p, nil)
+	if err != nil {
+		noted(nil)
+		return created, wait, err
+	}
+	stored := here.DeepCopy()
+	stored.ResourceVersion = created.GetResourceVersion()
+	noted(stored)
+	return created, wait, nil
+}
+
+// elsewhere is what other cases' namespaces held while a request was
+// made, from a look before it and one after: held in both, or in one.
+func elsewhere(heldBefore, heldAfter, passingBefore, passingAfter []*v1alpha1.PodPreset) oracle.Elsewhere {
+	var out oracle.Elsewhere
+	for _, p := range heldBefore {
+		if slices.Contains(heldAfter, p) {
+			out.Held = append(out.Held, p)
+		} else {
+			out.Passing = append(out.Passing, p)
+		}
+	}
+	for _, p := range slices.Concat(heldAfter, passingBefore, passingAfter) {
+		if !slices.Contains(out.Held, p) && !slices.Contains(out.Passing, p) {
+			out.Passing = append(out.Passing, p)
+		}
+	}
+	return out
 }
 
 // uids are the UIDs of the case's pod and of its owner, which its events

@@ -109,6 +109,7 @@ var hypotheses = []Hypothesis{
 	{"trusts a preset's applied annotation", rule.R4_3, injection, annotationsTrusted},
 	{"appends a preset's env vars again to a pod it already mutated", rule.R3_8, injection, reapplied},
 	{"applies the presets in another order", rule.R3_6, injection, anyOrder},
+	{"applies the presets one by one in another order, each unless it conflicts", rule.R3_6, injection, oneByOneInAnotherOrder},
 	{"leaves init containers alone", rule.R3_2, injection, variant(func(v *merge.Variant) { v.InitContainersUntouched = true })},
 	{"injects into the first app container only", rule.R3_2, injection, firstContainerOnly},
 	{"never injects envFrom", rule.R3_2, injection, stripped(func(s *v1alpha1.PodPresetSpec) { s.EnvFrom = nil })},
@@ -116,7 +117,7 @@ var hypotheses = []Hypothesis{
 	{"never injects volume mounts", rule.R3_2, injection, stripped(func(s *v1alpha1.PodPresetSpec) { s.VolumeMounts = nil })},
 	{"never adds volumes", rule.R3_1, injection, stripped(func(s *v1alpha1.PodPresetSpec) { s.Volumes = nil })},
 	{"puts injected items before the pod's own", rule.R3_3, injection, injectedFirst},
-	{"compares env var names without regard to case", rule.R3_5, injection, variant(func(v *merge.Variant) { v.EnvNamesFolded = true })},
+	{"compares env var names without regard to case", rule.R3_5, injection, envNamesCased},
 	{"keys envFrom entries without their prefix", rule.R3_5, injection, variant(func(v *merge.Variant) { v.EnvFromPrefixIgnored = true })},
 	{"drops envFrom prefixes", rule.R3_5, injection, prefixesDropped},
 	{"checks volume mounts by name only", rule.R4_1, injection, variant(func(v *merge.Variant) { v.MountPathsUnkeyed = true })},
@@ -550,24 +551,35 @@ func sameSet(a, b []string) bool {
 }
 
 // otherNamespaces: the presets of other namespaces that select the pod
-// taken as well (R2.2), whatever their names.
+// taken as well (R2.2), whatever their names: the case's own other
+// namespace's, and those other cases held meanwhile (Request.Elsewhere),
+// with or without the ones created or deleted during the request.
 func otherNamespaces(h hypothesisInput) []model.Outcome {
-	var presets []*v1alpha1.PodPreset
+	var own []*v1alpha1.PodPreset
 	for _, p := range h.obs.Presets {
 		if slices.Contains(h.matching(), p.Name) {
-			presets = append(presets, p)
+			own = append(own, p)
 		}
 	}
-	n := len(presets)
-	for _, p := range h.obs.Others {
-		if selects(p, h.a.Pod) {
-			presets = append(presets, p)
+	var out []model.Outcome
+	tried := -1
+	for _, others := range [][]*v1alpha1.PodPreset{
+		slices.Concat(h.obs.Others, h.got.Elsewhere.Held),
+		slices.Concat(h.obs.Others, h.got.Elsewhere.Held, h.got.Elsewhere.Passing),
+	} {
+		presets := slices.Clone(own)
+		for _, p := range others {
+			if selects(p, h.a.Pod) {
+				presets = append(presets, p)
+			}
 		}
+		if len(presets) == len(own) || len(presets) == tried {
+			continue
+		}
+		tried = len(presets)
+		out = append(out, selectingPresets(h, presets)...)
 	}
-	if len(presets) == n {
-		return nil
-	}
-	return selectingPresets(h, presets)
+	return out
 }
 
 // selects reports whether a preset's selector selects the pod.
@@ -884,6 +896,25 @@ func anyOrder(h hypothesisInput) []model.Outcome {
 	return model.Admit(h.a, o)
 }
 
+// oneByOneInAnotherOrder: the matching presets applied one after the
+// other in an order other than by name, each skipped when it conflicts
+// with the pod as the earlier ones left it (R3.6, and R4.2 with it). Only
+// the outcomes no name order makes: when the order makes no difference,
+// the implementation behaves as "applies the presets that do not
+// conflict", which names R4.2 alone.
+func oneByOneInAnotherOrder(h hypothesisInput) []model.Outcome {
+	if len(h.matching()) < 2 || h.opts.Order == model.Unspecified || h.opts.Conflicts == model.SkipPreset {
+		return nil
+	}
+	o := h.opts
+	o.Order, o.Conflicts = model.Unspecified, model.SkipPreset
+	outcomes := model.Admit(h.a, o)
+	if len(outcomes) < 2 {
+		return nil
+	}
+	return outcomes[1:] // the first is by name
+}
+
 // variant: items compared or injected as a variant of the merge does.
 func variant(set func(*merge.Variant)) func(hypothesisInput) []model.Outcome {
 	return func(h hypothesisInput) []model.Outcome {
@@ -894,6 +925,48 @@ func variant(set func(*merge.Variant)) func(hypothesisInput) []model.Outcome {
 		}
 		return model.Admit(h.a, o)
 	}
+}
+
+// envNamesCased: env var names compared without regard to case (R3.5),
+// as a merge that folds both names does (merge.Variant.EnvNamesFolded), or
+// as one that upper- or lower-cases the pod's own names before it compares
+// them and gives the pod back its own names (its conflicts then name the
+// item as cased).
+func envNamesCased(h hypothesisInput) []model.Outcome {
+	out := variant(func(v *merge.Variant) { v.EnvNamesFolded = true })(h)
+	own := slices.Concat(h.a.Pod.Spec.InitContainers, h.a.Pod.Spec.Containers)
+	for _, fold := range []func(string) string{strings.ToUpper, strings.ToLower} {
+		a := h.a
+		a.Pod = h.a.Pod.DeepCopy()
+		changed := false
+		for _, list := range [][]corev1.Container{a.Pod.Spec.InitContainers, a.Pod.Spec.Containers} {
+			for i := range list {
+				for j := range list[i].Env {
+					folded := fold(list[i].Env[j].Name)
+					changed = changed || folded != list[i].Env[j].Name
+					list[i].Env[j].Name = folded
+				}
+			}
+		}
+		if !changed {
+			continue
+		}
+		for _, o := range model.Admit(a, h.opts) {
+			if o.Pod != nil {
+				// The model keeps the pod's own items first (R3.3), in
+				// their order.
+				for i, c := range slices.Concat(o.Pod.Spec.InitContainers, o.Pod.Spec.Containers) {
+					for j := range c.Env {
+						if i < len(own) && j < len(own[i].Env) {
+							c.Env[j].Name = own[i].Env[j].Name
+						}
+					}
+				}
+			}
+			out = append(out, o)
+		}
+	}
+	return out
 }
 
 // firstContainerOnly: only the first app container is injected into; the

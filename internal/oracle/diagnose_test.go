@@ -66,6 +66,9 @@ func TestDiagnose(t *testing.T) {
 		settings = append(settings, corev1.EnvVar{Name: fmt.Sprintf("SETTING_%02d", i), Value: "x"})
 	}
 	many := preset("many", settings...)
+	lower := corev1.Container{Name: "app", Image: "nginx", Env: []corev1.EnvVar{{Name: "db", Value: "sqlite"}}}
+	queue := preset("queue", corev1.EnvVar{Name: "QUEUE", Value: "rabbit"})
+	queue.Namespace = "default-x7k2"
 	for _, tc := range []struct {
 		name     string
 		obs      Observed
@@ -84,6 +87,10 @@ func TestDiagnose(t *testing.T) {
 			func(a *model.Admission) { a.Presets = []*v1alpha1.PodPreset{rename(a.Presets[0], "z"), a.Presets[1]} },
 			func(o *model.Outcome) { renameApplied(o.Pod, "z", "db") }),
 			"applies the presets in another order", rule.R3_6},
+		{"presets applied one by one, the later created first", faulty([]*v1alpha1.PodPreset{preset("a", corev1.EnvVar{Name: "X", Value: "1"}), preset("b", corev1.EnvVar{Name: "X", Value: "2"})}, webPod(nil, app), model.Options{Conflicts: model.SkipPreset},
+			func(a *model.Admission) { a.Presets = []*v1alpha1.PodPreset{rename(a.Presets[1], "0"), a.Presets[0]} },
+			func(o *model.Outcome) { renameApplied(o.Pod, "0", "b") }),
+			"applies the presets one by one in another order, each unless it conflicts", rule.R3_6},
 		{"presets that do not conflict applied", faulty([]*v1alpha1.PodPreset{clash, db}, webPod(nil, app), model.Options{Conflicts: model.SkipPreset}, nil, nil),
 			"applies the presets that do not conflict", rule.R4_2},
 		{"env vars appended again to a pod already mutated", faulty([]*v1alpha1.PodPreset{db}, webPod(map[string]string{merge.AnnotationKey("db"): "7"}, app), model.Options{}, nil,
@@ -112,6 +119,13 @@ func TestDiagnose(t *testing.T) {
 		{"the containers past the third left as submitted", faulty([]*v1alpha1.PodPreset{db}, withInit(webPod(nil, app, side, side2, side3), init), model.Options{}, nil,
 			func(o *model.Outcome) { o.Pod.Spec.Containers[2], o.Pod.Spec.Containers[3] = side2, side3 }),
 			"injects into no more than some number of a pod's containers", rule.R6_4},
+		{"the pod's own env var names upper-cased before they are compared", faulty([]*v1alpha1.PodPreset{preset("sqlite", lower.Env...)}, webPod(nil, lower), model.Options{},
+			func(a *model.Admission) { a.Pod.Spec.Containers[0].Env[0].Name = "DB" },
+			func(o *model.Outcome) { o.Pod.Spec.Containers[0].Env[0].Name = "db" }),
+			"compares env var names without regard to case", rule.R3_5},
+		{"the presets of another case's namespace taken", elsewhere(faulty([]*v1alpha1.PodPreset{db}, webPod(nil, app), model.Options{},
+			func(a *model.Admission) { a.Presets = append(a.Presets, queue) }, nil), queue),
+			"takes presets of other namespaces", rule.R2_2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			hs := diagnose(w, tc.obs, []request{{dryRun: true, got: tc.obs.DryRun}, {got: tc.obs.Create}}, true)
@@ -151,6 +165,13 @@ func history(presets []*v1alpha1.PodPreset, pod *corev1.Pod, edit func(*model.Ad
 		after(&create)
 	}
 	return observe(presets, pod, dry, create)
+}
+
+// elsewhere is obs with presets another namespace held during both
+// requests.
+func elsewhere(obs Observed, held ...*v1alpha1.PodPreset) Observed {
+	obs.DryRun.Elsewhere.Held, obs.Create.Elsewhere.Held = held, held
+	return obs
 }
 
 func withInit(pod *corev1.Pod, init corev1.Container) *corev1.Pod {

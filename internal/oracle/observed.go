@@ -122,6 +122,19 @@ type Request struct {
 	Pod      *corev1.Pod
 	Err      error
 	Warnings []string
+	// Elsewhere is what other namespaces held while the request was
+	// made, when the caller knows (R2.2: none of it may be taken).
+	Elsewhere Elsewhere
+}
+
+// Elsewhere are presets of other namespaces than the pod's that the
+// cluster held while a request was made: another case's, where cases run
+// side by side.
+type Elsewhere struct {
+	// Held were stored for the whole request; Passing were created or
+	// deleted meanwhile, so the implementation may or may not have seen
+	// them.
+	Held, Passing []*v1alpha1.PodPreset
 }
 
 // Admitted reports whether the case's pod was submitted: no valid preset
