@@ -2,6 +2,7 @@ package oracle
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -120,7 +121,7 @@ var hypotheses = []Hypothesis{
 	{"compares env var names without regard to case", rule.R3_5, injection, envNamesCased},
 	{"keys envFrom entries without their prefix", rule.R3_5, injection, variant(func(v *merge.Variant) { v.EnvFromPrefixIgnored = true })},
 	{"drops envFrom prefixes", rule.R3_5, injection, prefixesDropped},
-	{"checks volume mounts by name only", rule.R4_1, injection, variant(func(v *merge.Variant) { v.MountPathsUnkeyed = true })},
+	{"checks volume mounts by name only", rule.R4_1, injection, mountPathsUnchecked},
 	{"never compares envFrom entries", rule.R4_1, injection, variant(func(v *merge.Variant) { v.EnvFrom = merge.EnvFromDeduplicated })},
 	{"appends envFrom entries again", rule.R3_4, injection, variant(func(v *merge.Variant) { v.EnvFrom = merge.EnvFromAppended })},
 	{"appends envFrom entries again unless the pod had them", rule.R3_4, injection, variant(func(v *merge.Variant) { v.EnvFrom = merge.EnvFromAppendedUnlessSubmitted })},
@@ -930,43 +931,73 @@ func variant(set func(*merge.Variant)) func(hypothesisInput) []model.Outcome {
 // envNamesCased: env var names compared without regard to case (R3.5),
 // as a merge that folds both names does (merge.Variant.EnvNamesFolded), or
 // as one that upper- or lower-cases the pod's own names before it compares
-// them and gives the pod back its own names (its conflicts then name the
-// item as cased).
+// them (its conflicts then name the item as cased).
 func envNamesCased(h hypothesisInput) []model.Outcome {
 	out := variant(func(v *merge.Variant) { v.EnvNamesFolded = true })(h)
-	own := slices.Concat(h.a.Pod.Spec.InitContainers, h.a.Pod.Spec.Containers)
 	for _, fold := range []func(string) string{strings.ToUpper, strings.ToLower} {
-		a := h.a
-		a.Pod = h.a.Pod.DeepCopy()
-		changed := false
-		for _, list := range [][]corev1.Container{a.Pod.Spec.InitContainers, a.Pod.Spec.Containers} {
-			for i := range list {
-				for j := range list[i].Env {
-					folded := fold(list[i].Env[j].Name)
-					changed = changed || folded != list[i].Env[j].Name
-					list[i].Env[j].Name = folded
+		out = append(out, ownItemsMasked(h, func(pod *corev1.Pod) {
+			for _, list := range [][]corev1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
+				for i := range list {
+					for j := range list[i].Env {
+						list[i].Env[j].Name = fold(list[i].Env[j].Name)
+					}
 				}
 			}
-		}
-		if !changed {
-			continue
-		}
-		for _, o := range model.Admit(a, h.opts) {
-			if o.Pod != nil {
-				// The model keeps the pod's own items first (R3.3), in
-				// their order.
-				for i, c := range slices.Concat(o.Pod.Spec.InitContainers, o.Pod.Spec.Containers) {
-					for j := range c.Env {
-						if i < len(own) && j < len(own[i].Env) {
-							c.Env[j].Name = own[i].Env[j].Name
+		})...)
+	}
+	return out
+}
+
+// mountPathsUnchecked: volume mounts keyed by their name alone (R4.1), as
+// a merge whose keys omit the path does (merge.Variant.MountPathsUnkeyed),
+// or as one that checks only the pod's own mounts by name: one of them at
+// a path a matching preset mounts another volume at is passed over.
+func mountPathsUnchecked(h hypothesisInput) []model.Outcome {
+	out := variant(func(v *merge.Variant) { v.MountPathsUnkeyed = true })(h)
+	return append(out, ownItemsMasked(h, func(pod *corev1.Pod) {
+		for _, list := range [][]corev1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
+			for i := range list {
+				for j, m := range list[i].VolumeMounts {
+					for _, p := range h.a.Presets {
+						if slices.Contains(h.matching(), p.Name) && slices.ContainsFunc(p.Spec.VolumeMounts, func(x corev1.VolumeMount) bool { return x.MountPath == m.MountPath && x.Name != m.Name }) {
+							list[i].VolumeMounts[j].MountPath = "/presetsim-unchecked/" + strconv.Itoa(j)
 						}
 					}
 				}
 			}
-			out = append(out, o)
+		}
+	})...)
+}
+
+// ownItemsMasked is the model's outcomes when the pod's own items are
+// compared as mask leaves them (an implementation that normalises or
+// hides some before its merge), the pod then given back its own items;
+// nil when mask changes nothing.
+func ownItemsMasked(h hypothesisInput, mask func(*corev1.Pod)) []model.Outcome {
+	a := h.a
+	a.Pod = h.a.Pod.DeepCopy()
+	mask(a.Pod)
+	if equality.Semantic.DeepEqual(a.Pod, h.a.Pod) {
+		return nil
+	}
+	own := slices.Concat(h.a.Pod.Spec.InitContainers, h.a.Pod.Spec.Containers)
+	outcomes := model.Admit(a, h.opts)
+	for _, o := range outcomes {
+		if o.Pod == nil {
+			continue
+		}
+		// The model keeps the pod's own items first (R3.3), in their
+		// order.
+		copy(o.Pod.Spec.Volumes, h.a.Pod.Spec.Volumes)
+		for i, c := range slices.Concat(o.Pod.Spec.InitContainers, o.Pod.Spec.Containers) {
+			if i < len(own) {
+				copy(c.Env, own[i].Env)
+				copy(c.EnvFrom, own[i].EnvFrom)
+				copy(c.VolumeMounts, own[i].VolumeMounts)
+			}
 		}
 	}
-	return out
+	return outcomes
 }
 
 // firstContainerOnly: only the first app container is injected into; the

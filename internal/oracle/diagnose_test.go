@@ -67,6 +67,13 @@ func TestDiagnose(t *testing.T) {
 	}
 	many := preset("many", settings...)
 	lower := corev1.Container{Name: "app", Image: "nginx", Env: []corev1.EnvVar{{Name: "db", Value: "sqlite"}}}
+	mounted := func(name, volume string) *v1alpha1.PodPreset {
+		p := preset(name)
+		p.Spec.VolumeMounts = []corev1.VolumeMount{{Name: volume, MountPath: "/etc/conf"}}
+		p.Spec.Volumes = []corev1.Volume{{Name: volume, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}}
+		return p
+	}
+	confApp := corev1.Container{Name: "app", Image: "nginx", VolumeMounts: []corev1.VolumeMount{{Name: "cache", MountPath: "/etc/conf"}}}
 	queue := preset("queue", corev1.EnvVar{Name: "QUEUE", Value: "rabbit"})
 	queue.Namespace = "default-x7k2"
 	for _, tc := range []struct {
@@ -123,6 +130,10 @@ func TestDiagnose(t *testing.T) {
 			func(a *model.Admission) { a.Pod.Spec.Containers[0].Env[0].Name = "DB" },
 			func(o *model.Outcome) { o.Pod.Spec.Containers[0].Env[0].Name = "db" }),
 			"compares env var names without regard to case", rule.R3_5},
+		{"the pod's own mounts checked by name only, the presets' by name and path", faulty([]*v1alpha1.PodPreset{mounted("a", "data"), mounted("b", "logs"), db}, webPod(nil, confApp), model.Options{},
+			func(a *model.Admission) { a.Pod.Spec.Containers[0].VolumeMounts[0].MountPath = "/elsewhere" },
+			func(o *model.Outcome) { o.Pod.Spec.Containers[0].VolumeMounts[0].MountPath = "/etc/conf" }),
+			"checks volume mounts by name only", rule.R4_1},
 		{"the presets of another case's namespace taken", elsewhere(faulty([]*v1alpha1.PodPreset{db}, webPod(nil, app), model.Options{},
 			func(a *model.Admission) { a.Presets = append(a.Presets, queue) }, nil), queue),
 			"takes presets of other namespaces", rule.R2_2},
