@@ -1179,13 +1179,30 @@ func overwrites(quiet bool) func(hypothesisInput) []model.Outcome {
 }
 
 // prefixesDropped: envFrom entries keyed by their source alone and injected
-// without their prefix (R3.5).
+// without their prefix (R3.5); the pod's own entries compared without
+// theirs too, or as they are.
 func prefixesDropped(h hypothesisInput) []model.Outcome {
-	stripped := stripped(func(s *v1alpha1.PodPresetSpec) {
+	unprefixed := func(s *v1alpha1.PodPresetSpec) {
 		for i := range s.EnvFrom {
 			s.EnvFrom[i].Prefix = ""
 		}
-	})
+	}
 	h.opts.Variant.EnvFromPrefixIgnored = true
-	return stripped(h)
+	out := stripped(unprefixed)(h)
+	a := h.a
+	a.Presets = make([]*v1alpha1.PodPreset, len(h.a.Presets))
+	for i, p := range h.a.Presets {
+		a.Presets[i] = p.DeepCopy()
+		unprefixed(&a.Presets[i].Spec)
+	}
+	h.a = a
+	return append(out, ownItemsMasked(h, func(pod *corev1.Pod) {
+		for _, list := range [][]corev1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
+			for i := range list {
+				for j := range list[i].EnvFrom {
+					list[i].EnvFrom[j].Prefix = ""
+				}
+			}
+		}
+	})...)
 }

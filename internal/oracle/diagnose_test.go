@@ -74,6 +74,12 @@ func TestDiagnose(t *testing.T) {
 		return p
 	}
 	confApp := corev1.Container{Name: "app", Image: "nginx", VolumeMounts: []corev1.VolumeMount{{Name: "cache", MountPath: "/etc/conf"}}}
+	fromCM := func(prefix string) []corev1.EnvFromSource {
+		return []corev1.EnvFromSource{{Prefix: prefix, ConfigMapRef: &corev1.ConfigMapEnvSource{LocalObjectReference: corev1.LocalObjectReference{Name: "cm-a"}}}}
+	}
+	prefixedApp := corev1.Container{Name: "app", Image: "nginx", EnvFrom: fromCM("Q_")}
+	prefixed := preset("prefixed")
+	prefixed.Spec.EnvFrom = append(fromCM("P_"), corev1.EnvFromSource{Prefix: "P_", SecretRef: &corev1.SecretEnvSource{LocalObjectReference: corev1.LocalObjectReference{Name: "creds"}}})
 	queue := preset("queue", corev1.EnvVar{Name: "QUEUE", Value: "rabbit"})
 	queue.Namespace = "default-x7k2"
 	for _, tc := range []struct {
@@ -134,6 +140,16 @@ func TestDiagnose(t *testing.T) {
 			func(a *model.Admission) { a.Pod.Spec.Containers[0].VolumeMounts[0].MountPath = "/elsewhere" },
 			func(o *model.Outcome) { o.Pod.Spec.Containers[0].VolumeMounts[0].MountPath = "/etc/conf" }),
 			"checks volume mounts by name only", rule.R4_1},
+		{"envFrom prefixes dropped, the pod's own too, before entries are compared", faulty([]*v1alpha1.PodPreset{prefixed}, webPod(nil, prefixedApp), model.Options{},
+			func(a *model.Admission) {
+				unprefixed := prefixed.DeepCopy()
+				for i := range unprefixed.Spec.EnvFrom {
+					unprefixed.Spec.EnvFrom[i].Prefix = ""
+				}
+				a.Presets, a.Pod.Spec.Containers[0].EnvFrom = []*v1alpha1.PodPreset{unprefixed}, fromCM("")
+			},
+			func(o *model.Outcome) { o.Pod.Spec.Containers[0].EnvFrom[0] = fromCM("Q_")[0] }),
+			"drops envFrom prefixes", rule.R3_5},
 		{"the presets of another case's namespace taken", elsewhere(faulty([]*v1alpha1.PodPreset{db}, webPod(nil, app), model.Options{},
 			func(a *model.Admission) { a.Presets = append(a.Presets, queue) }, nil), queue),
 			"takes presets of other namespaces", rule.R2_2},
