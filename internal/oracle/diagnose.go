@@ -123,6 +123,7 @@ var hypotheses = []Hypothesis{
 	{"drops envFrom prefixes", rule.R3_5, injection, prefixesDropped},
 	{"checks volume mounts by name only", rule.R4_1, injection, mountPathsUnchecked},
 	{"never compares envFrom entries", rule.R4_1, injection, variant(func(v *merge.Variant) { v.EnvFrom = merge.EnvFromDeduplicated })},
+	{"compares a preset's items with the pod's as the API server had not defaulted the pod", rule.R3_4, injection, undefaulted},
 	{"appends envFrom entries again", rule.R3_4, injection, variant(func(v *merge.Variant) { v.EnvFrom = merge.EnvFromAppended })},
 	{"appends envFrom entries again unless the pod had them", rule.R3_4, injection, variant(func(v *merge.Variant) { v.EnvFrom = merge.EnvFromAppendedUnlessSubmitted })},
 	{"adds no applied annotation", rule.R3_7, annotation, reported(func(o *model.Outcome, _ hypothesisInput) { dropApplied(o) })},
@@ -964,6 +965,43 @@ func mountPathsUnchecked(h hypothesisInput) []model.Outcome {
 						}
 					}
 				}
+			}
+		}
+	})...)
+}
+
+// undefaulted: the pod's own items compared with a preset's as they were
+// before the API server defaulted them (R3.4: items are compared as
+// stored): as the pod was submitted, or with the two defaults a preset's
+// items meet most (a fieldRef's apiVersion, a volume's defaultMode)
+// stripped.
+func undefaulted(h hypothesisInput) []model.Outcome {
+	out := ownItemsMasked(h, func(pod *corev1.Pod) {
+		pod.Spec.Volumes = slices.Clone(h.obs.Pod.Spec.Volumes)
+		for i, c := range slices.Concat(h.obs.Pod.Spec.InitContainers, h.obs.Pod.Spec.Containers) {
+			if i < len(pod.Spec.InitContainers) {
+				pod.Spec.InitContainers[i].Env = slices.Clone(c.Env)
+			} else if j := i - len(pod.Spec.InitContainers); j < len(pod.Spec.Containers) {
+				pod.Spec.Containers[j].Env = slices.Clone(c.Env)
+			}
+		}
+	})
+	return append(out, ownItemsMasked(h, func(pod *corev1.Pod) {
+		for _, list := range [][]corev1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
+			for i := range list {
+				for _, e := range list[i].Env {
+					if e.ValueFrom != nil && e.ValueFrom.FieldRef != nil {
+						e.ValueFrom.FieldRef.APIVersion = ""
+					}
+				}
+			}
+		}
+		for _, v := range pod.Spec.Volumes {
+			switch {
+			case v.Secret != nil:
+				v.Secret.DefaultMode = nil
+			case v.ConfigMap != nil:
+				v.ConfigMap.DefaultMode = nil
 			}
 		}
 	})...)

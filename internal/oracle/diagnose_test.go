@@ -80,6 +80,8 @@ func TestDiagnose(t *testing.T) {
 	prefixedApp := corev1.Container{Name: "app", Image: "nginx", EnvFrom: fromCM("Q_")}
 	prefixed := preset("prefixed")
 	prefixed.Spec.EnvFrom = append(fromCM("P_"), corev1.EnvFromSource{Prefix: "P_", SecretRef: &corev1.SecretEnvSource{LocalObjectReference: corev1.LocalObjectReference{Name: "creds"}}})
+	hostIP := corev1.EnvVar{Name: "HOST_IP", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "status.hostIP"}}}
+	hostApp := corev1.Container{Name: "app", Image: "nginx", Env: []corev1.EnvVar{hostIP}}
 	queue := preset("queue", corev1.EnvVar{Name: "QUEUE", Value: "rabbit"})
 	queue.Namespace = "default-x7k2"
 	for _, tc := range []struct {
@@ -150,6 +152,10 @@ func TestDiagnose(t *testing.T) {
 			},
 			func(o *model.Outcome) { o.Pod.Spec.Containers[0].EnvFrom[0] = fromCM("Q_")[0] }),
 			"drops envFrom prefixes", rule.R3_5},
+		{"the pod's own items compared as submitted, before the API server's defaults", faulty([]*v1alpha1.PodPreset{preset("host", hostIP)}, webPod(nil, hostApp), model.Options{},
+			func(a *model.Admission) { a.Pod.Spec.Containers[0].Env[0].ValueFrom.FieldRef.APIVersion = "" },
+			func(o *model.Outcome) { o.Pod.Spec.Containers[0].Env[0].ValueFrom.FieldRef.APIVersion = "v1" }),
+			"compares a preset's items with the pod's as the API server had not defaulted the pod", rule.R3_4},
 		{"the presets of another case's namespace taken", elsewhere(faulty([]*v1alpha1.PodPreset{db}, webPod(nil, app), model.Options{},
 			func(a *model.Admission) { a.Presets = append(a.Presets, queue) }, nil), queue),
 			"takes presets of other namespaces", rule.R2_2},
