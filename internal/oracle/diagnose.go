@@ -1198,7 +1198,10 @@ func annotatedWhenChanged(h hypothesisInput) []model.Outcome {
 }
 
 // overwrites: every matching preset applied, a conflicting item in place
-// of the one it conflicts with (R4.4: data lost), reported or not.
+// of the one it conflicts with (R4.4: data lost), reported or not; or,
+// reported as the merge then finds them, the pod's own items that share a
+// key with a matching preset's dropped first and the presets merged into
+// what is left.
 func overwrites(quiet bool) func(hypothesisInput) []model.Outcome {
 	return func(h hypothesisInput) []model.Outcome {
 		if !slices.ContainsFunc(h.spec, func(o model.Outcome) bool { return len(o.Conflicts) > 0 }) {
@@ -1211,9 +1214,44 @@ func overwrites(quiet bool) func(hypothesisInput) []model.Outcome {
 			for i := range out {
 				out[i].Warnings, out[i].Events = nil, nil
 			}
+			return out
 		}
-		return out
+		return append(out, ownShadowedDropped(h)...)
 	}
+}
+
+// ownShadowedDropped is the model's outcomes for the pod without its own
+// items that share a name (or a volume mount's path) with an item of a
+// matching preset.
+func ownShadowedDropped(h hypothesisInput) []model.Outcome {
+	var matching []*v1alpha1.PodPreset
+	for _, p := range h.a.Presets {
+		if slices.Contains(h.matching(), p.Name) {
+			matching = append(matching, p)
+		}
+	}
+	a := h.a
+	a.Pod = h.a.Pod.DeepCopy()
+	for _, p := range matching {
+		for _, list := range [][]corev1.Container{a.Pod.Spec.InitContainers, a.Pod.Spec.Containers} {
+			for i := range list {
+				c := &list[i]
+				c.Env = slices.DeleteFunc(c.Env, func(e corev1.EnvVar) bool {
+					return slices.ContainsFunc(p.Spec.Env, func(x corev1.EnvVar) bool { return x.Name == e.Name })
+				})
+				c.VolumeMounts = slices.DeleteFunc(c.VolumeMounts, func(m corev1.VolumeMount) bool {
+					return slices.ContainsFunc(p.Spec.VolumeMounts, func(x corev1.VolumeMount) bool { return x.Name == m.Name || x.MountPath == m.MountPath })
+				})
+			}
+		}
+		a.Pod.Spec.Volumes = slices.DeleteFunc(a.Pod.Spec.Volumes, func(v corev1.Volume) bool {
+			return slices.ContainsFunc(p.Spec.Volumes, func(x corev1.Volume) bool { return x.Name == v.Name })
+		})
+	}
+	if equality.Semantic.DeepEqual(a.Pod, h.a.Pod) {
+		return nil
+	}
+	return model.Admit(a, h.opts)
 }
 
 // prefixesDropped: envFrom entries keyed by their source alone and injected

@@ -82,6 +82,7 @@ func TestDiagnose(t *testing.T) {
 	prefixed.Spec.EnvFrom = append(fromCM("P_"), corev1.EnvFromSource{Prefix: "P_", SecretRef: &corev1.SecretEnvSource{LocalObjectReference: corev1.LocalObjectReference{Name: "creds"}}})
 	hostIP := corev1.EnvVar{Name: "HOST_IP", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "status.hostIP"}}}
 	hostApp := corev1.Container{Name: "app", Image: "nginx", Env: []corev1.EnvVar{hostIP}}
+	twoEnv := corev1.Container{Name: "app", Image: "nginx", Env: []corev1.EnvVar{{Name: "PORT", Value: "80"}, {Name: "LOG", Value: "debug"}}}
 	queue := preset("queue", corev1.EnvVar{Name: "QUEUE", Value: "rabbit"})
 	queue.Namespace = "default-x7k2"
 	for _, tc := range []struct {
@@ -156,6 +157,9 @@ func TestDiagnose(t *testing.T) {
 			func(a *model.Admission) { a.Pod.Spec.Containers[0].Env[0].ValueFrom.FieldRef.APIVersion = "" },
 			func(o *model.Outcome) { o.Pod.Spec.Containers[0].Env[0].ValueFrom.FieldRef.APIVersion = "v1" }),
 			"compares a preset's items with the pod's as the API server had not defaulted the pod", rule.R3_4},
+		{"the pod's own item a preset shares a name with dropped, the preset's appended", faulty([]*v1alpha1.PodPreset{clash}, webPod(nil, twoEnv), model.Options{},
+			func(a *model.Admission) { a.Pod.Spec.Containers[0].Env = a.Pod.Spec.Containers[0].Env[1:] }, nil),
+			"puts a conflicting item in place of the pod's own", rule.R4_4},
 		{"the presets of another case's namespace taken", elsewhere(faulty([]*v1alpha1.PodPreset{db}, webPod(nil, app), model.Options{},
 			func(a *model.Admission) { a.Presets = append(a.Presets, queue) }, nil), queue),
 			"takes presets of other namespaces", rule.R2_2},
