@@ -1090,25 +1090,42 @@ func stripped(strip func(*v1alpha1.PodPresetSpec)) func(hypothesisInput) []model
 }
 
 // injectedFirst: the specification's outcome with each list's injected
-// items before the pod's own (R3.3).
+// items before the pod's own (R3.3): every list of every container, or
+// only env vars and volume mounts (an implementation that builds those two
+// lists from the preset's, and appends the rest), of the app containers
+// alone or of the init containers too.
 func injectedFirst(h hypothesisInput) []model.Outcome {
-	return reported(func(o *model.Outcome, h hypothesisInput) {
-		if o.Pod == nil {
-			return
-		}
-		o.Pod.Spec.Volumes = first(o.Pod.Spec.Volumes, len(h.a.Pod.Spec.Volumes))
-		for _, pair := range [][2][]corev1.Container{{o.Pod.Spec.InitContainers, h.a.Pod.Spec.InitContainers}, {o.Pod.Spec.Containers, h.a.Pod.Spec.Containers}} {
-			for i := range pair[0] {
-				if i >= len(pair[1]) {
-					break
+	var out []model.Outcome
+	for _, every := range []bool{true, false} {
+		for _, inits := range []bool{true, false} {
+			out = append(out, reported(func(o *model.Outcome, h hypothesisInput) {
+				if o.Pod == nil {
+					return
 				}
-				c, own := &pair[0][i], pair[1][i]
-				c.Env = first(c.Env, len(own.Env))
-				c.EnvFrom = first(c.EnvFrom, len(own.EnvFrom))
-				c.VolumeMounts = first(c.VolumeMounts, len(own.VolumeMounts))
-			}
+				if every {
+					o.Pod.Spec.Volumes = first(o.Pod.Spec.Volumes, len(h.a.Pod.Spec.Volumes))
+				}
+				pairs := [][2][]corev1.Container{{o.Pod.Spec.Containers, h.a.Pod.Spec.Containers}}
+				if inits {
+					pairs = append(pairs, [2][]corev1.Container{o.Pod.Spec.InitContainers, h.a.Pod.Spec.InitContainers})
+				}
+				for _, pair := range pairs {
+					for i := range pair[0] {
+						if i >= len(pair[1]) {
+							break
+						}
+						c, own := &pair[0][i], pair[1][i]
+						c.Env = first(c.Env, len(own.Env))
+						c.VolumeMounts = first(c.VolumeMounts, len(own.VolumeMounts))
+						if every {
+							c.EnvFrom = first(c.EnvFrom, len(own.EnvFrom))
+						}
+					}
+				}
+			})(h)...)
 		}
-	})(h)
+	}
+	return out
 }
 
 // first moves a list's items after its first own ones before them.

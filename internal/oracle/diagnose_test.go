@@ -160,6 +160,12 @@ func TestDiagnose(t *testing.T) {
 		{"the pod's own item a preset shares a name with dropped, the preset's appended", faulty([]*v1alpha1.PodPreset{clash}, webPod(nil, twoEnv), model.Options{},
 			func(a *model.Admission) { a.Pod.Spec.Containers[0].Env = a.Pod.Spec.Containers[0].Env[1:] }, nil),
 			"puts a conflicting item in place of the pod's own", rule.R4_4},
+		{"injected env vars before the app containers' own, after the init containers'", faulty([]*v1alpha1.PodPreset{db}, withInit(webPod(nil, app), corev1.Container{Name: "init", Image: "busybox", Env: []corev1.EnvVar{{Name: "STEP", Value: "1"}}}), model.Options{}, nil,
+			func(o *model.Outcome) {
+				c := &o.Pod.Spec.Containers[0]
+				c.Env = append(c.Env[1:], c.Env[0])
+			}),
+			"puts injected items before the pod's own", rule.R3_3},
 		{"the presets of another case's namespace taken", elsewhere(faulty([]*v1alpha1.PodPreset{db}, webPod(nil, app), model.Options{},
 			func(a *model.Admission) { a.Presets = append(a.Presets, queue) }, nil), queue),
 			"takes presets of other namespaces", rule.R2_2},
