@@ -102,6 +102,7 @@ var hypotheses = []Hypothesis{
 	{"does not select presets with the empty selector", rule.R1_3, guard, emptySelectorsUnselected},
 	{"leaves pods without a name alone", rule.R2_6, guard, unnamedUntouched},
 	{"applies only the last matching preset", rule.R3_6, selection, lastOnly},
+	{"applies the namespace's last preset by name whenever any preset selects the pod", rule.R2_3, selection, lastListed},
 	{"applies the presets that do not conflict", rule.R4_2, injection, withConflicts(model.SkipPreset)},
 	{"refuses a pod with a conflict", rule.R4_2, injection, withConflicts(model.Reject)},
 	{"applies every matching preset whatever conflicts", rule.R4_2, injection, withConflicts(model.Apply)},
@@ -616,6 +617,21 @@ func lastOnly(h hypothesisInput) []model.Outcome {
 		return nil
 	}
 	return selecting(h, m[len(m)-1:])
+}
+
+// lastListed: when any preset selects the pod, the namespace's last
+// preset by name applied in their place, whatever its selector (R2.3; a
+// loop that keeps its variable's address does this).
+func lastListed(h hypothesisInput) []model.Outcome {
+	m := h.matching()
+	if len(m) == 0 || len(h.obs.Presets) == 0 {
+		return nil
+	}
+	last := slices.MaxFunc(h.obs.Presets, func(a, b *v1alpha1.PodPreset) int { return strings.Compare(a.Name, b.Name) }).Name
+	if slices.Equal(m, []string{last}) {
+		return nil
+	}
+	return selecting(h, []string{last})
 }
 
 // otherSelection: the presets the implementation shows it selected, by its

@@ -83,6 +83,8 @@ func TestDiagnose(t *testing.T) {
 	hostIP := corev1.EnvVar{Name: "HOST_IP", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "status.hostIP"}}}
 	hostApp := corev1.Container{Name: "app", Image: "nginx", Env: []corev1.EnvVar{hostIP}}
 	twoEnv := corev1.Container{Name: "app", Image: "nginx", Env: []corev1.EnvVar{{Name: "PORT", Value: "80"}, {Name: "LOG", Value: "debug"}}}
+	unselected := preset("zz", corev1.EnvVar{Name: "ZZ", Value: "1"})
+	unselected.Spec.Selector.MatchLabels = map[string]string{"app": "batch"}
 	queue := preset("queue", corev1.EnvVar{Name: "QUEUE", Value: "rabbit"})
 	queue.Namespace = "default-x7k2"
 	for _, tc := range []struct {
@@ -166,6 +168,13 @@ func TestDiagnose(t *testing.T) {
 				c.Env = append(c.Env[1:], c.Env[0])
 			}),
 			"puts injected items before the pod's own", rule.R3_3},
+		{"the namespace's last preset applied in place of the one that selects the pod", faulty([]*v1alpha1.PodPreset{db, unselected}, webPod(nil, app), model.Options{},
+			func(a *model.Admission) {
+				zz := unselected.DeepCopy()
+				zz.Spec.Selector = metav1.LabelSelector{}
+				a.Presets = []*v1alpha1.PodPreset{zz}
+			}, nil),
+			"applies the namespace's last preset by name whenever any preset selects the pod", rule.R2_3},
 		{"the presets of another case's namespace taken", elsewhere(faulty([]*v1alpha1.PodPreset{db}, webPod(nil, app), model.Options{},
 			func(a *model.Admission) { a.Presets = append(a.Presets, queue) }, nil), queue),
 			"takes presets of other namespaces", rule.R2_2},
