@@ -580,9 +580,47 @@ func otherNamespaces(h hypothesisInput) []model.Outcome {
 			continue
 		}
 		tried = len(presets)
-		out = append(out, selectingPresets(h, presets)...)
+		for _, order := range tieOrders(presets) {
+			out = append(out, selectingPresets(h, order)...)
+		}
 	}
 	return out
+}
+
+// maxTieOrders bounds the orders tieOrders returns.
+const maxTieOrders = 24
+
+// tieOrders are the presets sorted by name, in each order of those that
+// share a name (of several namespaces): the order an implementation lists
+// them in, which nothing fixes, decides which comes first in the merge and
+// in its report. At most maxTieOrders.
+func tieOrders(presets []*v1alpha1.PodPreset) [][]*v1alpha1.PodPreset {
+	sorted := slices.Clone(presets)
+	slices.SortStableFunc(sorted, func(a, b *v1alpha1.PodPreset) int { return strings.Compare(a.Name, b.Name) })
+	orders := [][]*v1alpha1.PodPreset{nil}
+	for start := 0; start < len(sorted); {
+		end := start + 1
+		for end < len(sorted) && sorted[end].Name == sorted[start].Name {
+			end++
+		}
+		group := sorted[start:end]
+		backward := slices.Clone(group)
+		slices.Reverse(backward)
+		ways := [][]*v1alpha1.PodPreset{group, backward}
+		if len(group) <= 4 {
+			ways = model.Permutations(group)
+		}
+		var next [][]*v1alpha1.PodPreset
+		for _, o := range orders {
+			for _, g := range ways {
+				if len(next) < maxTieOrders {
+					next = append(next, slices.Concat(o, g))
+				}
+			}
+		}
+		orders, start = next, end
+	}
+	return orders
 }
 
 // selects reports whether a preset's selector selects the pod.

@@ -245,3 +245,45 @@ func renameApplied(pod *corev1.Pod, from, to string) {
 	delete(pod.Annotations, merge.AnnotationKey(from))
 	pod.Annotations[merge.AnnotationKey(to)] = v
 }
+
+// TestTieOrders: presets of one name are tried in every order, the others
+// by name; the orders are bounded.
+func TestTieOrders(t *testing.T) {
+	named := func(ns, name string) *v1alpha1.PodPreset {
+		return &v1alpha1.PodPreset{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+	}
+	show := func(orders [][]*v1alpha1.PodPreset) []string {
+		var out []string
+		for _, o := range orders {
+			s := ""
+			for _, p := range o {
+				s += p.Namespace + "/" + p.Name + " "
+			}
+			out = append(out, s)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name    string
+		presets []*v1alpha1.PodPreset
+		want    []string
+	}{
+		{"distinct names, by name", []*v1alpha1.PodPreset{named("x", "b"), named("x", "a")}, []string{"x/a x/b "}},
+		{"one name twice", []*v1alpha1.PodPreset{named("x", "c"), named("x", "a"), named("y", "c")}, []string{"x/a x/c y/c ", "x/a y/c x/c "}},
+		{"two names twice", []*v1alpha1.PodPreset{named("x", "a"), named("y", "a"), named("x", "b"), named("y", "b")},
+			[]string{"x/a y/a x/b y/b ", "x/a y/a y/b x/b ", "y/a x/a x/b y/b ", "y/a x/a y/b x/b "}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := show(tieOrders(tc.presets)); !slices.Equal(got, tc.want) {
+				t.Errorf("tieOrders = %q, want %q", got, tc.want)
+			}
+		})
+	}
+	var many []*v1alpha1.PodPreset
+	for i := range 6 {
+		many = append(many, named(fmt.Sprint(i), "a"), named(fmt.Sprint(i), "b"))
+	}
+	if n := len(tieOrders(many)); n > maxTieOrders || n < 2 {
+		t.Errorf("%d orders of twelve presets of two names, want 2 to %d", n, maxTieOrders)
+	}
+}

@@ -19,18 +19,20 @@ func orders(matching []*v1alpha1.PodPreset, o Order) [][]*v1alpha1.PodPreset {
 	if len(matching) > maxOrders {
 		return [][]*v1alpha1.PodPreset{matching, reversed(matching)}
 	}
-	return permutations(matching)
+	return Permutations(matching)
 }
 
-// permutations returns every order of list, list's own first.
-func permutations(list []*v1alpha1.PodPreset) [][]*v1alpha1.PodPreset {
+// Permutations returns every order of list, list's own first: the orders
+// Unspecified accepts, and the orders of presets an implementation may list
+// in any order (those of one name in several namespaces, say).
+func Permutations(list []*v1alpha1.PodPreset) [][]*v1alpha1.PodPreset {
 	if len(list) <= 1 {
 		return [][]*v1alpha1.PodPreset{slices.Clone(list)}
 	}
 	var out [][]*v1alpha1.PodPreset
 	for i := range list {
 		rest := slices.Concat(list[:i], list[i+1:])
-		for _, tail := range permutations(rest) {
+		for _, tail := range Permutations(rest) {
 			out = append(out, slices.Concat([]*v1alpha1.PodPreset{list[i]}, tail))
 		}
 	}
