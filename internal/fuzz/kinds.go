@@ -24,23 +24,27 @@ type tally struct {
 // hypotheses that explain them (none for a kind by rules and aspect).
 type group struct {
 	explainedBy []*oracle.Hypothesis
-	first       oracle.Disagreement
-	seed        uint64
-	count       int
+	// crowded is set when, while the first case ran, presets of other
+	// namespaces selected its pod (oracle.Observed.SelectedElsewhere).
+	crowded bool
+	first   oracle.Disagreement
+	seed    uint64
+	count   int
 }
 
 func newTally() *tally { return &tally{byKey: map[string]*group{}} }
 
 // add records a case's disagreements and returns those of a key not seen
-// before (to print as they are found).
-func (t *tally) add(seed uint64, ds []oracle.Disagreement, explainedBy []*oracle.Hypothesis) []oracle.Disagreement {
+// before (to print as they are found); crowded says whether presets of
+// other namespaces selected its pod while it ran.
+func (t *tally) add(seed uint64, ds []oracle.Disagreement, explainedBy []*oracle.Hypothesis, crowded bool) []oracle.Disagreement {
 	var fresh []oracle.Disagreement
 	seen := func(key string, g group, shown oracle.Disagreement) {
 		if old, ok := t.byKey[key]; ok {
 			old.count++
 			return
 		}
-		g.seed, g.count = seed, 1
+		g.seed, g.count, g.crowded = seed, 1, crowded
 		t.byKey[key] = &g
 		t.keys = append(t.keys, key)
 		fresh = append(fresh, shown)
@@ -110,7 +114,7 @@ func (t *tally) resolve() []*Report {
 		}
 		d := g.first
 		d.Explain(h)
-		rep := &Report{Rules: d.Rules, Summary: d.Summary, CaseSeed: g.seed, Count: g.count, Detail: d.Detail, found: d}
+		rep := &Report{Rules: d.Rules, Summary: d.Summary, CaseSeed: g.seed, Count: g.count, Detail: d.Detail, found: d, crowded: g.crowded}
 		if h != nil {
 			byHypothesis[h] = rep
 		}

@@ -24,10 +24,10 @@ func TestTallyResolve(t *testing.T) {
 	empty, unreported := find("does not select presets with the empty selector"), find("reports no conflict")
 	d := oracle.Disagreement{Rules: []rule.ID{rule.R4_3}, Aspect: oracle.Warnings, Summary: "the create returned the warnings []"}
 	tl := newTally()
-	tl.add(1, []oracle.Disagreement{d}, []*oracle.Hypothesis{empty, unreported}) // ambiguous: the empty selector's preset conflicted
-	tl.add(2, []oracle.Disagreement{d}, []*oracle.Hypothesis{unreported})
-	tl.add(3, []oracle.Disagreement{d}, []*oracle.Hypothesis{unreported})
-	tl.add(4, []oracle.Disagreement{{Rules: []rule.ID{rule.R3_2}, Aspect: oracle.Pod}}, nil)
+	tl.add(1, []oracle.Disagreement{d}, []*oracle.Hypothesis{empty, unreported}, false) // ambiguous: the empty selector's preset conflicted
+	tl.add(2, []oracle.Disagreement{d}, []*oracle.Hypothesis{unreported}, false)
+	tl.add(3, []oracle.Disagreement{d}, []*oracle.Hypothesis{unreported}, false)
+	tl.add(4, []oracle.Disagreement{{Rules: []rule.ID{rule.R3_2}, Aspect: oracle.Pod}}, nil, false)
 	got := tl.resolve()
 	if len(got) != 2 {
 		t.Fatalf("%d kinds, want 2: %+v", len(got), got)

@@ -287,3 +287,29 @@ func TestTieOrders(t *testing.T) {
 		t.Errorf("%d orders of twelve presets of two names, want 2 to %d", n, maxTieOrders)
 	}
 }
+
+// TestSelectedElsewhere: presets of other namespaces count when they select
+// the pod, whether the case's own or another case's, held or passing.
+func TestSelectedElsewhere(t *testing.T) {
+	app := corev1.Container{Name: "app", Image: "nginx"}
+	selecting := preset("db", corev1.EnvVar{Name: "DB", Value: "postgres"})
+	selecting.Namespace = "default-x7k2"
+	other := selecting.DeepCopy()
+	other.Spec.Selector.MatchLabels = map[string]string{"app": "batch"}
+	for _, tc := range []struct {
+		name string
+		obs  Observed
+		want bool
+	}{
+		{"none", Observed{Pod: webPod(nil, app)}, false},
+		{"the case's own other namespace", Observed{Pod: webPod(nil, app), Others: []*v1alpha1.PodPreset{selecting}}, true},
+		{"another case's, not selecting", Observed{Pod: webPod(nil, app), Create: Request{Elsewhere: Elsewhere{Held: []*v1alpha1.PodPreset{other}}}}, false},
+		{"another case's, created during the dry run", Observed{Pod: webPod(nil, app), DryRun: Request{Elsewhere: Elsewhere{Passing: []*v1alpha1.PodPreset{selecting}}}}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.obs.SelectedElsewhere(); got != tc.want {
+				t.Errorf("SelectedElsewhere = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

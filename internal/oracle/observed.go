@@ -245,3 +245,20 @@ func eventKeys(events []conflict.Event) []string {
 	slices.Sort(out)
 	return out
 }
+
+// SelectedElsewhere reports whether presets of other namespaces than the
+// pod's selected the pod while its requests were made: the case's own
+// other namespace's, or another case's (Request.Elsewhere).
+func (o Observed) SelectedElsewhere() bool {
+	if o.Pod == nil {
+		return false
+	}
+	for _, r := range []Request{o.DryRun, o.Create} {
+		for _, p := range slices.Concat(o.Others, r.Elsewhere.Held, r.Elsewhere.Passing) {
+			if selects(p, defaults.Pod(o.Pod)) {
+				return true
+			}
+		}
+	}
+	return false
+}
