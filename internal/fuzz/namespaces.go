@@ -49,11 +49,19 @@ type namespaces struct {
 	// (record), by physical name: of each preset name, the first version
 	// and the last.
 	held map[string][]*v1alpha1.PodPreset
-	// stored are the presets cases created in the pool's namespaces and
-	// have not deleted yet, each with whether it is surely stored (its
-	// create returned and no deletion began): what an admission may see
-	// of other namespaces (elsewhere).
-	stored map[*v1alpha1.PodPreset]bool
+	// stored are the presets cases created in the pool's namespaces, from
+	// the start of their create until a quarantine after their deletion
+	// (an implementation's cache may hold them that long): what an
+	// admission may see of other namespaces (elsewhere).
+	stored map[*v1alpha1.PodPreset]presence
+}
+
+// presence is what the pool knows of a preset it noted: whether it is
+// surely stored (its create returned and no deletion began), and when it
+// was deleted.
+type presence struct {
+	sure bool
+	gone time.Time
 }
 
 type freeNamespace struct {
@@ -83,7 +91,7 @@ func newNamespaces(w *harness.World) (*namespaces, error) {
 		free:       map[string][]freeNamespace{},
 		all:        map[string]bool{},
 		held:       map[string][]*v1alpha1.PodPreset{},
-		stored:     map[*v1alpha1.PodPreset]bool{},
+		stored:     map[*v1alpha1.PodPreset]presence{},
 	}, nil
 }
 
@@ -113,14 +121,14 @@ func (p *namespaces) take(ctx context.Context, logical string) (string, error) {
 // failed.
 func (p *namespaces) storing(preset *v1alpha1.PodPreset) (created func(stored *v1alpha1.PodPreset)) {
 	p.mu.Lock()
-	p.stored[preset] = false
+	p.stored[preset] = presence{}
 	p.mu.Unlock()
 	return func(stored *v1alpha1.PodPreset) {
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		delete(p.stored, preset)
 		if stored != nil {
-			p.stored[stored] = true
+			p.stored[stored] = presence{sure: true}
 		}
 	}
 }
@@ -133,7 +141,7 @@ func (p *namespaces) deleting(namespace, name string) (deleted func()) {
 	var gone []*v1alpha1.PodPreset
 	for q := range p.stored {
 		if q.Namespace == namespace && q.Name == name {
-			p.stored[q] = false
+			p.stored[q] = presence{}
 			gone = append(gone, q)
 		}
 	}
@@ -141,7 +149,7 @@ func (p *namespaces) deleting(namespace, name string) (deleted func()) {
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		for _, q := range gone {
-			delete(p.stored, q)
+			p.stored[q] = presence{gone: time.Now()}
 		}
 	}
 }
@@ -151,33 +159,38 @@ func (p *namespaces) deleting(namespace, name string) (deleted func()) {
 func (p *namespaces) leaving(name string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for q := range p.stored {
-		if q.Namespace == name {
-			p.stored[q] = false
+	for q, was := range p.stored {
+		if q.Namespace == name && was.gone.IsZero() {
+			p.stored[q] = presence{}
 		}
 	}
 }
 
-// forget drops a namespace's presets once they are deleted; p.mu held.
+// forget notes that a namespace's presets are deleted; p.mu held.
 func (p *namespaces) forget(name string) {
-	for q := range p.stored {
-		if q.Namespace == name {
-			delete(p.stored, q)
+	for q, was := range p.stored {
+		if q.Namespace == name && was.gone.IsZero() {
+			p.stored[q] = presence{gone: time.Now()}
 		}
 	}
 }
 
 // elsewhere are the presets stored in the pool's namespaces other than
-// these, those surely stored and those on their way in or out.
+// these: those surely stored, and those on their way in or out (deleted
+// less than a quarantine ago).
 func (p *namespaces) elsewhere(own map[string]string) (held, passing []*v1alpha1.PodPreset) {
 	mine := slices.Collect(maps.Values(own))
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for q, sure := range p.stored {
+	for q, is := range p.stored {
+		if !is.gone.IsZero() && time.Since(is.gone) > p.quarantine {
+			delete(p.stored, q)
+			continue
+		}
 		if slices.Contains(mine, q.Namespace) {
 			continue
 		}
-		if sure {
+		if is.sure {
 			held = append(held, q)
 		} else {
 			passing = append(passing, q)
@@ -271,7 +284,7 @@ func (p *namespaces) close(ctx context.Context) error {
 	}
 	p.free = map[string][]freeNamespace{}
 	p.held = map[string][]*v1alpha1.PodPreset{}
-	p.stored = map[*v1alpha1.PodPreset]bool{}
+	p.stored = map[*v1alpha1.PodPreset]presence{}
 	p.mu.Unlock()
 	var errs []error
 	for _, name := range names {

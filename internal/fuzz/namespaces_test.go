@@ -142,8 +142,8 @@ func TestNamespacePoolWaitsUntilForgotten(t *testing.T) {
 
 // TestElsewhere: what other cases' namespaces hold, as a request sees it:
 // a preset counts as held once its create returned and until its deletion
-// begins, as passing while it is created or deleted; a case never sees its
-// own namespaces' presets.
+// begins, as passing while it is created or deleted and for a quarantine
+// after; a case never sees its own namespaces' presets.
 func TestElsewhere(t *testing.T) {
 	preset := func(ns, name string) *v1alpha1.PodPreset {
 		return &v1alpha1.PodPreset{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
@@ -159,29 +159,30 @@ func TestElsewhere(t *testing.T) {
 	mine := map[string]string{"default": "default-aaaa", PeerNamespace: "default-aaaa-peer"}
 	for _, tc := range []struct {
 		name                string
+		quarantine          time.Duration
 		steps               func(p *namespaces)
 		wantHeld, wantGoing []string
 	}{
-		{"nothing stored", func(*namespaces) {}, nil, nil},
-		{"a create under way, then done", func(p *namespaces) {
+		{"nothing stored", 0, func(*namespaces) {}, nil, nil},
+		{"a create under way, then done", 0, func(p *namespaces) {
 			p.storing(preset("default-bbbb", "db"))
 			done := p.storing(preset("default-bbbb", "queue"))
 			done(preset("default-bbbb", "queue"))
 		}, []string{"default-bbbb/queue"}, []string{"default-bbbb/db"}},
-		{"a create that failed", func(p *namespaces) {
+		{"a create that failed", 0, func(p *namespaces) {
 			p.storing(preset("default-bbbb", "db"))(nil)
 		}, nil, nil},
-		{"the case's own namespaces", func(p *namespaces) {
+		{"the case's own namespaces", 0, func(p *namespaces) {
 			p.storing(preset("default-aaaa", "db"))(preset("default-aaaa", "db"))
 			p.storing(preset("default-aaaa-peer", "db"))(preset("default-aaaa-peer", "db"))
 		}, nil, nil},
-		{"a preset being deleted, then deleted", func(p *namespaces) {
+		{"a preset being deleted, then deleted", 0, func(p *namespaces) {
 			p.storing(preset("default-bbbb", "db"))(preset("default-bbbb", "db"))
 			p.storing(preset("default-bbbb", "queue"))(preset("default-bbbb", "queue"))
 			p.deleting("default-bbbb", "db")
 			p.deleting("default-bbbb", "queue")()
 		}, nil, []string{"default-bbbb/db"}},
-		{"a namespace being emptied, then given back", func(p *namespaces) {
+		{"a namespace being emptied, then given back", 0, func(p *namespaces) {
 			p.storing(preset("default-bbbb", "db"))(preset("default-bbbb", "db"))
 			p.storing(preset("default-cccc", "db"))(preset("default-cccc", "db"))
 			p.storing(preset("default-dddd", "db"))(preset("default-dddd", "db"))
@@ -189,9 +190,16 @@ func TestElsewhere(t *testing.T) {
 			p.leaving("default-cccc")
 			p.forget("default-cccc")
 		}, []string{"default-dddd/db"}, []string{"default-bbbb/db"}},
+		{"deleted less than a quarantine ago", time.Hour, func(p *namespaces) {
+			p.storing(preset("default-bbbb", "db"))(preset("default-bbbb", "db"))
+			p.storing(preset("default-cccc", "db"))(preset("default-cccc", "db"))
+			p.deleting("default-bbbb", "db")()
+			p.leaving("default-cccc")
+			p.forget("default-cccc")
+		}, nil, []string{"default-bbbb/db", "default-cccc/db"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := &namespaces{stored: map[*v1alpha1.PodPreset]bool{}}
+			p := &namespaces{stored: map[*v1alpha1.PodPreset]presence{}, quarantine: tc.quarantine}
 			tc.steps(p)
 			held, going := p.elsewhere(mine)
 			if got := names(held); !slices.Equal(got, tc.wantHeld) {
