@@ -313,14 +313,12 @@ func kindOf(d oracle.Disagreement) string {
 }
 
 // shrinkAndWrite shrinks a report's case, when shrink is set, and writes
-// it as a feature, name.feature.
+// it as a feature, name.feature. A case not shrunk is run again alone
+// once all the same, to tell whether what it showed depends on other
+// cases.
 func (r runner) shrinkAndWrite(ctx context.Context, rep *Report, opts Options, name string, shrink bool) error {
 	c := Generate(rep.CaseSeed)
 	r.eventWait = r.w.Timeouts.Settle
-	if !shrink {
-		rep.NotShrunk = true
-		return r.write(ctx, c, rep, opts, name)
-	}
 	if len(rep.found.Rules) > 0 && rep.found.Rules[0].Section() == "R6" {
 		// State over time: the run's namespaces served earlier cases,
 		// whose presets a stale implementation may still apply. Each case
@@ -335,10 +333,23 @@ func (r runner) shrinkAndWrite(ctx context.Context, rep *Report, opts Options, n
 		defer func() { _ = fresh.close(context.WithoutCancel(ctx)) }()
 		r.namespaces = fresh
 	}
-	small, d := r.shrink(ctx, c, rep.found, rep.found.Aspect.AboutEvents())
+	events := rep.found.Aspect.AboutEvents()
+	small := c
+	var d *oracle.Disagreement
+	if shrink {
+		small, d = r.shrink(ctx, c, rep.found, events)
+	} else {
+		rep.NotShrunk = true
+		ds, explainedBy, err := r.disagreements(ctx, c, events)
+		if err != nil {
+			return err
+		}
+		d = still(rep.found, ds, explainedBy)
+	}
 	switch {
-	case d != nil:
+	case d != nil && shrink:
 		rep.Summary, rep.Detail = d.Summary, d.Detail
+	case d != nil:
 	case rep.crowded && rep.found.AsIf == "":
 		// What the case showed beside other cases and not alone has a
 		// cause outside it; presets of other namespaces that selected

@@ -175,6 +175,9 @@ func TestDiagnose(t *testing.T) {
 				a.Presets = []*v1alpha1.PodPreset{zz}
 			}, nil),
 			"applies the namespace's last preset by name whenever any preset selects the pod", rule.R2_3},
+		{"conflict events recorded for the dry run too", faulty([]*v1alpha1.PodPreset{clash}, webPod(nil, app), model.Options{},
+			func(a *model.Admission) { a.DryRun = false }, nil),
+			"records conflict events on dry runs too", rule.R2_1},
 		{"the presets of another case's namespace taken", elsewhere(faulty([]*v1alpha1.PodPreset{db}, webPod(nil, app), model.Options{},
 			func(a *model.Admission) { a.Presets = append(a.Presets, queue) }, nil), queue),
 			"takes presets of other namespaces", rule.R2_2},
