@@ -77,5 +77,9 @@ func (c *Cluster) Admit(plugin admission.MutationInterface, namespaces *metav1.L
 	return nil
 }
 
-// Stop does nothing: the store goes with the process's memory.
-func (c *Cluster) Stop() error { return nil }
+// Stop ends every watch of the cluster (their goroutines end with them);
+// the store goes with the process's memory.
+func (c *Cluster) Stop() error {
+	c.watches.stop()
+	return nil
+}

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"presetsim.dev/presetsim/backends/offline"
+	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/internal/backend/offlinetest"
 
 	corev1 "k8s.io/api/core/v1"
@@ -421,5 +423,41 @@ func TestClientWatchNotReadLosesNothing(t *testing.T) {
 	}
 	if counts[watch.Added] != n || counts[watch.Deleted] != n {
 		t.Errorf("events %v, want %d added and %d deleted", counts, n, n)
+	}
+}
+
+// TestStopEndsWatches: a cluster stopped ends its watches, the backend's
+// and those a fake client's informer holds, so that nothing of it keeps
+// running in the process.
+func TestStopEndsWatches(t *testing.T) {
+	ctx := context.Background()
+	w, err := harness.Start(ctx, harness.Options{Backend: offline.New()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := w.Objects().(*offline.Cluster)
+	if err := c.CreateNamespace(ctx, "watched", nil); err != nil {
+		t.Fatal(err)
+	}
+	mine, err := c.Watch(ctx, backend.Pods, "watched")
+	if err != nil {
+		t.Fatal(err)
+	}
+	informers, err := c.Clients().Typed.CoreV1().Pods("").Watch(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	for name, wt := range map[string]watch.Interface{"the backend's": mine, "a client's": informers} {
+		select {
+		case _, open := <-wt.ResultChan():
+			if open {
+				t.Errorf("%s watch had an event after the cluster stopped", name)
+			}
+		case <-time.After(10 * time.Second):
+			t.Errorf("%s watch still open 10s after the cluster stopped", name)
+		}
 	}
 }

@@ -208,6 +208,18 @@ func (w *watches) forget(namespace string) {
 	}
 }
 
+// stop stops every feed, ending every watch (the cluster stops); a watch
+// asked for later gets a feed of its own as before.
+func (w *watches) stop() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for key, f := range w.feeds {
+		f.stopped.Store(true)
+		f.src.Stop()
+		delete(w.feeds, key)
+	}
+}
+
 // feedSlack is how many events a feed may have to read before a change
 // waits for it: below the tracker's channel of 100, which panics when full.
 const feedSlack = 64
