@@ -101,6 +101,7 @@ var hypotheses = []Hypothesis{
 	{"takes presets of other namespaces", rule.R2_2, guard, otherNamespaces},
 	{"does not select presets with the empty selector", rule.R1_3, guard, emptySelectorsUnselected},
 	{"leaves pods without a name alone", rule.R2_6, guard, unnamedUntouched},
+	{"applies every preset of the namespace, whatever its selector", rule.R2_3, selection, everyPreset},
 	{"applies only the last matching preset", rule.R3_6, selection, lastOnly},
 	{"applies the namespace's last preset by name whenever any preset selects the pod", rule.R2_3, selection, lastListed},
 	{"applies the presets that do not conflict", rule.R4_2, injection, withConflicts(model.SkipPreset)},
@@ -655,6 +656,19 @@ func lastOnly(h hypothesisInput) []model.Outcome {
 		return nil
 	}
 	return selecting(h, m[len(m)-1:])
+}
+
+// everyPreset: every preset of the pod's namespace applied, whatever its
+// selector (R2.3).
+func everyPreset(h hypothesisInput) []model.Outcome {
+	var names []string
+	for _, p := range h.obs.Presets {
+		names = append(names, p.Name)
+	}
+	if len(names) == len(h.matching()) {
+		return nil
+	}
+	return selecting(h, names)
 }
 
 // lastListed: when any preset selects the pod, the namespace's last

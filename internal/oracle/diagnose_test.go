@@ -178,6 +178,16 @@ func TestDiagnose(t *testing.T) {
 		{"conflict events recorded for the dry run too", faulty([]*v1alpha1.PodPreset{clash}, webPod(nil, app), model.Options{},
 			func(a *model.Admission) { a.DryRun = false }, nil),
 			"records conflict events on dry runs too", rule.R2_1},
+		{"every preset of the namespace applied", faulty([]*v1alpha1.PodPreset{db, unselected, preset("zzz")}, webPod(nil, app), model.Options{},
+			func(a *model.Admission) {
+				a.Presets = nil
+				for _, p := range []*v1alpha1.PodPreset{db, unselected, preset("zzz")} {
+					p = p.DeepCopy()
+					p.Spec.Selector = metav1.LabelSelector{}
+					a.Presets = append(a.Presets, p)
+				}
+			}, nil),
+			"applies every preset of the namespace, whatever its selector", rule.R2_3},
 		{"the presets of another case's namespace taken", elsewhere(faulty([]*v1alpha1.PodPreset{db}, webPod(nil, app), model.Options{},
 			func(a *model.Admission) { a.Presets = append(a.Presets, queue) }, nil), queue),
 			"takes presets of other namespaces", rule.R2_2},
