@@ -84,6 +84,10 @@ fuzz: ## fuzz the merge engine, environment resolution, YAML decoding, webhook h
 	$(GO) test -run '^$$' -fuzz '^FuzzHandler$$' -fuzztime $(FUZZTIME) ./internal/webhook/
 	$(GO) test -run '^$$' -fuzz '^FuzzPodPatch$$' -fuzztime $(FUZZTIME) ./internal/webhook/
 
+.PHONY: fuzz-rules
+fuzz-rules: ## fuzz every module mutant offline (300 cases each, seed 7) and count the kinds of disagreement that name the mutant's rule first (docs/mutation.md)
+	$(GO) run ./hack/fuzzrules $(ARGS)
+
 .PHONY: mutation
 mutation: ## mutation-test presets/ with gremlins: admission, merge, model by the offline suite; explain by its goldens; policy by the suite on envtest; fails below 90 % of all mutants (docs/mutation.md)
 	hack/mutation.sh

@@ -250,7 +250,10 @@ func Run(ctx context.Context, w *harness.World, opts Options) (_ Summary, err er
 	sum.Disagreeing = disagreeing
 	written := map[string]bool{}
 	for i, rep := range found {
-		if interrupted == nil && opts.Out != "" {
+		// A kind that no hypothesis explains, found while presets of other
+		// namespaces selected its pod, is run again alone whatever is
+		// written: whether it agrees then decides the rule named first.
+		if interrupted == nil && (opts.Out != "" || rep.crowded && rep.found.AsIf == "") {
 			// Every kind is written; the first opts.Shrink are shrunk. A
 			// case first of two kinds is written once for each.
 			name := fmt.Sprintf("case-%d", rep.CaseSeed)
@@ -258,7 +261,7 @@ func Run(ctx context.Context, w *harness.World, opts Options) (_ Summary, err er
 				name = fmt.Sprintf("case-%d-%d", rep.CaseSeed, i+1)
 			}
 			written[name] = true
-			if err := r.shrinkAndWrite(context.WithoutCancel(ctx), rep, opts, name, i < opts.Shrink); err != nil {
+			if err := r.shrinkAndWrite(context.WithoutCancel(ctx), rep, opts, name, opts.Out != "" && i < opts.Shrink); err != nil {
 				return sum, err
 			}
 		}
@@ -313,9 +316,9 @@ func kindOf(d oracle.Disagreement) string {
 }
 
 // shrinkAndWrite shrinks a report's case, when shrink is set, and writes
-// it as a feature, name.feature. A case not shrunk is run again alone
-// once all the same, to tell whether what it showed depends on other
-// cases.
+// it as a feature, name.feature, when opts.Out is set. A case not shrunk
+// is run again alone once all the same, to tell whether what it showed
+// depends on other cases.
 func (r runner) shrinkAndWrite(ctx context.Context, rep *Report, opts Options, name string, shrink bool) error {
 	c := Generate(rep.CaseSeed)
 	r.eventWait = r.w.Timeouts.Settle
@@ -339,7 +342,7 @@ func (r runner) shrinkAndWrite(ctx context.Context, rep *Report, opts Options, n
 	if shrink {
 		small, d = r.shrink(ctx, c, rep.found, events)
 	} else {
-		rep.NotShrunk = true
+		rep.NotShrunk = opts.Out != ""
 		ds, explainedBy, err := r.disagreements(ctx, c, events)
 		if err != nil {
 			return err
@@ -359,6 +362,9 @@ func (r runner) shrinkAndWrite(ctx context.Context, rep *Report, opts Options, n
 		rep.NotReproduced = "run again alone, the case agreed; while it ran, presets of other namespaces selected its pod, which it behaves as if it took (R2.2), or the implementation is flaky"
 	default:
 		rep.NotReproduced = "run again alone, the case agreed: what it showed depends on other cases (presets of other namespaces, R2.2; state kept from earlier cases, R6), or the implementation is flaky"
+	}
+	if opts.Out == "" {
+		return nil
 	}
 	return r.write(ctx, small, rep, opts, name)
 }

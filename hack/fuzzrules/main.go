@@ -1,0 +1,112 @@
+// Command fuzzrules measures how well presetsim fuzz names the rule a fault
+// breaks: it fuzzes every module mutant (internal/mutants) offline, in
+// process, and counts the kinds of disagreement whose first rule is the
+// mutant's own, and the cases of those kinds. make fuzz-rules runs it; the
+// figures in docs/mutation.md ("The rule fuzz names first") are its output.
+//
+//	go run ./hack/fuzzrules [-cases 300] [-seed 7] [-concurrency 4] [-only NAME,...]
+//
+// It prints one line per mutant, then the totals, and exits 1 when a mutant
+// shows no disagreement at all.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"slices"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+
+	"presetsim.dev/presetsim/backends/offline"
+	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/internal/fuzz"
+	"presetsim.dev/presetsim/internal/mutants"
+)
+
+func main() {
+	cases := flag.Int("cases", 300, "cases per mutant")
+	seed := flag.Uint64("seed", 7, "the runs' seed")
+	concurrency := flag.Int("concurrency", 4, "cases at once")
+	only := flag.String("only", "", "comma-separated mutant names (all when empty)")
+	flag.Parse()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var names []string
+	if *only != "" {
+		names = strings.Split(*only, ",")
+	}
+	missed, err := run(ctx, os.Stdout, fuzz.Options{Cases: *cases, Seed: *seed, Concurrency: *concurrency}, names)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "fuzzrules:", err)
+		os.Exit(2)
+	}
+	if missed > 0 {
+		os.Exit(1)
+	}
+}
+
+// tally is what one or all mutants' runs showed.
+type tally struct{ kinds, right, cases, rightCases int }
+
+func (t *tally) add(o tally) {
+	t.kinds, t.right, t.cases, t.rightCases = t.kinds+o.kinds, t.right+o.right, t.cases+o.cases, t.rightCases+o.rightCases
+}
+
+// run fuzzes the named mutants (every one when names is empty) and prints
+// the table; it returns how many showed no disagreement.
+func run(ctx context.Context, out io.Writer, opts fuzz.Options, names []string) (missed int, err error) {
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "mutant\trule\tkinds\tfirst rule right\tcases\tof them right")
+	var all tally
+	found := 0
+	for _, m := range mutants.All {
+		if len(names) > 0 && !slices.Contains(names, m.Name) {
+			continue
+		}
+		impl, err := mutants.Implementation(mutants.Prefix + m.Name)
+		if err != nil {
+			return 0, err
+		}
+		w, err := harness.Start(ctx, harness.Options{Backend: offline.New(), Implementation: impl})
+		if err != nil {
+			return 0, fmt.Errorf("mutant %s: %w", m.Name, err)
+		}
+		sum, err := fuzz.Run(ctx, w, opts)
+		if serr := w.Stop(); err == nil {
+			err = serr
+		}
+		if err != nil {
+			return 0, fmt.Errorf("mutant %s: %w", m.Name, err)
+		}
+		var t tally
+		for _, d := range sum.Disagreements {
+			t.kinds++
+			t.cases += d.Count
+			if len(d.Rules) > 0 && d.Rules[0] == m.Rule {
+				t.right++
+				t.rightCases += d.Count
+			}
+		}
+		if t.kinds == 0 {
+			missed++
+		} else {
+			found++
+		}
+		all.add(t)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\n", m.Name, m.Rule, t.kinds, t.right, t.cases, t.rightCases)
+	}
+	fmt.Fprintf(tw, "all: %d of %d found\t\t%d\t%d (%.0f %%)\t%d\t%d (%.0f %%)\n", found, found+missed, all.kinds, all.right, percent(all.right, all.kinds), all.cases, all.rightCases, percent(all.rightCases, all.cases))
+	return missed, tw.Flush()
+}
+
+func percent(a, b int) float64 {
+	if b == 0 {
+		return 0
+	}
+	return 100 * float64(a) / float64(b)
+}

@@ -1,0 +1,30 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"regexp"
+	"testing"
+
+	"presetsim.dev/presetsim/internal/fuzz"
+)
+
+// TestRun: a mutant fuzzed is found, its rule named first for some kind,
+// and the table says so; a name that is no mutant's shows nothing.
+func TestRun(t *testing.T) {
+	var out bytes.Buffer
+	missed, err := run(context.Background(), &out, fuzz.Options{Cases: 60, Seed: 7, Concurrency: 2}, []string{"no-annotation"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if missed != 0 {
+		t.Errorf("%d mutants missed, want none:\n%s", missed, out.String())
+	}
+	line := regexp.MustCompile(`(?m)^no-annotation +R3\.7 +(\d+) +(\d+) `).FindStringSubmatch(out.String())
+	if line == nil || line[2] == "0" {
+		t.Errorf("no line for no-annotation with its rule named first:\n%s", out.String())
+	}
+	if !regexp.MustCompile(`(?m)^all: 1 of 1 found`).MatchString(out.String()) {
+		t.Errorf("no totals line:\n%s", out.String())
+	}
+}
