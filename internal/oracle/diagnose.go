@@ -126,6 +126,7 @@ var hypotheses = []Hypothesis{
 	{"checks volume mounts by name only", rule.R4_1, injection, mountPathsUnchecked},
 	{"never compares envFrom entries", rule.R4_1, injection, variant(func(v *merge.Variant) { v.EnvFrom = merge.EnvFromDeduplicated })},
 	{"compares a preset's items with the pod's as the API server had not defaulted the pod", rule.R3_4, injection, undefaulted},
+	{"appends an env var again when the container has an identical one", rule.R3_4, injection, identicalEnvAgain},
 	{"appends envFrom entries again", rule.R3_4, injection, variant(func(v *merge.Variant) { v.EnvFrom = merge.EnvFromAppended })},
 	{"appends envFrom entries again unless the pod had them", rule.R3_4, injection, variant(func(v *merge.Variant) { v.EnvFrom = merge.EnvFromAppendedUnlessSubmitted })},
 	{"adds no applied annotation", rule.R3_7, annotation, reported(func(o *model.Outcome, _ hypothesisInput) { dropApplied(o) })},
@@ -1073,6 +1074,41 @@ func undefaulted(h hypothesisInput) []model.Outcome {
 			}
 		}
 	})...)
+}
+
+// identicalEnvAgain: the specification's outcome, with each env var of a
+// matching preset that is identical to one a container was submitted with
+// appended to it again, when the presets were applied (R3.4: identical
+// items are added once).
+func identicalEnvAgain(h hypothesisInput) []model.Outcome {
+	changed := false
+	out := reported(func(o *model.Outcome, h hypothesisInput) {
+		if o.Pod == nil || len(o.Applied) == 0 {
+			return
+		}
+		for _, pair := range [][2][]corev1.Container{{o.Pod.Spec.InitContainers, h.a.Pod.Spec.InitContainers}, {o.Pod.Spec.Containers, h.a.Pod.Spec.Containers}} {
+			for i := range pair[0] {
+				if i >= len(pair[1]) {
+					break
+				}
+				for _, p := range h.a.Presets {
+					if !slices.Contains(o.Applied, p.Name) {
+						continue
+					}
+					for _, e := range defaults.Preset(p).Spec.Env {
+						if slices.ContainsFunc(pair[1][i].Env, func(own corev1.EnvVar) bool { return equality.Semantic.DeepEqual(own, e) }) {
+							pair[0][i].Env = append(pair[0][i].Env, e)
+							changed = true
+						}
+					}
+				}
+			}
+		}
+	})(h)
+	if !changed {
+		return nil
+	}
+	return out
 }
 
 // ownItemsMasked is the model's outcomes when the pod's own items are

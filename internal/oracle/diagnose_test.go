@@ -83,6 +83,8 @@ func TestDiagnose(t *testing.T) {
 	hostIP := corev1.EnvVar{Name: "HOST_IP", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "status.hostIP"}}}
 	hostApp := corev1.Container{Name: "app", Image: "nginx", Env: []corev1.EnvVar{hostIP}}
 	twoEnv := corev1.Container{Name: "app", Image: "nginx", Env: []corev1.EnvVar{{Name: "PORT", Value: "80"}, {Name: "LOG", Value: "debug"}}}
+	// A name no casing changes.
+	digits := corev1.Container{Name: "app", Image: "nginx", Env: []corev1.EnvVar{{Name: "_9", Value: "9"}}}
 	unselected := preset("zz", corev1.EnvVar{Name: "ZZ", Value: "1"})
 	unselected.Spec.Selector.MatchLabels = map[string]string{"app": "batch"}
 	queue := preset("queue", corev1.EnvVar{Name: "QUEUE", Value: "rabbit"})
@@ -188,6 +190,9 @@ func TestDiagnose(t *testing.T) {
 				}
 			}, nil),
 			"applies every preset of the namespace, whatever its selector", rule.R2_3},
+		{"an env var identical to the container's own appended again", faulty([]*v1alpha1.PodPreset{preset("nine", digits.Env...), db}, webPod(nil, digits), model.Options{}, nil,
+			func(o *model.Outcome) { o.Pod.Spec.Containers[0].Env = append(o.Pod.Spec.Containers[0].Env, digits.Env...) }),
+			"appends an env var again when the container has an identical one", rule.R3_4},
 		{"the presets of another case's namespace taken", elsewhere(faulty([]*v1alpha1.PodPreset{db}, webPod(nil, app), model.Options{},
 			func(a *model.Admission) { a.Presets = append(a.Presets, queue) }, nil), queue),
 			"takes presets of other namespaces", rule.R2_2},
