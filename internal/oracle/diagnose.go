@@ -1263,21 +1263,30 @@ func dropApplied(o *model.Outcome) {
 }
 
 // annotationsReplaced: the pod's own annotations replaced by the applied
-// ones (R3.7: existing annotations are kept).
+// ones (R3.7: existing annotations are kept): every applied one kept, or
+// only those the admission added (an applied annotation the pod was
+// submitted with goes with the rest of its own).
 func annotationsReplaced(h hypothesisInput) []model.Outcome {
 	if len(h.a.Pod.Annotations) == 0 {
 		return nil
 	}
-	return reported(func(o *model.Outcome, h hypothesisInput) {
-		if o.Pod == nil || len(o.Applied) == 0 {
-			return
-		}
-		kept := map[string]string{}
-		for _, name := range o.Applied {
-			kept[merge.AnnotationKey(name)] = o.Pod.Annotations[merge.AnnotationKey(name)]
-		}
-		o.Pod.Annotations = kept
-	})(h)
+	var out []model.Outcome
+	for _, keepSubmitted := range []bool{true, false} {
+		out = append(out, reported(func(o *model.Outcome, h hypothesisInput) {
+			if o.Pod == nil || len(o.Applied) == 0 {
+				return
+			}
+			kept := map[string]string{}
+			for _, name := range o.Applied {
+				key := merge.AnnotationKey(name)
+				if _, submitted := h.a.Pod.Annotations[key]; keepSubmitted || !submitted {
+					kept[key] = o.Pod.Annotations[key]
+				}
+			}
+			o.Pod.Annotations = kept
+		})(h)...)
+	}
+	return out
 }
 
 // eventsOnDryRun: a dry run records the events the real create records

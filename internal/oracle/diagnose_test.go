@@ -87,6 +87,7 @@ func TestDiagnose(t *testing.T) {
 	digits := corev1.Container{Name: "app", Image: "nginx", Env: []corev1.EnvVar{{Name: "_9", Value: "9"}}}
 	unselected := preset("zz", corev1.EnvVar{Name: "ZZ", Value: "1"})
 	unselected.Spec.Selector.MatchLabels = map[string]string{"app": "batch"}
+	queue0 := preset("queue", corev1.EnvVar{Name: "QUEUE", Value: "rabbit"})
 	queue := preset("queue", corev1.EnvVar{Name: "QUEUE", Value: "rabbit"})
 	queue.Namespace = "default-x7k2"
 	for _, tc := range []struct {
@@ -193,6 +194,11 @@ func TestDiagnose(t *testing.T) {
 		{"an env var identical to the container's own appended again", faulty([]*v1alpha1.PodPreset{preset("nine", digits.Env...), db}, webPod(nil, digits), model.Options{}, nil,
 			func(o *model.Outcome) { o.Pod.Spec.Containers[0].Env = append(o.Pod.Spec.Containers[0].Env, digits.Env...) }),
 			"appends an env var again when the container has an identical one", rule.R3_4},
+		{"the pod's own annotations replaced, an applied one it was submitted with too", faulty([]*v1alpha1.PodPreset{db, queue0}, webPod(map[string]string{merge.AnnotationKey("db"): "7", "team": "web"}, app), model.Options{}, nil,
+			func(o *model.Outcome) {
+				o.Pod.Annotations = map[string]string{merge.AnnotationKey("queue"): o.Pod.Annotations[merge.AnnotationKey("queue")]}
+			}),
+			"replaces the pod's own annotations", rule.R3_7},
 		{"the presets of another case's namespace taken", elsewhere(faulty([]*v1alpha1.PodPreset{db}, webPod(nil, app), model.Options{},
 			func(a *model.Admission) { a.Presets = append(a.Presets, queue) }, nil), queue),
 			"takes presets of other namespaces", rule.R2_2},
@@ -212,7 +218,11 @@ func TestDiagnose(t *testing.T) {
 				}
 				t.Fatalf("explained by %q, want %q (%s) first", names, tc.wantName, tc.wantRule)
 			}
-			d := Disagreement{Rules: []rule.ID{rule.R3_7, tc.wantRule}, Summary: "x"}
+			other := rule.R3_7 // a rule the differences name besides
+			if tc.wantRule == other {
+				other = rule.R3_1
+			}
+			d := Disagreement{Rules: []rule.ID{other, tc.wantRule}, Summary: "x"}
 			d.Explain(hs[0])
 			if d.Rules[0] != tc.wantRule || len(d.Rules) != 2 || d.AsIf != tc.wantName {
 				t.Errorf("Explain: %+v, want %s first, once", d, tc.wantRule)
