@@ -192,7 +192,9 @@ func TestDiagnose(t *testing.T) {
 			}, nil),
 			"applies every preset of the namespace, whatever its selector", rule.R2_3},
 		{"an env var identical to the container's own appended again", faulty([]*v1alpha1.PodPreset{preset("nine", digits.Env...), db}, webPod(nil, digits), model.Options{}, nil,
-			func(o *model.Outcome) { o.Pod.Spec.Containers[0].Env = append(o.Pod.Spec.Containers[0].Env, digits.Env...) }),
+			func(o *model.Outcome) {
+				o.Pod.Spec.Containers[0].Env = append(o.Pod.Spec.Containers[0].Env, digits.Env...)
+			}),
 			"appends an env var again when the container has an identical one", rule.R3_4},
 		{"the pod's own annotations replaced, an applied one it was submitted with too", faulty([]*v1alpha1.PodPreset{db, queue0}, webPod(map[string]string{merge.AnnotationKey("db"): "7", "team": "web"}, app), model.Options{}, nil,
 			func(o *model.Outcome) {
