@@ -800,10 +800,8 @@ func reapplied(h hypothesisInput) []model.Outcome {
 		if o.Pod == nil {
 			return
 		}
-		for _, cs := range [][]corev1.Container{o.Pod.Spec.InitContainers, o.Pod.Spec.Containers} {
-			for i := range cs {
-				cs[i].Env = append(cs[i].Env, again...)
-			}
+		for _, c := range containers(o.Pod) {
+			c.Env = append(c.Env, again...)
 		}
 	})(h)
 }
@@ -891,7 +889,7 @@ func itemsCapped(h hypothesisInput) []model.Outcome {
 // fixed size does (R6.4); one container only is firstContainerOnly's
 // (R3.2). Tried when a pod has three containers or more.
 func containersCapped(h hypothesisInput) []model.Outcome {
-	submitted := slices.Concat(h.a.Pod.Spec.InitContainers, h.a.Pod.Spec.Containers)
+	submitted := containers(h.a.Pod)
 	if len(submitted) < 3 {
 		return nil
 	}
@@ -901,12 +899,9 @@ func containersCapped(h hypothesisInput) []model.Outcome {
 			if o.Pod == nil {
 				return
 			}
-			inits := len(o.Pod.Spec.InitContainers)
-			for i := n; i < len(submitted); i++ {
-				if i < inits {
-					o.Pod.Spec.InitContainers[i] = *submitted[i].DeepCopy()
-				} else if i-inits < len(o.Pod.Spec.Containers) {
-					o.Pod.Spec.Containers[i-inits] = *submitted[i].DeepCopy()
+			for i, c := range containers(o.Pod) {
+				if i >= n && i < len(submitted) {
+					*c = *submitted[i].DeepCopy()
 				}
 			}
 		})(h)...)
@@ -974,7 +969,7 @@ func carriesEnv(h hypothesisInput) []model.Outcome {
 			if matched, _ := merge.Select(e.a.Pod, []*v1alpha1.PodPreset{p}); len(matched) == 0 {
 				continue
 			}
-			for _, c := range slices.Concat(e.a.Pod.Spec.InitContainers, e.a.Pod.Spec.Containers) {
+			for _, c := range containers(e.a.Pod) {
 				for _, env := range c.Env {
 					if !known(env.Name) {
 						extra = append(extra, env)
@@ -1039,11 +1034,9 @@ func envNamesCased(h hypothesisInput) []model.Outcome {
 	out := variant(func(v *merge.Variant) { v.EnvNamesFolded = true })(h)
 	for _, fold := range []func(string) string{strings.ToUpper, strings.ToLower} {
 		out = append(out, ownItemsMasked(h, func(pod *corev1.Pod) {
-			for _, list := range [][]corev1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
-				for i := range list {
-					for j := range list[i].Env {
-						list[i].Env[j].Name = fold(list[i].Env[j].Name)
-					}
+			for _, c := range containers(pod) {
+				for j := range c.Env {
+					c.Env[j].Name = fold(c.Env[j].Name)
 				}
 			}
 		})...)
@@ -1058,13 +1051,11 @@ func envNamesCased(h hypothesisInput) []model.Outcome {
 func mountPathsUnchecked(h hypothesisInput) []model.Outcome {
 	out := variant(func(v *merge.Variant) { v.MountPathsUnkeyed = true })(h)
 	return append(out, ownItemsMasked(h, func(pod *corev1.Pod) {
-		for _, list := range [][]corev1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
-			for i := range list {
-				for j, m := range list[i].VolumeMounts {
-					for _, p := range h.a.Presets {
-						if slices.Contains(h.matching(), p.Name) && slices.ContainsFunc(p.Spec.VolumeMounts, func(x corev1.VolumeMount) bool { return x.MountPath == m.MountPath && x.Name != m.Name }) {
-							list[i].VolumeMounts[j].MountPath = "/presetsim-unchecked/" + strconv.Itoa(j)
-						}
+		for _, c := range containers(pod) {
+			for j, m := range c.VolumeMounts {
+				for _, p := range h.a.Presets {
+					if slices.Contains(h.matching(), p.Name) && slices.ContainsFunc(p.Spec.VolumeMounts, func(x corev1.VolumeMount) bool { return x.MountPath == m.MountPath && x.Name != m.Name }) {
+						c.VolumeMounts[j].MountPath = "/presetsim-unchecked/" + strconv.Itoa(j)
 					}
 				}
 			}
@@ -1080,21 +1071,18 @@ func mountPathsUnchecked(h hypothesisInput) []model.Outcome {
 func undefaulted(h hypothesisInput) []model.Outcome {
 	out := ownItemsMasked(h, func(pod *corev1.Pod) {
 		pod.Spec.Volumes = slices.Clone(h.obs.Pod.Spec.Volumes)
-		for i, c := range slices.Concat(h.obs.Pod.Spec.InitContainers, h.obs.Pod.Spec.Containers) {
-			if i < len(pod.Spec.InitContainers) {
-				pod.Spec.InitContainers[i].Env = slices.Clone(c.Env)
-			} else if j := i - len(pod.Spec.InitContainers); j < len(pod.Spec.Containers) {
-				pod.Spec.Containers[j].Env = slices.Clone(c.Env)
+		submitted := containers(h.obs.Pod)
+		for i, c := range containers(pod) {
+			if i < len(submitted) {
+				c.Env = slices.Clone(submitted[i].Env)
 			}
 		}
 	})
 	return append(out, ownItemsMasked(h, func(pod *corev1.Pod) {
-		for _, list := range [][]corev1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
-			for i := range list {
-				for _, e := range list[i].Env {
-					if e.ValueFrom != nil && e.ValueFrom.FieldRef != nil {
-						e.ValueFrom.FieldRef.APIVersion = ""
-					}
+		for _, c := range containers(pod) {
+			for _, e := range c.Env {
+				if e.ValueFrom != nil && e.ValueFrom.FieldRef != nil {
+					e.ValueFrom.FieldRef.APIVersion = ""
 				}
 			}
 		}
@@ -1155,7 +1143,7 @@ func ownItemsMasked(h hypothesisInput, mask func(*corev1.Pod)) []model.Outcome {
 	if equality.Semantic.DeepEqual(a.Pod, h.a.Pod) {
 		return nil
 	}
-	own := slices.Concat(h.a.Pod.Spec.InitContainers, h.a.Pod.Spec.Containers)
+	own := containers(h.a.Pod)
 	outcomes := model.Admit(a, h.opts)
 	for _, o := range outcomes {
 		if o.Pod == nil {
@@ -1164,7 +1152,7 @@ func ownItemsMasked(h hypothesisInput, mask func(*corev1.Pod)) []model.Outcome {
 		// The model keeps the pod's own items first (R3.3), in their
 		// order.
 		copy(o.Pod.Spec.Volumes, h.a.Pod.Spec.Volumes)
-		for i, c := range slices.Concat(o.Pod.Spec.InitContainers, o.Pod.Spec.Containers) {
+		for i, c := range containers(o.Pod) {
 			if i < len(own) {
 				copy(c.Env, own[i].Env)
 				copy(c.EnvFrom, own[i].EnvFrom)
@@ -1396,16 +1384,13 @@ func ownShadowedDropped(h hypothesisInput) []model.Outcome {
 	a := h.a
 	a.Pod = h.a.Pod.DeepCopy()
 	for _, p := range matching {
-		for _, list := range [][]corev1.Container{a.Pod.Spec.InitContainers, a.Pod.Spec.Containers} {
-			for i := range list {
-				c := &list[i]
-				c.Env = slices.DeleteFunc(c.Env, func(e corev1.EnvVar) bool {
-					return slices.ContainsFunc(p.Spec.Env, func(x corev1.EnvVar) bool { return x.Name == e.Name })
-				})
-				c.VolumeMounts = slices.DeleteFunc(c.VolumeMounts, func(m corev1.VolumeMount) bool {
-					return slices.ContainsFunc(p.Spec.VolumeMounts, func(x corev1.VolumeMount) bool { return x.Name == m.Name || x.MountPath == m.MountPath })
-				})
-			}
+		for _, c := range containers(a.Pod) {
+			c.Env = slices.DeleteFunc(c.Env, func(e corev1.EnvVar) bool {
+				return slices.ContainsFunc(p.Spec.Env, func(x corev1.EnvVar) bool { return x.Name == e.Name })
+			})
+			c.VolumeMounts = slices.DeleteFunc(c.VolumeMounts, func(m corev1.VolumeMount) bool {
+				return slices.ContainsFunc(p.Spec.VolumeMounts, func(x corev1.VolumeMount) bool { return x.Name == m.Name || x.MountPath == m.MountPath })
+			})
 		}
 		a.Pod.Spec.Volumes = slices.DeleteFunc(a.Pod.Spec.Volumes, func(v corev1.Volume) bool {
 			return slices.ContainsFunc(p.Spec.Volumes, func(x corev1.Volume) bool { return x.Name == v.Name })
@@ -1436,12 +1421,24 @@ func prefixesDropped(h hypothesisInput) []model.Outcome {
 	}
 	h.a = a
 	return append(out, ownItemsMasked(h, func(pod *corev1.Pod) {
-		for _, list := range [][]corev1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
-			for i := range list {
-				for j := range list[i].EnvFrom {
-					list[i].EnvFrom[j].Prefix = ""
-				}
+		for _, c := range containers(pod) {
+			for j := range c.EnvFrom {
+				c.EnvFrom[j].Prefix = ""
 			}
 		}
 	})...)
+}
+
+// containers is the pod's init containers, then its app containers, as
+// pointers into the pod: the order in which a container's index is
+// counted across both lists.
+func containers(pod *corev1.Pod) []*corev1.Container {
+	out := make([]*corev1.Container, 0, len(pod.Spec.InitContainers)+len(pod.Spec.Containers))
+	for i := range pod.Spec.InitContainers {
+		out = append(out, &pod.Spec.InitContainers[i])
+	}
+	for i := range pod.Spec.Containers {
+		out = append(out, &pod.Spec.Containers[i])
+	}
+	return out
 }
