@@ -39,6 +39,11 @@ func TestRunTimeoutWritesWhatFinished(t *testing.T) {
 	if !strings.Contains(r.Interrupted, "exit status 124") || !strings.Contains(r.Interrupted, "did not run") {
 		t.Errorf("summary: interrupted %q, want the exit status and how many did not run", r.Interrupted)
 	}
+	// godog writes cucumber.json only at the end of its run: an empty one
+	// would read as a broken report.
+	if info, err := os.Stat(filepath.Join(dir, "cucumber.json")); err == nil && info.Size() == 0 {
+		t.Errorf("an empty cucumber.json was left in the reports")
+	}
 }
 
 // TestInterruptedFuzzWritesWhatItDid: SIGINT in the middle of a fuzz run

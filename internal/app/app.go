@@ -44,10 +44,12 @@ func Main() {
 	// The Kubernetes libraries log through klog to stderr: client-go's
 	// "Unexpected error when reading response body" for a request a run
 	// cancelled on purpose, a policy plug-in's "refreshing policies". The
-	// run says what matters itself; those lines reach the console only
-	// when PRESETSIM_KLOG is set (to anything).
+	// run says what matters itself; those lines (errors too, which klog's
+	// flags would still print) go to libraries.log in a run's report
+	// folder, and reach the console only when PRESETSIM_KLOG is set (to
+	// anything).
 	if os.Getenv("PRESETSIM_KLOG") == "" {
-		klog.SetLogger(logr.Discard()) // errors too, which klog's flags would still print
+		klog.SetLogger(libraryLog.logger())
 	}
 	err := Run(context.Background(), os.Stdout, os.Stderr, os.Args[1:])
 	var exit cli.ExitError
@@ -231,7 +233,14 @@ scenarios that finished and says how many did not run.`,
 				if werr := report.Write(*reportDir, partial); werr != nil {
 					return errors.Join(err, werr)
 				}
-				fmt.Fprintf(stderr, "interrupted: reports in %s hold the %d scenarios that finished\n", *reportDir, len(partial.Scenarios))
+				// godog writes cucumber.json when its run ends, which an
+				// interrupted one never does: no empty file is left for a
+				// report.
+				if cucumber := filepath.Join(*reportDir, "cucumber.json"); empty(cucumber) {
+					_ = os.Remove(cucumber)
+				}
+				fmt.Fprintf(stderr, "interrupted: reports in %s hold the %d scenarios that finished: %s (cucumber.json is written only by a run that ends)\n",
+					*reportDir, len(partial.Scenarios), strings.Join(reportFiles(*reportDir), ", "))
 				return err
 			})
 		}
@@ -329,14 +338,26 @@ func parseShard(s string) (i, n int, err error) {
 // reportFiles lists the files of a report folder: the reports first, then
 // what else the run kept there (an external webhook's output).
 func reportFiles(dir string) []string {
-	files := []string{"summary.json", "summary.yaml", "junit.xml", "cucumber.json", "report.html"}
+	reports := []string{"summary.json", "summary.yaml", "junit.xml", "cucumber.json", "report.html"}
+	var files, others []string
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
-		if !e.IsDir() && !slices.Contains(files, e.Name()) {
+		switch {
+		case e.IsDir():
+		case slices.Contains(reports, e.Name()):
 			files = append(files, e.Name())
+		default:
+			others = append(others, e.Name())
 		}
 	}
-	return files
+	slices.SortFunc(files, func(a, b string) int { return slices.Index(reports, a) - slices.Index(reports, b) })
+	return append(files, others...)
+}
+
+// empty reports whether path is a file that holds nothing.
+func empty(path string) bool {
+	info, err := os.Stat(path)
+	return err == nil && info.Mode().IsRegular() && info.Size() == 0
 }
 
 // indent prefixes every line of text but the empty ones.

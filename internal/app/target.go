@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -55,6 +56,8 @@ type started struct {
 	interrupts *interrupt.Interrupts
 	began      time.Time
 	stopped    *stopped // once stop ran
+	// unlog ends the libraries' log in the report folder, if one is kept.
+	unlog func()
 }
 
 // stopped is what stop took and returned.
@@ -79,6 +82,9 @@ func (s *started) stop(stderr io.Writer) (time.Duration, error) {
 	s.stopped = &stopped{took: time.Since(began), err: err}
 	fmt.Fprintf(stderr, "clean-up and stop:   %s\n", s.stopped.took.Round(time.Millisecond))
 	s.interrupts.Release()
+	if s.unlog != nil {
+		s.unlog()
+	}
 	return s.stopped.took, err
 }
 
@@ -129,7 +135,13 @@ func (t *target) start(ctx context.Context, cmd *cobra.Command, stderr io.Writer
 			return nil, cli.ExitError{Code: 2}
 		}
 	}
-	s := &started{impl: chosen.Implementation, profile: prof, began: time.Now(), interrupts: interrupt.Catch(ctx)}
+	s := &started{impl: chosen.Implementation, profile: prof, began: time.Now()}
+	if *t.reportDir != "" {
+		if s.unlog, err = libraryLog.keepIn(filepath.Join(*t.reportDir, "libraries.log")); err != nil {
+			return nil, err
+		}
+	}
+	s.interrupts = interrupt.Catch(ctx)
 	s.interrupts.After(t.timeout)
 	ctx = s.interrupts.Context()
 	be := chosen.Backend
