@@ -28,6 +28,9 @@ type Run struct {
 	Summary *outcome.Report
 	// Report is the run's report.html, beside its summary, when it has one.
 	Report string
+	// header is the column's header when Read had to tell it from
+	// another run's (Header's otherwise).
+	header string
 }
 
 // Cell is one rule's outcome for one implementation.
@@ -152,7 +155,9 @@ func lineOf(data []byte, offset int64) int {
 }
 
 // uniqueNames adds the folder to the names two runs share, and a number
-// when they share the folder too.
+// when they share the folder too; the column headers of such runs end with
+// as many of their folders' last elements as tell them apart ("reference
+// (a/ref)" and "reference (b/ref)"), or with the number.
 func uniqueNames(runs []Run) {
 	count := map[string]int{}
 	for _, r := range runs {
@@ -167,6 +172,50 @@ func uniqueNames(runs []Run) {
 			runs[i].Name = fmt.Sprintf("%s #%d", runs[i].Name, seen[runs[i].Name])
 		}
 	}
+	headers := map[string][]int{}
+	for i, r := range runs {
+		headers[r.Header()] = append(headers[r.Header()], i)
+	}
+	for header, same := range headers {
+		if len(same) < 2 {
+			continue
+		}
+		folders := make([]string, len(same))
+		for j, i := range same {
+			folders[j] = filepath.Dir(runs[i].Source)
+		}
+		tails := distinctTails(folders)
+		for j, i := range same {
+			if tails == nil {
+				runs[i].header = fmt.Sprintf("%s #%d", header, j+1)
+			} else {
+				runs[i].header = fmt.Sprintf("%s (%s)", header, tails[j])
+			}
+		}
+	}
+}
+
+// distinctTails is, for each folder, its last elements, as few as tell
+// every folder from the others; nil when two are the same folder.
+func distinctTails(folders []string) []string {
+	split := make([][]string, len(folders))
+	longest := 0
+	for i, f := range folders {
+		split[i] = strings.Split(filepath.ToSlash(filepath.Clean(f)), "/")
+		longest = max(longest, len(split[i]))
+	}
+	for k := 1; k <= longest; k++ {
+		tails := make([]string, len(split))
+		seen := map[string]bool{}
+		for i, parts := range split {
+			tails[i] = strings.Join(parts[max(0, len(parts)-k):], "/")
+			seen[tails[i]] = true
+		}
+		if len(seen) == len(tails) {
+			return tails
+		}
+	}
+	return nil
 }
 
 // Build compares the runs: the rules of the specification in order, then
@@ -271,6 +320,9 @@ func (c Cell) Text() string {
 // names it, without what ran it (in parentheses), at most 32 characters;
 // the list of runs above the matrix has it in full.
 func (r Run) Header() string {
+	if r.header != "" {
+		return r.header
+	}
 	name, _, _ := strings.Cut(r.Name, " (")
 	if runes := []rune(name); len(runes) > 32 {
 		name = string(runes[:31]) + "…"

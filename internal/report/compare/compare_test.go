@@ -265,13 +265,49 @@ func TestReadBadInput(t *testing.T) {
 	}
 }
 
+// TestDuplicateNames: runs of one implementation are told apart in the
+// list and in the columns' headers, by as much of their folders as
+// differs, or by a number when they are the same folder.
 func TestDuplicateNames(t *testing.T) {
-	dirs := runDirs()
-	read, err := Read([]string{dirs[0], dirs[0]})
+	summary, err := os.ReadFile(filepath.Join(runDirs()[0], "summary.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if read[0].Name == read[1].Name {
-		t.Errorf("two runs of one implementation share the column name %q", read[0].Name)
+	dir := t.TempDir()
+	for _, run := range []string{"a/ref", "b/ref"} {
+		if err := os.MkdirAll(filepath.Join(dir, run), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, run, "summary.json"), summary, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name    string
+		folders []string
+		headers []string
+	}{
+		{name: "folders of one base name", folders: []string{"a/ref", "b/ref"}, headers: []string{"reference (a/ref)", "reference (b/ref)"}},
+		{name: "the same folder twice", folders: []string{"a/ref", "a/ref"}, headers: []string{"reference #1", "reference #2"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var paths []string
+			for _, f := range tt.folders {
+				paths = append(paths, filepath.Join(dir, f))
+			}
+			read, err := Read(paths)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if read[0].Name == read[1].Name {
+				t.Errorf("two runs of one implementation share the name %q", read[0].Name)
+			}
+			for i, want := range tt.headers {
+				if got := read[i].Header(); got != want {
+					t.Errorf("run %d: header %q, want %q", i+1, got, want)
+				}
+			}
+		})
 	}
 }
