@@ -25,3 +25,19 @@ func (c Counts) String() string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// NotRun is how many scenarios were not run: not claimed, not applicable
+// or unsupported on the backend.
+func (c Counts) NotRun() int { return c[NotClaimed] + c[NotApplicable] + c[Unsupported] }
+
+// Scenarios is how many scenarios the counts count (untested is a rule's
+// outcome, never a scenario's).
+func (c Counts) Scenarios() int {
+	n := 0
+	for o, k := range c {
+		if o != Untested {
+			n += k
+		}
+	}
+	return n
+}

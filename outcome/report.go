@@ -60,6 +60,20 @@ type Report struct {
 	Interrupted string `json:"interrupted,omitempty"`
 }
 
+// Verdict is the run's verdict in words: "PASSED" or "FAILED", and how
+// many of its scenarios did not run when some did not ("PASSED (26 of 94
+// scenarios not run)"): a verdict stands over the scenarios that ran.
+func (r *Report) Verdict() string {
+	v := "FAILED"
+	if r.Passed {
+		v = "PASSED"
+	}
+	if n := r.Totals.NotRun(); n > 0 {
+		v += fmt.Sprintf(" (%d of %d scenarios not run)", n, r.Totals.Scenarios())
+	}
+	return v
+}
+
 // Timing is how long a run's phases took, in seconds, and whether its
 // clean-up did all it should.
 type Timing struct {

@@ -17,3 +17,25 @@ func TestReadReportRefusesAnotherVersion(t *testing.T) {
 		})
 	}
 }
+
+// TestVerdict: a verdict says how many scenarios did not run when some
+// did not, so that PASSED never stands alone over scenarios that did not
+// run.
+func TestVerdict(t *testing.T) {
+	tests := []struct {
+		name   string
+		report Report
+		want   string
+	}{
+		{name: "every scenario ran", report: Report{Passed: true, Totals: Counts{Passed: 5}}, want: "PASSED"},
+		{name: "some did not run", report: Report{Passed: true, Totals: Counts{Passed: 68, Unsupported: 26}}, want: "PASSED (26 of 94 scenarios not run)"},
+		{name: "failed, some not claimed or not applicable", report: Report{Totals: Counts{Passed: 2, Failed: 1, NotClaimed: 1, NotApplicable: 2, Untested: 7}}, want: "FAILED (3 of 6 scenarios not run)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.report.Verdict(); got != tt.want {
+				t.Errorf("Verdict() = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

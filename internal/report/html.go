@@ -43,7 +43,7 @@ pre { white-space: pre-wrap; margin: 0.5em 0; font-size: 12px; }
 <body>
 <h1>presetsim conformance report: {{.Implementation}}</h1>
 <div class="meta">backend {{.Backend}} · {{.Version}} · {{.Totals}} ·
-<strong id="verdict">{{if .Passed}}PASSED{{else}}FAILED{{end}}</strong></div>
+<strong id="verdict">{{.Verdict}}</strong></div>
 {{with .Interrupted}}<div class="meta" id="interrupted"><strong>interrupted: {{.}}</strong></div>{{end -}}
 {{with .Timing}}<div class="meta" id="timing">start {{.StartSeconds}} s · suite {{.SuiteSeconds}} s · clean-up and stop {{.CleanUpSeconds}} s{{if .CleanUpError}} · <strong>the clean-up failed: {{.CleanUpError}}</strong>{{end}}</div>
 {{end}}

@@ -357,13 +357,9 @@ func fileExists(path string) bool {
 	return err == nil && !info.IsDir()
 }
 
-// Verdict is a run's verdict: "PASSED" or "FAILED".
-func (r Run) Verdict() string {
-	if r.Summary.Passed {
-		return "PASSED"
-	}
-	return "FAILED"
-}
+// Verdict is a run's verdict: "PASSED" or "FAILED", with how many of its
+// scenarios did not run.
+func (r Run) Verdict() string { return r.Summary.Verdict() }
 
 // Totals are a run's scenario counts in words.
 func (r Run) Totals() string { return r.Summary.Totals.String() }
