@@ -1,14 +1,17 @@
 package app
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"slices"
 
 	"github.com/spf13/cobra"
 
 	"presetsim.dev/presetsim/internal/app/cli"
+	"presetsim.dev/presetsim/internal/manifest"
 	"presetsim.dev/presetsim/internal/preview"
 )
 
@@ -73,55 +76,68 @@ a pod has a conflict, or with --diff when the change gives a pod a conflict it d
 			fmt.Fprintln(stderr, "usage: presetsim apply -f FILE [-f FILE ...] [-o yaml|json|diff] [--fail-on-conflict]")
 			return cli.ExitError{Code: 2}
 		}
-		objs, err := cli.ReadManifests(files, stdin)
-		if err != nil {
-			return err
-		}
 		if err := checkImplementation(stderr, preview.Implementation(*impl)); err != nil {
 			return err
 		}
-		results, err := preview.Run(ctx, objs, preview.Implementation(*impl))
+		format, err := applyFormat(*output, *explainFlag, useColor(*color, stdout))
 		if err != nil {
 			return err
 		}
-		if len(results) == 0 {
+		// The presets must all be known before a pod is admitted: the
+		// manifests are read first, keeping the presets and each pod as
+		// JSON; the pods are then admitted and written one by one.
+		var in preview.Input
+		var added []error
+		if err := cli.ScanManifests(files, stdin, func(o manifest.Object) { added = append(added, in.Add(o)) }); err != nil {
+			return err
+		}
+		if err := errors.Join(added...); err != nil {
+			return err
+		}
+		if in.Pods() == 0 {
 			fmt.Fprintln(stderr, "no pod or workload in the input")
 		}
-		switch {
-		case *explainFlag && *output == "json":
-			err = preview.WriteExplanationJSON(stdout, results)
-		case *explainFlag && (*output == "yaml" || *output == "text"):
-			err = preview.WriteExplanation(stdout, results)
-		case *explainFlag:
-			return fmt.Errorf("unknown output %q with --explain (want text or json)", *output)
-		}
-		switch {
-		case *explainFlag:
-		case *output == "yaml":
-			err = preview.WriteYAML(stdout, results)
-		case *output == "json":
-			err = preview.WriteJSON(stdout, results)
-		case *output == "diff":
-			err = preview.WriteDiff(stdout, results, useColor(*color, stdout))
-		default:
-			return fmt.Errorf("unknown output %q (want yaml, json or diff)", *output)
-		}
-		if err != nil {
-			return err
-		}
-		conflicts := 0
-		for _, r := range results {
+		out := preview.NewWriter(stdout, format)
+		conflicts, pods := 0, 0
+		err = preview.Each(ctx, &in, preview.Implementation(*impl), runtime.GOMAXPROCS(0), format.Render, func(r preview.Result, part []byte) error {
+			pods++
 			if r.Conflicted() {
 				conflicts++
 			}
+			return out.Write(part)
+		})
+		if err == nil {
+			err = out.Close()
+		}
+		if err != nil {
+			return err
 		}
 		if conflicts > 0 && *failOnConflict {
-			fmt.Fprintf(stderr, "%d of %d pods have a PodPreset conflict\n", conflicts, len(results))
+			fmt.Fprintf(stderr, "%d of %d pods have a PodPreset conflict\n", conflicts, pods)
 			return cli.ExitError{Code: ConflictExitCode}
 		}
 		return nil
 	}
 	return cmd
+}
+
+// applyFormat is apply's output format, from -o and --explain.
+func applyFormat(output string, explain, color bool) (preview.Format, error) {
+	switch {
+	case explain && output == "json":
+		return preview.ExplanationJSON, nil
+	case explain && (output == "yaml" || output == "text"):
+		return preview.Explanation, nil
+	case explain:
+		return preview.Format{}, fmt.Errorf("unknown output %q with --explain (want text or json)", output)
+	case output == "yaml":
+		return preview.YAML, nil
+	case output == "json":
+		return preview.JSON, nil
+	case output == "diff":
+		return preview.Diff(color), nil
+	}
+	return preview.Format{}, fmt.Errorf("unknown output %q (want yaml, json or diff)", output)
 }
 
 // checkImplementation refuses an --implementation preview does not know.

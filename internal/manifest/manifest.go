@@ -4,9 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -16,6 +16,7 @@ import (
 
 	"presetsim.dev/presetsim/internal/manifest/fieldpath"
 	"presetsim.dev/presetsim/internal/manifest/yamldoc"
+	"presetsim.dev/presetsim/internal/ordered"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
 )
 
@@ -117,29 +118,90 @@ func (e *Error) Error() string {
 // that is an *Error, or an errors.Join of several (every problem found, in
 // every document).
 func Decode(src Source, content string, scheme *runtime.Scheme) (objs []Object, err error) {
+	err = DecodeEach(src, content, scheme, 1, func(o Object) []*Error {
+		objs = append(objs, o)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return objs, nil
+}
+
+// DecodeEach decodes content as Decode does, and hands each object to
+// visit in order as soon as it and those before it are decoded, keeping
+// none itself: what a file of any size costs is what visit keeps. Up to
+// workers documents (one when workers < 2) are decoded at once, at most
+// ordered.Window of them ahead of visit, which runs on the caller's
+// goroutine and returns the object's own
+// problems, if it finds any (a preset the specification refuses). It
+// returns every problem, the visitor's among them, in line order as Decode
+// does; the objects of the documents without one are visited all the same.
+func DecodeEach(src Source, content string, scheme *runtime.Scheme, workers int, visit func(Object) []*Error) (err error) {
 	defer recoverInto(src, &err)
 	if scheme == nil {
-		return nil, &Error{File: src.File, Line: src.line(), Msg: "no scheme to decode with"}
+		return &Error{File: src.File, Line: src.line(), Msg: "no scheme to decode with"}
 	}
-	docs, errs := parseDocuments(src, content)
-	d := newDecoder(scheme)
-	for i := 0; i < len(docs); i++ {
-		doc := docs[i]
-		// A List (kubectl get -o yaml) stands for its items.
-		if items, ok := doc.Items(); ok {
-			docs = slices.Insert(docs, i+1, items...)
-			continue
-		}
-		obj, docErrs := d.decodeDocument(doc, nil)
-		errs = append(errs, docErrs...)
-		if len(docErrs) == 0 {
-			objs = append(objs, obj)
+	chunks, ps := yamldoc.Split(src.File, src.line(), content)
+	errs := problems(src.File, ps)
+	decoders := sync.Pool{New: func() any { return newDecoder(scheme) }}
+	decode := func(c yamldoc.Chunk) decoded {
+		d := decoders.Get().(*decoder)
+		defer decoders.Put(d)
+		return d.decodeChunk(c)
+	}
+	for r := range ordered.Map(chunks, workers, decode) {
+		errs = append(errs, r.errs...)
+		for _, o := range r.objs {
+			errs = append(errs, visit(o)...)
 		}
 	}
 	if len(errs) > 0 {
-		return nil, joinErrors(errs)
+		return joinErrors(errs)
 	}
-	return objs, nil
+	return nil
+}
+
+// decoded is what one chunk of a file decoded to.
+type decoded struct {
+	objs []Object
+	errs []*Error
+}
+
+// decodeChunk parses and decodes one chunk: no object when it is empty, or
+// the objects of a List (kubectl get -o yaml), which stands for its items.
+// A panic is a problem of the chunk's document, so that no input can crash
+// the harness.
+func (d *decoder) decodeChunk(c yamldoc.Chunk) (r decoded) {
+	defer func() {
+		if p := recover(); p != nil {
+			r = decoded{errs: []*Error{{File: c.File, Line: c.Start, Msg: fmt.Sprintf("internal error while decoding (please report it): %v", p)}}}
+		}
+	}()
+	doc, p := c.Parse()
+	switch {
+	case p != nil:
+		return decoded{errs: problems(c.File, []yamldoc.Problem{*p})}
+	case doc == nil:
+		return decoded{}
+	}
+	d.decodeInto(doc, &r)
+	return r
+}
+
+// decodeInto decodes a parsed document, or each item of a List, into r.
+func (d *decoder) decodeInto(doc *yamldoc.Document, r *decoded) {
+	if items, ok := doc.Items(); ok {
+		for _, item := range items {
+			d.decodeInto(item, r)
+		}
+		return
+	}
+	obj, errs := d.decodeDocument(doc, nil)
+	r.errs = append(r.errs, errs...)
+	if len(errs) == 0 {
+		r.objs = append(r.objs, obj)
+	}
 }
 
 // DecodeInto decodes a single-document DocString into obj (e.g. a *corev1.Pod

@@ -2,8 +2,10 @@ package manifest
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -825,5 +827,50 @@ func TestScheme(t *testing.T) {
 	}
 	if s == Scheme() {
 		t.Error("Scheme returned the same scheme twice, want a new one")
+	}
+}
+
+// TestDecodeEachConcurrently: documents decoded by several workers are
+// visited in their order, with every problem, as one worker decodes them;
+// a visitor that keeps nothing keeps the file's objects out of memory.
+func TestDecodeEachConcurrently(t *testing.T) {
+	var b strings.Builder
+	for i := range 700 {
+		switch {
+		case i%97 == 5:
+			fmt.Fprintf(&b, "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p%d\nspec:\n  containers: 3\n---\n", i)
+		case i%101 == 7:
+			fmt.Fprintf(&b, "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: c%d\n- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: l%d\n  spec:\n    containers:\n    - name: c\n      image: x\n---\n", i, i)
+		case i%3 == 0:
+			fmt.Fprintf(&b, "apiVersion: settings.k8s.io/v1alpha1\nkind: PodPreset\nmetadata:\n  name: s%d\nspec:\n  selector: {}\n  env:\n  - name: A\n    value: x\n---\n", i)
+		default:
+			fmt.Fprintf(&b, "# a comment\napiVersion: v1\nkind: Pod\nmetadata:\n  name: p%d\nspec:\n  containers:\n  - name: c\n    image: x\n---\n", i)
+		}
+	}
+	content := b.String()
+	type seen struct {
+		kind string
+		line int
+	}
+	decode := func(workers int) ([]seen, error) {
+		var out []seen
+		err := DecodeEach(src, content, Scheme(), workers, func(o Object) []*Error {
+			out = append(out, seen{o.GVK.Kind, o.Line})
+			return nil
+		})
+		return out, err
+	}
+	want, wantErr := decode(1)
+	if wantErr == nil || len(want) < 690 {
+		t.Fatalf("one worker: %d objects, error %v; want about 700 and the invalid pods' errors", len(want), wantErr)
+	}
+	for _, workers := range []int{2, 4, 16} {
+		got, err := decode(workers)
+		if err == nil || err.Error() != wantErr.Error() {
+			t.Errorf("%d workers: error %v, want %v", workers, err, wantErr)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%d workers: %d objects, not in the order one worker visits them (%d)", workers, len(got), len(want))
+		}
 	}
 }

@@ -22,14 +22,9 @@ import (
 // binding (package presets/policy) and starts the API server's
 // admission-policy plug-ins over them (package policyplugin), for the
 // namespaces of the presets and of the pods.
-func startPolicy(ctx context.Context, lister presetLister, pods []pending) (*policyplugin.Chain, error) {
+func startPolicy(ctx context.Context, lister presetLister, namespaces map[string]bool) (*policyplugin.Chain, error) {
 	var stored []runtime.Object
-	namespaces := map[string]bool{}
-	for _, p := range pods {
-		namespaces[namespaceOr(p.pod.Namespace)] = true
-	}
 	for _, ns := range slices.Sorted(maps.Keys(lister)) {
-		namespaces[ns] = true
 		objs, err := policy.Compile(ns, lister[ns], policy.Options{})
 		if err != nil {
 			return nil, fmt.Errorf("unable to compile the presets of namespace %s into a policy: %w", ns, err)

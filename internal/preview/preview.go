@@ -2,6 +2,7 @@ package preview
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -18,6 +19,7 @@ import (
 	"presetsim.dev/presetsim/internal/defaults"
 	"presetsim.dev/presetsim/internal/explain"
 	"presetsim.dev/presetsim/internal/manifest"
+	"presetsim.dev/presetsim/internal/ordered"
 	podpreset "presetsim.dev/presetsim/presets/admission"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
 	"presetsim.dev/presetsim/presets/merge"
@@ -68,61 +70,142 @@ const (
 // Implementations are the implementations Run knows.
 var Implementations = []Implementation{Reference, Policy}
 
+// Input is what the pods are admitted with and what is admitted: the
+// presets of the manifests, by namespace, and their pods and workload
+// templates in order, each kept as JSON (a fraction of a decoded pod's
+// memory) until it is admitted. Add each object to it, then admit with
+// Each.
+type Input struct {
+	presets    presetLister
+	pods       []pending
+	namespaces map[string]bool
+}
+
+// Add takes an object of the manifests: a preset, a pod, a workload (its
+// template); other kinds (ConfigMaps, Secrets, ...) are accepted and
+// ignored.
+func (in *Input) Add(o manifest.Object) error {
+	if in.presets == nil {
+		in.presets, in.namespaces = presetLister{}, map[string]bool{}
+	}
+	var (
+		source string
+		pod    *corev1.Pod
+	)
+	switch obj := o.Object.(type) {
+	case *v1alpha1.PodPreset:
+		pp := obj.DeepCopy()
+		pp.Namespace = namespaceOr(pp.Namespace)
+		if pp.ResourceVersion == "" {
+			pp.ResourceVersion = OfflineResourceVersion
+		}
+		in.presets[pp.Namespace] = append(in.presets[pp.Namespace], pp)
+		in.namespaces[pp.Namespace] = true
+		return nil
+	case *corev1.Pod:
+		source, pod = "Pod "+obj.Name, obj
+	default:
+		p, ok := fromTemplate(o)
+		if !ok {
+			return nil
+		}
+		source, pod = fmt.Sprintf("%s %s (pod template)", o.GVK.Kind, p.GenerateName[:len(p.GenerateName)-1]), p
+	}
+	data, err := json.Marshal(pod)
+	if err != nil {
+		return fmt.Errorf("%s: %w", source, err)
+	}
+	in.pods = append(in.pods, pending{source: source, pod: data})
+	in.namespaces[namespaceOr(pod.Namespace)] = true
+	return nil
+}
+
+// Pods is how many pods and workload templates the input has.
+func (in *Input) Pods() int { return len(in.pods) }
+
 // Run admits every pod and workload template of objs with the presets of
-// objs, through impl (Reference when empty). Other kinds (ConfigMaps,
-// Secrets, ...) are accepted and ignored.
+// objs, through impl (Reference when empty), and returns what admission
+// did to each, in order.
 func Run(ctx context.Context, objs []manifest.Object, impl Implementation) ([]Result, error) {
-	lister := presetLister{}
-	var pods []pending
+	var in Input
 	for _, o := range objs {
-		switch obj := o.Object.(type) {
-		case *v1alpha1.PodPreset:
-			pp := obj.DeepCopy()
-			pp.Namespace = namespaceOr(pp.Namespace)
-			if pp.ResourceVersion == "" {
-				pp.ResourceVersion = OfflineResourceVersion
-			}
-			lister[pp.Namespace] = append(lister[pp.Namespace], pp)
-		case *corev1.Pod:
-			pods = append(pods, pending{"Pod " + obj.Name, obj.DeepCopy()})
-		default:
-			if pod, ok := fromTemplate(o); ok {
-				pods = append(pods, pending{fmt.Sprintf("%s %s (pod template)", o.GVK.Kind, pod.GenerateName[:len(pod.GenerateName)-1]), pod})
-			}
+		if err := in.Add(o); err != nil {
+			return nil, err
 		}
 	}
-	plugin, stop, err := start(ctx, impl, lister, pods)
+	var results []Result
+	err := Each(ctx, &in, impl, 1, func(r Result) (struct{}, error) { return struct{}{}, nil },
+		func(r Result, _ struct{}) error {
+			results = append(results, r)
+			return nil
+		})
+	return results, err
+}
+
+// Each admits the input's pods through impl (Reference when empty), up to
+// workers at once: work runs for each Result as soon as it is admitted, on
+// the goroutine that admitted it (to render it, say), and done runs for
+// each with what work made of it, in the input's order, one at a time, on
+// the caller's goroutine. Only a bounded window of pods is admitted ahead
+// of done: what the input costs is what done keeps. The first error (of
+// admission, work or done) stops it and is returned.
+func Each[T any](ctx context.Context, in *Input, impl Implementation, workers int, work func(Result) (T, error), done func(Result, T) error) error {
+	if in.presets == nil {
+		in.presets, in.namespaces = presetLister{}, map[string]bool{}
+	}
+	plugin, stop, err := start(ctx, impl, in.presets, in.namespaces)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer stop()
 	var all []*v1alpha1.PodPreset
-	for _, ns := range slices.Sorted(maps.Keys(lister)) {
-		byName := slices.Clone(lister[ns])
+	for _, ns := range slices.Sorted(maps.Keys(in.presets)) {
+		byName := slices.Clone(in.presets[ns])
 		slices.SortStableFunc(byName, func(a, b *v1alpha1.PodPreset) int { return strings.Compare(a.Name, b.Name) })
 		all = append(all, byName...)
 	}
-	var results []Result
-	for _, p := range pods {
-		r, err := admitPod(ctx, plugin, lister, p.source, p.pod)
-		if err != nil {
-			return nil, err
-		}
-		r.Explained = explain.Pod(r.Input, all)
-		results = append(results, r)
+	type admitted struct {
+		result Result
+		made   T
+		err    error
 	}
-	return results, nil
+	admit := func(p pending) (a admitted) {
+		defer func() {
+			if r := recover(); r != nil {
+				a.err = fmt.Errorf("%s: internal error while admitting the pod (please report it): %v", p.source, r)
+			}
+		}()
+		pod := &corev1.Pod{}
+		if a.err = json.Unmarshal(p.pod, pod); a.err != nil {
+			return a
+		}
+		if a.result, a.err = admitPod(ctx, plugin, in.presets, p.source, pod); a.err != nil {
+			return a
+		}
+		a.result.Explained = explain.Pod(a.result.Input, all)
+		a.made, a.err = work(a.result)
+		return a
+	}
+	for a := range ordered.Map(in.pods, workers, admit) {
+		if a.err != nil {
+			return a.err
+		}
+		if err := done(a.result, a.made); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // start starts the implementation's plug-in; stop stops it.
-func start(ctx context.Context, impl Implementation, lister presetLister, pods []pending) (plugin admission.MutationInterface, stop func(), err error) {
+func start(ctx context.Context, impl Implementation, lister presetLister, namespaces map[string]bool) (plugin admission.MutationInterface, stop func(), err error) {
 	switch impl {
 	case Reference, "":
 		p := podpreset.New()
 		p.SetPodPresetLister(lister)
 		return p, func() {}, p.ValidateInitialization()
 	case Policy:
-		chain, err := startPolicy(ctx, lister, pods)
+		chain, err := startPolicy(ctx, lister, namespaces)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -183,10 +266,10 @@ func namespaceOr(ns string) string {
 	return ns
 }
 
-// pending is a pod to admit and where it came from.
+// pending is a pod to admit, as JSON, and where it came from.
 type pending struct {
 	source string
-	pod    *corev1.Pod
+	pod    []byte
 }
 
 // presetLister serves the presets read from the input, by namespace.

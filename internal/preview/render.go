@@ -1,6 +1,7 @@
 package preview
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,9 +11,9 @@ import (
 	"presetsim.dev/presetsim/presets/conflict"
 
 	"github.com/pmezard/go-difflib/difflib"
+	yamlv2 "go.yaml.in/yaml/v2"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"sigs.k8s.io/yaml"
 
 	"presetsim.dev/presetsim/internal/explain"
 )
@@ -32,81 +33,149 @@ func Summary(r Result) []string {
 	return lines
 }
 
-// WriteYAML writes the admitted pods as a multi-document YAML stream, each
-// preceded by its summary as comments.
-func WriteYAML(w io.Writer, results []Result) error {
-	for i, r := range results {
-		if i > 0 {
-			fmt.Fprintln(w, "---")
-		}
-		for _, l := range Summary(r) {
-			fmt.Fprintf(w, "# %s\n", l)
-		}
-		b, err := podYAML(r.Output)
-		if err != nil {
-			return err
-		}
-		if _, err := w.Write(b); err != nil {
-			return err
-		}
-	}
-	return nil
+// Format is one of apply's outputs, made a result at a time: Render makes
+// one result's part (on any goroutine); a Writer puts the parts together.
+type Format struct {
+	Render func(Result) ([]byte, error)
+	// Open comes before the first part, Between between two, Close after
+	// the last; Empty stands alone when there is no result.
+	Open, Between, Close, Empty string
 }
 
-// WriteJSON writes a JSON array with, for each pod, its source, the presets
-// applied, the warnings and the admitted pod.
-func WriteJSON(w io.Writer, results []Result) error {
+// YAML: the admitted pods as a multi-document YAML stream, each preceded
+// by its summary as comments.
+var YAML = Format{Render: renderYAML, Between: "---\n"}
+
+func renderYAML(r Result) ([]byte, error) {
+	var b bytes.Buffer
+	for _, l := range Summary(r) {
+		fmt.Fprintf(&b, "# %s\n", l)
+	}
+	pod, err := podYAML(r.Output)
+	if err != nil {
+		return nil, err
+	}
+	b.Write(pod)
+	return b.Bytes(), nil
+}
+
+// JSON: a JSON array with, for each pod, its source, the presets applied,
+// the warnings and the admitted pod.
+var JSON = jsonArray(func(r Result) (any, error) {
 	type entry struct {
 		Source   string         `json:"source"`
 		Applied  []string       `json:"applied"`
 		Warnings []string       `json:"warnings"`
 		Pod      map[string]any `json:"pod"`
 	}
-	out := make([]entry, 0, len(results))
-	for _, r := range results {
-		pod, err := podMap(r.Output)
-		if err != nil {
-			return err
-		}
-		out = append(out, entry{Source: r.Source, Applied: nonNil(r.Applied), Warnings: nonNil(r.Warnings), Pod: pod})
+	pod, err := podMap(r.Output)
+	if err != nil {
+		return nil, err
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	return entry{Source: r.Source, Applied: nonNil(r.Applied), Warnings: nonNil(r.Warnings), Pod: pod}, nil
+})
+
+// jsonArray is the Format of a JSON array, indented by two spaces, whose
+// entries entry makes.
+func jsonArray(entry func(Result) (any, error)) Format {
+	return Format{
+		Render: func(r Result) ([]byte, error) {
+			e, err := entry(r)
+			if err != nil {
+				return nil, err
+			}
+			b, err := json.MarshalIndent(e, "  ", "  ")
+			if err != nil {
+				return nil, err
+			}
+			return append([]byte("  "), b...), nil
+		},
+		Open: "[\n", Between: ",\n", Close: "\n]\n", Empty: "[]\n",
+	}
 }
 
-// WriteDiff writes, for each pod, a unified diff from the pod as submitted to
-// the pod as admitted (nothing for a pod admission left alone), coloured
+// Diff is, for each pod, a unified diff from the pod as submitted to the
+// pod as admitted ("unchanged" for a pod admission left alone), coloured
 // for a terminal when color is set.
-func WriteDiff(w io.Writer, results []Result, color bool) error {
-	for _, r := range results {
+func Diff(color bool) Format {
+	return Format{Render: func(r Result) ([]byte, error) {
+		var b bytes.Buffer
 		for _, l := range Summary(r) {
-			fmt.Fprintf(w, "# %s\n", l)
+			fmt.Fprintf(&b, "# %s\n", l)
 		}
 		before, err := podYAML(r.Input)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		after, err := podYAML(r.Output)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		diff, err := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
 			A: difflib.SplitLines(string(before)), B: difflib.SplitLines(string(after)),
 			FromFile: r.Source + " (submitted)", ToFile: r.Source + " (admitted)", Context: 3,
 		})
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if diff == "" {
-			fmt.Fprintf(w, "# %s: unchanged\n", r.Source)
-			continue
+			fmt.Fprintf(&b, "# %s: unchanged\n", r.Source)
+			return b.Bytes(), nil
 		}
 		for _, line := range difflib.SplitLines(diff) {
-			fmt.Fprint(w, colorize(line, color))
+			b.WriteString(colorize(line, color))
+		}
+		return b.Bytes(), nil
+	}}
+}
+
+// Writer writes a Format's parts, in the order given, to w.
+type Writer struct {
+	w      io.Writer
+	format Format
+	parts  int
+}
+
+// NewWriter is a Writer of format's parts to w.
+func NewWriter(w io.Writer, format Format) *Writer { return &Writer{w: w, format: format} }
+
+// Write writes one result's part.
+func (w *Writer) Write(part []byte) error {
+	glue := w.format.Between
+	if w.parts == 0 {
+		glue = w.format.Open
+	}
+	w.parts++
+	if _, err := io.WriteString(w.w, glue); err != nil {
+		return err
+	}
+	_, err := w.w.Write(part)
+	return err
+}
+
+// Close ends what was written.
+func (w *Writer) Close() error {
+	end := w.format.Close
+	if w.parts == 0 {
+		end = w.format.Empty
+	}
+	_, err := io.WriteString(w.w, end)
+	return err
+}
+
+// WriteAll writes the results in format.
+func WriteAll(w io.Writer, results []Result, format Format) error {
+	out := NewWriter(w, format)
+	for _, r := range results {
+		part, err := format.Render(r)
+		if err != nil {
+			return err
+		}
+		if err := out.Write(part); err != nil {
+			return err
 		}
 	}
-	return nil
+	return out.Close()
 }
 
 func colorize(line string, color bool) string {
@@ -147,12 +216,16 @@ func podMap(pod *corev1.Pod) (map[string]any, error) {
 	return m, nil
 }
 
+// podYAML is the pod as YAML, as sigs.k8s.io/yaml (kubectl) writes it:
+// keys in order, YAML 1.1 scalars. It writes podMap with that library's
+// own YAML encoder directly, which is the same text without its round trip
+// through JSON (twice as fast).
 func podYAML(pod *corev1.Pod) ([]byte, error) {
 	m, err := podMap(pod)
 	if err != nil {
 		return nil, err
 	}
-	return yaml.Marshal(m)
+	return yamlv2.Marshal(m)
 }
 
 func nonNil(s []string) []string {
@@ -162,50 +235,41 @@ func nonNil(s []string) []string {
 	return s
 }
 
-// WriteExplanation writes, for each pod, what each preset does to it and
-// why, one line per preset, a conflict's items on lines of their own.
-func WriteExplanation(w io.Writer, results []Result) error {
-	for i, r := range results {
-		if i > 0 {
-			fmt.Fprintln(w)
+// Explanation is, for each pod, what each preset does to it and why, one
+// line per preset, a conflict's items on lines of their own.
+var Explanation = Format{Render: renderExplanation, Between: "\n"}
+
+func renderExplanation(r Result) ([]byte, error) {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "%s (namespace %s):\n", r.Source, r.Input.Namespace)
+	if len(r.Explained) == 0 {
+		fmt.Fprintln(&b, "  no PodPreset in the input")
+	}
+	for _, v := range r.Explained {
+		fmt.Fprintf(&b, "  %s\n", v)
+		for _, a := range v.Added {
+			fmt.Fprintf(&b, "      added %s\n", a)
 		}
-		fmt.Fprintf(w, "%s (namespace %s):\n", r.Source, r.Input.Namespace)
-		if len(r.Explained) == 0 {
-			fmt.Fprintln(w, "  no PodPreset in the input")
-		}
-		for _, v := range r.Explained {
-			fmt.Fprintf(w, "  %s\n", v)
-			for _, a := range v.Added {
-				fmt.Fprintf(w, "      added %s\n", a)
-			}
-			for _, s := range v.Skipped {
-				fmt.Fprintf(w, "      skipped as identical %s\n", s)
-			}
-		}
-		// The explanation shows each conflict; other warnings follow it.
-		conflicts := conflict.Messages(r.Conflicts)
-		for _, warning := range r.Warnings {
-			if !slices.Contains(conflicts, warning) {
-				fmt.Fprintf(w, "  warning: %s\n", warning)
-			}
+		for _, s := range v.Skipped {
+			fmt.Fprintf(&b, "      skipped as identical %s\n", s)
 		}
 	}
-	return nil
+	// The explanation shows each conflict; other warnings follow it.
+	conflicts := conflict.Messages(r.Conflicts)
+	for _, warning := range r.Warnings {
+		if !slices.Contains(conflicts, warning) {
+			fmt.Fprintf(&b, "  warning: %s\n", warning)
+		}
+	}
+	return b.Bytes(), nil
 }
 
-// WriteExplanationJSON writes the explanations as a JSON array, one entry
-// per pod.
-func WriteExplanationJSON(w io.Writer, results []Result) error {
+// ExplanationJSON is the explanations as a JSON array, one entry per pod.
+var ExplanationJSON = jsonArray(func(r Result) (any, error) {
 	type entry struct {
 		Source    string            `json:"source"`
 		Namespace string            `json:"namespace"`
 		Presets   []explain.Verdict `json:"presets"`
 	}
-	out := make([]entry, 0, len(results))
-	for _, r := range results {
-		out = append(out, entry{Source: r.Source, Namespace: r.Input.Namespace, Presets: append([]explain.Verdict{}, r.Explained...)})
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
-}
+	return entry{Source: r.Source, Namespace: r.Input.Namespace, Presets: append([]explain.Verdict{}, r.Explained...)}, nil
+})

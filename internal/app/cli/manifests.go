@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -23,47 +24,60 @@ import (
 // specification refuses (model.Validate: an invalid selector, nothing to
 // inject, ...). An input with no object at all is an error too.
 func ReadManifests(args []string, stdin io.Reader) ([]manifest.Object, error) {
-	files, err := expand(args)
-	if err != nil {
+	var objs []manifest.Object
+	if err := ScanManifests(args, stdin, func(o manifest.Object) { objs = append(objs, o) }); err != nil {
 		return nil, err
 	}
-	var (
-		objs []manifest.Object
-		errs []error
-	)
+	return objs, nil
+}
+
+// ScanManifests reads what ReadManifests does and hands each object to
+// visit, in order, instead of keeping them: a file's documents are decoded
+// on every core, and what the input costs in memory is what visit keeps
+// (and the files' text). It returns every problem ReadManifests would; the
+// objects without one are visited all the same.
+func ScanManifests(args []string, stdin io.Reader, visit func(manifest.Object)) error {
+	files, err := expand(args)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	seen := 0
 	for _, f := range files {
 		name, data, err := f.read(stdin)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		o, err := manifest.Decode(manifest.Source{File: name, Line: 1}, string(data), manifest.Scheme())
+		err = manifest.DecodeEach(manifest.Source{File: name, Line: 1}, string(data), manifest.Scheme(), runtime.GOMAXPROCS(0), func(o manifest.Object) []*manifest.Error {
+			seen++
+			if invalid := invalidPreset(o); len(invalid) > 0 {
+				return invalid
+			}
+			visit(o)
+			return nil
+		})
 		if err != nil {
 			errs = append(errs, err)
-			continue
 		}
-		for _, obj := range o {
-			errs = append(errs, invalidPreset(obj)...)
-		}
-		objs = append(objs, o...)
 	}
 	if err := errors.Join(errs...); err != nil {
-		return nil, err
+		return err
 	}
-	if len(objs) == 0 {
-		return nil, fmt.Errorf("no object in %s", strings.Join(args, ", "))
+	if seen == 0 {
+		return fmt.Errorf("no object in %s", strings.Join(args, ", "))
 	}
-	return objs, nil
+	return nil
 }
 
 // invalidPreset returns why the specification refuses the object, when it
 // is a preset.
-func invalidPreset(o manifest.Object) []error {
+func invalidPreset(o manifest.Object) []*manifest.Error {
 	p, ok := o.Object.(*v1alpha1.PodPreset)
 	if !ok {
 		return nil
 	}
-	var errs []error
+	var errs []*manifest.Error
 	for _, inv := range model.Validate(p) {
 		errs = append(errs, o.ErrorAt(inv.Err.Field, fmt.Sprintf("%s (%s)", inv.Err.ErrorBody(), inv.Rule)))
 	}
