@@ -148,10 +148,12 @@ func highWaterMark(pid int) int64 {
 func newScalingCommand(stdout io.Writer) *cobra.Command {
 	return &cobra.Command{
 		Use:   "scaling",
-		Short: "measure scenarios/s offline and fuzz cases/s, with each run's peak memory",
-		Long: `Runs 100, 1,000 and 10,000 generated scenarios offline, and presetsim fuzz offline and on envtest,
-each as a child process of this binary, and prints the rate, the wall time and the peak resident
-memory of each: the part of presetsim bench that shows how time and memory grow with the work.`,
+		Short: "measure scenarios/s offline, apply's pods/s and fuzz cases/s, with each run's peak memory",
+		Long: `Runs 100, 1,000 and 10,000 generated scenarios offline, presetsim apply over 5 MB and 50 MB
+of generated manifests and over a preset of 5,000, 10,000 and 20,000 env vars, and presetsim fuzz
+offline and on envtest, each as a child process of this binary, and prints the rate, the wall time
+and the peak resident memory of each: the part of presetsim bench that shows how time and memory
+grow with the work.`,
 		Args: cli.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			dir, err := os.MkdirTemp("", "presetsim-bench-")
@@ -182,6 +184,9 @@ func scaling(ctx context.Context, stdout io.Writer, dir string) error {
 		fmt.Fprintf(stdout, "%-52s %12.0f %10s %9.0f MiB\n", fmt.Sprintf("  run offline, %d generated scenarios", n),
 			float64(n)/u.wall.Seconds(), u.wall.Round(time.Millisecond), float64(u.peakRSS)/(1<<20))
 	}
+	if err := applyScaling(ctx, stdout, dir); err != nil {
+		return err
+	}
 	for _, f := range []struct {
 		backend string
 		cases   int
@@ -194,4 +199,106 @@ func scaling(ctx context.Context, stdout io.Writer, dir string) error {
 			float64(f.cases)/u.wall.Seconds(), u.wall.Round(time.Millisecond), float64(u.peakRSS)/(1<<20))
 	}
 	return nil
+}
+
+// applyScaling prints what presetsim apply takes over generated manifests
+// of 11,800 and 118,000 pods (about 5 MB and 50 MB), and over one pod and a
+// preset of 5,000, 10,000 and 20,000 env vars: time should grow linearly
+// with the input, memory far less than the input's decoded objects.
+func applyScaling(ctx context.Context, stdout io.Writer, dir string) error {
+	for _, pods := range []int{11800, 118000} {
+		file := filepath.Join(dir, fmt.Sprintf("apply-%d.yaml", pods))
+		if err := os.WriteFile(file, []byte(generatedManifests(pods)), 0o644); err != nil {
+			return err
+		}
+		info, err := os.Stat(file)
+		if err != nil {
+			return err
+		}
+		u, err := runSelf(ctx, "apply", "-f", file)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "%-52s %12.0f %10s %9.0f MiB\n", fmt.Sprintf("  apply, %d pods (%.0f MB), pods", pods, float64(info.Size())/1e6),
+			float64(pods)/u.wall.Seconds(), u.wall.Round(time.Millisecond), float64(u.peakRSS)/(1<<20))
+	}
+	for _, items := range []int{5000, 10000, 20000} {
+		file := filepath.Join(dir, fmt.Sprintf("apply-items-%d.yaml", items))
+		if err := os.WriteFile(file, []byte(largePreset(items)), 0o644); err != nil {
+			return err
+		}
+		u, err := runSelf(ctx, "apply", "-f", file)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "%-52s %12.0f %10s %9.0f MiB\n", fmt.Sprintf("  apply, a preset of %d env vars, items", items),
+			float64(items)/u.wall.Seconds(), u.wall.Round(time.Millisecond), float64(u.peakRSS)/(1<<20))
+	}
+	return nil
+}
+
+// generatedManifests are ten presets over two namespaces and pods of
+// seven tiers, about 420 bytes of YAML each, half of them selected.
+func generatedManifests(pods int) string {
+	var b strings.Builder
+	for _, ns := range []string{"default", "team-a"} {
+		for i := range 5 {
+			fmt.Fprintf(&b, `apiVersion: settings.k8s.io/v1alpha1
+kind: PodPreset
+metadata:
+  name: preset-%[1]d
+  namespace: %[2]s
+spec:
+  selector:
+    matchLabels:
+      tier: t%[1]d
+  env:
+  - name: VAR_%[1]d
+    value: "value-%[1]d"
+  volumeMounts:
+  - name: vol-%[1]d
+    mountPath: /mnt/%[1]d
+  volumes:
+  - name: vol-%[1]d
+    emptyDir: {}
+---
+`, i, ns)
+		}
+	}
+	for j := range pods {
+		ns := []string{"default", "team-a"}[j%2]
+		fmt.Fprintf(&b, `apiVersion: v1
+kind: Pod
+metadata:
+  name: pod-%[1]d
+  namespace: %[2]s
+  labels:
+    tier: t%[3]d
+    app: app-%[1]d
+  annotations:
+    description: "a pod of the generated load, made to weigh what a real manifest weighs in bytes and in fields"
+spec:
+  containers:
+  - name: main
+    image: registry.example.com/team/app:%[1]d
+    env:
+    - name: OWN_%[4]d
+      value: "own-%[1]d"
+    ports:
+    - containerPort: 8080
+---
+`, j, ns, j%7, j%13)
+	}
+	return b.String()
+}
+
+// largePreset is one preset of items env vars and a pod it selects.
+func largePreset(items int) string {
+	var b strings.Builder
+	b.WriteString("apiVersion: settings.k8s.io/v1alpha1\nkind: PodPreset\nmetadata:\n  name: large\nspec:\n  selector: {}\n  env:\n")
+	for i := range items {
+		fmt.Fprintf(&b, "  - name: VAR_%d\n    value: \"%d\"\n", i, i)
+	}
+	b.WriteString("---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: c\n    image: i\n")
+	return b.String()
 }
