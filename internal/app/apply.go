@@ -1,6 +1,7 @@
 package app
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -97,9 +98,11 @@ a pod has a conflict, or with --diff when the change gives a pod a conflict it d
 		if in.Pods() == 0 {
 			fmt.Fprintln(stderr, "no pod or workload in the input")
 		}
-		out := preview.NewWriter(stdout, format)
+		buffered := bufio.NewWriterSize(stdout, 256<<10)
+		out := preview.NewWriter(buffered, format)
 		conflicts, pods := 0, 0
-		err = preview.Each(ctx, &in, preview.Implementation(*impl), runtime.GOMAXPROCS(0), format.Render, func(r preview.Result, part []byte) error {
+		opts := preview.Options{Implementation: preview.Implementation(*impl), Workers: runtime.GOMAXPROCS(0), Explain: *explainFlag}
+		err = preview.Each(ctx, &in, opts, format.Render, func(r preview.Result, part []byte) error {
 			pods++
 			if r.Conflicted() {
 				conflicts++
@@ -108,6 +111,9 @@ a pod has a conflict, or with --diff when the change gives a pod a conflict it d
 		})
 		if err == nil {
 			err = out.Close()
+		}
+		if ferr := buffered.Flush(); err == nil {
+			err = ferr
 		}
 		if err != nil {
 			return err

@@ -1,7 +1,6 @@
 package manifest
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -46,15 +45,9 @@ func (d *decoder) decodeDocument(doc *yamldoc.Document, tgt *target) (Object, []
 	errs = append(errs, problems(doc.File, doc.DuplicateKeys())...)
 
 	// The YAML-to-JSON conversion kubectl uses: YAML 1.1 scalars.
-	data, p := doc.ToJSON()
+	tree, p := doc.Tree()
 	if p != nil {
 		return Object{}, append(errs, problems(doc.File, []yamldoc.Problem{*p})...)
-	}
-	var tree any
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	if err := dec.Decode(&tree); err != nil {
-		return Object{}, append(errs, errAt(doc, doc.FirstLine(), nil, "invalid YAML: "+err.Error()))
 	}
 	m, ok := tree.(map[string]any)
 	if !ok {
@@ -72,11 +65,8 @@ func (d *decoder) decodeDocument(doc *yamldoc.Document, tgt *target) (Object, []
 	m["apiVersion"], m["kind"] = gvk.GroupVersion().String(), gvk.Kind
 
 	obj := Object{GVK: gvk, Line: doc.AbsLine(doc.FirstLine()), doc: doc}
-	u := &unstructured.Unstructured{}
-	raw, err := json.Marshal(m)
-	if err == nil {
-		err = u.UnmarshalJSON(raw)
-	}
+	object, err := unstructuredValues(m)
+	u := &unstructured.Unstructured{Object: object.(map[string]any)}
 	if err != nil {
 		return Object{}, append(errs, errAt(doc, doc.FirstLine(), nil, "cannot decode "+gvk.Kind+": "+hint.Clean(err)))
 	}
@@ -108,6 +98,41 @@ func (d *decoder) decodeDocument(doc *yamldoc.Document, tgt *target) (Object, []
 	}
 	obj.Object = o
 	return obj, nil
+}
+
+// unstructuredValues is a decoded JSON tree (numbers as json.Number) as
+// an unstructured object holds it, as its JSON decoder makes it: each
+// number an int64 when it is an integer that fits one, a float64
+// otherwise.
+func unstructuredValues(v any) (any, error) {
+	switch v := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, item := range v {
+			converted, err := unstructuredValues(item)
+			if err != nil {
+				return out, err
+			}
+			out[k] = converted
+		}
+		return out, nil
+	case []any:
+		out := make([]any, len(v))
+		for i, item := range v {
+			converted, err := unstructuredValues(item)
+			if err != nil {
+				return out, err
+			}
+			out[i] = converted
+		}
+		return out, nil
+	case json.Number:
+		if i, err := v.Int64(); err == nil {
+			return i, nil
+		}
+		return v.Float64()
+	}
+	return v, nil
 }
 
 func copyMap(m map[string]any) map[string]any {

@@ -134,7 +134,7 @@ func Run(ctx context.Context, objs []manifest.Object, impl Implementation) ([]Re
 		}
 	}
 	var results []Result
-	err := Each(ctx, &in, impl, 1, func(r Result) (struct{}, error) { return struct{}{}, nil },
+	err := Each(ctx, &in, Options{Implementation: impl, Explain: true}, func(r Result) (struct{}, error) { return struct{}{}, nil },
 		func(r Result, _ struct{}) error {
 			results = append(results, r)
 			return nil
@@ -142,18 +142,27 @@ func Run(ctx context.Context, objs []manifest.Object, impl Implementation) ([]Re
 	return results, err
 }
 
-// Each admits the input's pods through impl (Reference when empty), up to
-// workers at once: work runs for each Result as soon as it is admitted, on
+// Options say how Each admits the pods.
+type Options struct {
+	// Implementation admits them; Reference when empty.
+	Implementation Implementation
+	// Workers is how many pods are admitted at once; one when less than 2.
+	Workers int
+	// Explain fills each Result's Explained; it is left empty otherwise.
+	Explain bool
+}
+
+// Each admits the input's pods as opts say: work runs for each Result as soon as it is admitted, on
 // the goroutine that admitted it (to render it, say), and done runs for
 // each with what work made of it, in the input's order, one at a time, on
 // the caller's goroutine. Only a bounded window of pods is admitted ahead
 // of done: what the input costs is what done keeps. The first error (of
 // admission, work or done) stops it and is returned.
-func Each[T any](ctx context.Context, in *Input, impl Implementation, workers int, work func(Result) (T, error), done func(Result, T) error) error {
+func Each[T any](ctx context.Context, in *Input, opts Options, work func(Result) (T, error), done func(Result, T) error) error {
 	if in.presets == nil {
 		in.presets, in.namespaces = presetLister{}, map[string]bool{}
 	}
-	plugin, stop, err := start(ctx, impl, in.presets, in.namespaces)
+	plugin, stop, err := start(ctx, opts.Implementation, in.presets, in.namespaces)
 	if err != nil {
 		return err
 	}
@@ -182,11 +191,13 @@ func Each[T any](ctx context.Context, in *Input, impl Implementation, workers in
 		if a.result, a.err = admitPod(ctx, plugin, in.presets, p.source, pod); a.err != nil {
 			return a
 		}
-		a.result.Explained = explain.Pod(a.result.Input, all)
+		if opts.Explain {
+			a.result.Explained = explain.Pod(a.result.Input, all)
+		}
 		a.made, a.err = work(a.result)
 		return a
 	}
-	for a := range ordered.Map(in.pods, workers, admit) {
+	for a := range ordered.Map(in.pods, opts.Workers, admit) {
 		if a.err != nil {
 			return a.err
 		}
@@ -227,12 +238,16 @@ func admitPod(ctx context.Context, plugin admission.MutationInterface, lister pr
 	if err != nil {
 		return Result{}, fmt.Errorf("%s: admission refused the pod: %w", source, err)
 	}
-	var conflicts []conflict.Item
-	// The specification's options allow one outcome.
-	if outcomes := model.Admit(model.Admission{Presets: lister[in.Namespace], Pod: in}, model.Options{}); len(outcomes) == 1 {
-		conflicts = outcomes[0].Conflicts
+	r := Result{Source: source, Input: in, Output: out, Applied: applied(in, out), Warnings: outcome.Warnings}
+	// A conflict keeps every preset that selects the pod from it (R4.2):
+	// where all were applied, there was none to ask the model for.
+	if selected, _ := merge.Select(in, lister[in.Namespace]); len(selected) > len(r.Applied) {
+		// The specification's options allow one outcome.
+		if outcomes := model.Admit(model.Admission{Presets: lister[in.Namespace], Pod: in}, model.Options{}); len(outcomes) == 1 {
+			r.Conflicts = outcomes[0].Conflicts
+		}
 	}
-	return Result{Source: source, Input: in, Output: out, Applied: applied(in, out), Warnings: outcome.Warnings, Conflicts: conflicts}, nil
+	return r, nil
 }
 
 // applied lists the presets whose annotation admission added or changed.

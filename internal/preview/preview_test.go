@@ -107,7 +107,7 @@ func TestEachInOrder(t *testing.T) {
 				}
 			}
 			var got []Result
-			err = Each(context.Background(), &in, impl, 4, YAML.Render, func(r Result, part []byte) error {
+			err = Each(context.Background(), &in, Options{Implementation: impl, Workers: 4, Explain: true}, YAML.Render, func(r Result, part []byte) error {
 				if wantPart, err := YAML.Render(r); err != nil || !bytes.Equal(part, wantPart) {
 					t.Errorf("%s: the part made beside admission is not the result's", r.Source)
 				}
@@ -121,7 +121,7 @@ func TestEachInOrder(t *testing.T) {
 				t.Fatalf("%d results, want %d", len(got), len(want))
 			}
 			for i := range want {
-				if got[i].Source != want[i].Source || !equality.Semantic.DeepEqual(got[i].Output, want[i].Output) || !slices.Equal(got[i].Applied, want[i].Applied) {
+				if got[i].Source != want[i].Source || !equality.Semantic.DeepEqual(got[i].Output, want[i].Output) || !slices.Equal(got[i].Applied, want[i].Applied) || len(got[i].Explained) != len(want[i].Explained) {
 					t.Errorf("result %d: %s applied %v, want %s applied %v", i, got[i].Source, got[i].Applied, want[i].Source, want[i].Applied)
 				}
 			}

@@ -2,6 +2,7 @@ package yamldoc
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -176,14 +177,14 @@ func documentMarker(line string) (bool, string) {
 }
 
 // ToJSON converts the document to JSON as kubectl does (sigs.k8s.io/yaml,
-// YAML 1.1 scalars), or says where it cannot. A document whose scalars are
-// plain to resolve is written from its nodes (plainJSON), three times as
-// fast; the others are converted from their text by that library.
+// YAML 1.1 scalars), or says where it cannot.
 func (d *Document) ToJSON() ([]byte, *Problem) {
 	if d.Root != nil {
-		var b bytes.Buffer
-		if plainJSON(d.Root, &b) {
-			return b.Bytes(), nil
+		if tree, ok := plainTree(d.Root); ok {
+			data, err := json.Marshal(tree)
+			if err == nil {
+				return data, nil
+			}
 		}
 	}
 	data, err := sigsyaml.YAMLToJSON([]byte(d.Text))
@@ -192,6 +193,30 @@ func (d *Document) ToJSON() ([]byte, *Problem) {
 		return nil, &p
 	}
 	return data, nil
+}
+
+// Tree is the document as the JSON decoder (with UseNumber) reads the JSON
+// ToJSON makes of it: maps, slices, strings, json.Number, booleans and nil.
+// A document whose scalars are plain to resolve is read from its nodes
+// (plainTree), three times as fast as through JSON text.
+func (d *Document) Tree() (any, *Problem) {
+	if d.Root != nil {
+		if tree, ok := plainTree(d.Root); ok {
+			return tree, nil
+		}
+	}
+	data, p := d.ToJSON()
+	if p != nil {
+		return nil, p
+	}
+	var tree any
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(&tree); err != nil {
+		p := d.At(d.FirstLine(), nil, "invalid YAML: "+err.Error())
+		return nil, &p
+	}
+	return tree, nil
 }
 
 func parseV3(text string) error {

@@ -1,82 +1,77 @@
 package yamldoc
 
 import (
-	"bytes"
 	"encoding/json"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
 )
 
-// plainJSON writes the document as JSON from its parsed nodes, resolving
-// plain scalars as sigs.k8s.io/yaml does (YAML 1.1, go.yaml.in/yaml/v2),
-// for the documents manifests are made of: ok is false, and nothing is
-// to be read from the buffer, when the document has anything whose
-// resolution is not plain to tell here — an anchor, an alias, an explicit
-// tag, a merge key, a key twice, a plain scalar that may be a float, an
-// octal, hex or binary integer, a timestamp, or one of YAML 1.1's words
-// (yes, off, ~ …) other than true, false and null — and ToJSON then
-// converts its text as kubectl does. The JSON is the same object as
-// kubectl's, keys in the document's order.
-func plainJSON(n *yaml.Node, b *bytes.Buffer) bool {
+// plainTree is the document as the JSON decoder (with UseNumber) reads
+// the JSON kubectl makes of it — maps, slices, strings, json.Number,
+// booleans and nil — made from its parsed nodes, resolving plain scalars
+// as sigs.k8s.io/yaml does (YAML 1.1, go.yaml.in/yaml/v2), for the
+// documents manifests are made of. ok is false when the document has
+// anything whose resolution is not plain to tell here — an anchor, an
+// alias, an explicit tag, a merge key, a key twice, a plain scalar that
+// may be a float, an octal, hex or binary integer, a timestamp, or one of
+// YAML 1.1's words (yes, off, ~ …) other than true, false and null — and
+// Tree then converts its text as kubectl does.
+func plainTree(n *yaml.Node) (any, bool) {
 	if n.Anchor != "" || n.Style&yaml.TaggedStyle != 0 {
-		return false
+		return nil, false
 	}
 	switch n.Kind {
 	case yaml.MappingNode:
-		b.WriteByte('{')
-		seen := make(map[string]bool, len(n.Content)/2)
+		m := make(map[string]any, len(n.Content)/2)
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k := n.Content[i]
-			if k.Kind != yaml.ScalarNode || k.Anchor != "" || k.Style&yaml.TaggedStyle != 0 || seen[k.Value] {
-				return false
+			if k.Kind != yaml.ScalarNode || k.Anchor != "" || k.Style&yaml.TaggedStyle != 0 {
+				return nil, false
 			}
-			if quoted(k) {
-				writeString(b, k.Value)
-			} else if kind, _ := resolvePlain(k.Value); kind != plainString || k.Value == "<<" {
-				return false
-			} else {
-				writeString(b, k.Value)
+			if _, twice := m[k.Value]; twice {
+				return nil, false
 			}
-			seen[k.Value] = true
-			b.WriteByte(':')
-			if !plainJSON(n.Content[i+1], b) {
-				return false
+			if !quoted(k) {
+				if kind, _ := resolvePlain(k.Value); kind != plainString || k.Value == "<<" {
+					return nil, false
+				}
 			}
-			if i+2 < len(n.Content) {
-				b.WriteByte(',')
+			v, ok := plainTree(n.Content[i+1])
+			if !ok {
+				return nil, false
 			}
+			m[k.Value] = v
 		}
-		b.WriteByte('}')
+		return m, true
 	case yaml.SequenceNode:
-		b.WriteByte('[')
+		list := make([]any, len(n.Content))
 		for i, item := range n.Content {
-			if i > 0 {
-				b.WriteByte(',')
+			v, ok := plainTree(item)
+			if !ok {
+				return nil, false
 			}
-			if !plainJSON(item, b) {
-				return false
-			}
+			list[i] = v
 		}
-		b.WriteByte(']')
+		return list, true
 	case yaml.ScalarNode:
 		if quoted(n) {
-			writeString(b, n.Value)
-			return true
+			return n.Value, true
 		}
-		kind, literal := resolvePlain(n.Value)
-		switch kind {
-		case plainString:
-			writeString(b, n.Value)
-		case plainLiteral:
-			b.WriteString(literal)
-		default:
-			return false
+		switch kind, literal := resolvePlain(n.Value); {
+		case kind == plainString:
+			return n.Value, true
+		case kind == plainLiteral && literal == "null":
+			return nil, true
+		case kind == plainLiteral && literal == "true":
+			return true, true
+		case kind == plainLiteral && literal == "false":
+			return false, true
+		case kind == plainLiteral:
+			return json.Number(literal), true
 		}
-	default:
-		return false
 	}
-	return true
+	return nil, false
 }
 
 // quoted reports whether a scalar is written quoted or as a block: a
@@ -147,10 +142,4 @@ func decimal(s string) bool {
 		}
 	}
 	return true
-}
-
-// writeString writes s as a JSON string, as encoding/json does.
-func writeString(b *bytes.Buffer, s string) {
-	data, _ := json.Marshal(s) // a string always encodes
-	b.Write(data)
 }
