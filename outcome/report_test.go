@@ -1,6 +1,13 @@
 package outcome
 
-import "testing"
+import (
+	"bytes"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+
+	"presetsim.dev/presetsim/rule"
+)
 
 // TestReadReportRefusesAnotherVersion: a summary of another version is not
 // read as this one.
@@ -35,6 +42,41 @@ func TestVerdict(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := tt.report.Verdict(); got != tt.want {
 				t.Errorf("Verdict() = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestWriteYAMLIsTheWholeDocument: the report written a part at a time is
+// the text the YAML library writes of it whole.
+func TestWriteYAMLIsTheWholeDocument(t *testing.T) {
+	tests := []struct {
+		name   string
+		report Report
+	}{
+		{name: "empty", report: Report{}},
+		{name: "scenarios and rules", report: Report{
+			Implementation: "reference", Backend: "offline", Passed: true, Totals: Counts{Passed: 2, Unsupported: 1},
+			Rules: []RuleReport{{Rule: rule.Rule{ID: rule.R2_4, Title: "Exclusion"}, Outcome: Passed, Scenarios: 2}},
+			Scenarios: []ScenarioReport{
+				{Feature: "features/a.feature", Name: "one: yes", Scenario: "features/a.feature: one: yes", Outcome: Passed, Tags: []string{"@R2.4"}, Rules: []rule.ID{rule.R2_4}},
+				{Feature: "features/a.feature", Name: "two\nlines", Outcome: Unsupported, Reason: "no nodes", Checks: []CheckReport{{Outcome: Passed}}},
+			},
+			Interrupted: "exit status 130",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got bytes.Buffer
+			if err := tt.report.WriteYAML(&got); err != nil {
+				t.Fatal(err)
+			}
+			want, err := yaml.Marshal(&tt.report)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.String() != string(want) {
+				t.Errorf("written a part at a time:\n%s\nwhole:\n%s", got.String(), want)
 			}
 		})
 	}

@@ -30,7 +30,11 @@ type state struct {
 	scenario *scenario.Scenario
 	steps    []*godog.Step
 	locs     []featureloc.Step
+	place    featureloc.Place
 	current  featureloc.Step
+	// results are how its steps ended so far, in order, for the Cucumber
+	// report.
+	results []stepResult
 	// unsupported is why a step could not run on the backend, if one could not.
 	unsupported *backend.UnsupportedError
 	// notClaimed is the capability the scenario needs and the profile does
@@ -166,7 +170,8 @@ func initializer(w *harness.World, fsys fs.FS, work *slots) func(*godog.Scenario
 	var serial sync.RWMutex // held shared by every scenario, exclusively by @serial ones
 	return func(sc *godog.ScenarioContext) {
 		sc.Before(func(ctx context.Context, p *godog.Scenario) (context.Context, error) {
-			locs, err := loc.Locate(p)
+			place, err := loc.Place(p)
+			locs := place.Steps
 			if err != nil {
 				// Locations only improve messages; never fail a scenario for them.
 				locs = make([]featureloc.Step, len(p.Steps))
@@ -178,7 +183,7 @@ func initializer(w *harness.World, fsys fs.FS, work *slots) func(*godog.Scenario
 			for i, t := range p.Tags {
 				tags[i] = t.Name
 			}
-			s := &state{scenario: scenario.New(w), steps: p.Steps, locs: locs, tags: tags}
+			s := &state{scenario: scenario.New(w), steps: p.Steps, locs: locs, place: place, tags: tags}
 			ctx = context.WithValue(ctx, stateKey{}, s)
 			if capability, ok := w.Profile.Unclaimed(tags); ok {
 				s.notClaimed = string(capability)
@@ -214,15 +219,18 @@ func initializer(w *harness.World, fsys fs.FS, work *slots) func(*godog.Scenario
 			}
 			return ctx, nil
 		})
-		sc.StepContext().After(func(ctx context.Context, st *godog.Step, _ godog.StepResultStatus, err error) (context.Context, error) {
+		sc.StepContext().After(func(ctx context.Context, st *godog.Step, status godog.StepResultStatus, err error) (context.Context, error) {
 			s := from(ctx)
 			if s == nil {
 				return ctx, nil
 			}
+			result := stepResult{status: status, err: err}
 			if !s.began.IsZero() { // a step godog skipped had no Before
-				s.phases = append(s.phases, outcome.Phase{Name: st.Text, Duration: time.Since(s.began)})
+				result.duration = time.Since(s.began)
+				s.phases = append(s.phases, outcome.Phase{Name: st.Text, Duration: result.duration})
 				s.began = time.Time{}
 			}
+			s.results = append(s.results, result)
 			if u, ok := backend.IsUnsupported(err); ok && s.unsupported == nil {
 				s.unsupported = u
 			}

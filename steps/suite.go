@@ -49,6 +49,10 @@ type SuiteOptions struct {
 	// that the caller can read what finished while the run goes on (an
 	// interrupted run reports it); Run returns it. A new one when nil.
 	Timings *Timings
+	// Cucumber, when set, receives each scenario's entry of the Cucumber
+	// JSON report as it ends (cucumber.go), whatever the format: the
+	// caller writes it, whole or after an interrupt.
+	Cucumber *Cucumber
 	// ChunkScenarios is how many scenarios one godog run holds at most
 	// (chunks.go); ChunkScenarios when zero. Only the "progress" format
 	// without TestingT is run in chunks.
@@ -218,6 +222,11 @@ func recording(w *harness.World, opts SuiteOptions, init func(*godog.ScenarioCon
 			}
 			if s != nil {
 				t.Phases = s.phases
+				if opts.Cucumber != nil {
+					if cerr := opts.Cucumber.add(p, s.place, s.results); cerr != nil && !t.Failed {
+						t.Failed, t.Err = true, cerr
+					}
+				}
 			}
 			timings.mu.Lock()
 			t.Duration = time.Since(timings.start[p.Id])

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -216,9 +217,9 @@ scenarios that finished and says how many did not run.`,
 		if *verdictMap != "" && !hasAPI {
 			return cli.UsageError(cmd, fmt.Sprintf("--summary-configmap needs a backend with an API server, not %s", w.Backend))
 		}
-		formats := *format
+		var cucumber *steps.Cucumber
 		if *reportDir != "" {
-			formats += ",cucumber:" + filepath.Join(*reportDir, "cucumber.json")
+			cucumber = steps.NewCucumber()
 		}
 		finished := steps.NewTimings()
 		if *reportDir != "" {
@@ -230,23 +231,17 @@ scenarios that finished and says how many did not run.`,
 					partial.Interrupted = fmt.Sprintf("exit status %d: %d scenarios finished, %d of the %d selected did not run", st.interrupts.Code(), len(partial.Scenarios), total-len(partial.Scenarios), total)
 				}
 				err := w.Stop()
-				if werr := report.Write(*reportDir, partial); werr != nil {
+				if werr := errors.Join(report.Write(*reportDir, partial), writeCucumber(*reportDir, cucumber)); werr != nil {
 					return errors.Join(err, werr)
 				}
-				// godog writes cucumber.json when its run ends, which an
-				// interrupted one never does: no empty file is left for a
-				// report.
-				if cucumber := filepath.Join(*reportDir, "cucumber.json"); empty(cucumber) {
-					_ = os.Remove(cucumber)
-				}
-				fmt.Fprintf(stderr, "interrupted: reports in %s hold the %d scenarios that finished: %s (cucumber.json is written only by a run that ends)\n",
+				fmt.Fprintf(stderr, "interrupted: reports in %s hold the %d scenarios that finished: %s\n",
 					*reportDir, len(partial.Scenarios), strings.Join(reportFiles(*reportDir), ", "))
 				return err
 			})
 		}
 		suiteStart := time.Now()
 		status, timings := steps.Run(w, steps.SuiteOptions{
-			Paths: paths, FS: fsys, Format: formats, Tags: *tags, Concurrency: *concurrency, Output: stdout, Timings: finished,
+			Paths: paths, FS: fsys, Format: *format, Tags: *tags, Concurrency: *concurrency, Output: stdout, Timings: finished, Cucumber: cucumber,
 		})
 		suiteTime := time.Since(suiteStart)
 		// Interrupted: the signal's handler stops the World, writes the
@@ -285,7 +280,7 @@ scenarios that finished and says how many did not run.`,
 		took, stopErr := st.stop(stderr)
 		if *reportDir != "" {
 			summary.Timing = outcome.NewTiming(w.Started, suiteTime, took, stopErr)
-			if err := report.Write(*reportDir, summary); err != nil {
+			if err := errors.Join(report.Write(*reportDir, summary), writeCucumber(*reportDir, cucumber)); err != nil {
 				return err
 			}
 			fmt.Fprintf(stderr, "reports in %s: %s\n", *reportDir, strings.Join(reportFiles(*reportDir), ", "))
@@ -354,10 +349,16 @@ func reportFiles(dir string) []string {
 	return append(files, others...)
 }
 
-// empty reports whether path is a file that holds nothing.
-func empty(path string) bool {
-	info, err := os.Stat(path)
-	return err == nil && info.Mode().IsRegular() && info.Size() == 0
+// writeCucumber writes the run's Cucumber JSON report as cucumber.json in
+// dir.
+func writeCucumber(dir string, c *steps.Cucumber) error {
+	f, err := os.Create(filepath.Join(dir, "cucumber.json"))
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	err = c.Write(w)
+	return errors.Join(err, w.Flush(), f.Close())
 }
 
 // indent prefixes every line of text but the empty ones.

@@ -17,8 +17,44 @@ import (
 // Step is where a step and its DocString are in a feature file.
 type Step struct {
 	File    string
-	Line    int // the step's line
-	DocLine int // the first content line of its DocString; 0 when none
+	Line    int    // the step's line
+	DocLine int    // the first content line of its DocString; 0 when none
+	Keyword string // as written, with its space: "Given ", "And "
+}
+
+// Place is where a pickle is in its feature file, as a report that names
+// lines (Cucumber's JSON) says it: its feature, its scenario (or example
+// row), its steps.
+type Place struct {
+	Feature  Heading
+	Scenario Heading
+	// Example and Row name the example of an outline the pickle is: the
+	// Examples' name and the row's place in its table (1 for the first row
+	// under the header); Row is 0 for a scenario that is no example.
+	Example string
+	Row     int
+	// TagLines are the lines of the pickle's tags, in the pickle's order.
+	TagLines []int
+	// FeatureTags are the feature's own tags.
+	FeatureTags []Tag
+	Steps       []Step
+}
+
+// Tag is a tag and its line.
+type Tag struct {
+	Name string
+	Line int
+}
+
+// Heading is a feature's or a scenario's keyword, name, line and
+// description.
+type Heading struct {
+	Keyword, Name, Description string
+	Line                       int
+	// example and row are an example row's Examples name and place (see
+	// Place).
+	example string
+	row     int
 }
 
 // Locator maps godog's pickles back to lines of the feature files. godog
@@ -38,9 +74,13 @@ type Locator struct {
 const cachedFiles = 32
 
 type parsedFile struct {
-	pickles []*messages.Pickle
-	steps   map[string]Step // by AST node id of this parse
-	err     error
+	pickles   []*messages.Pickle
+	steps     map[string]Step    // by AST node id of this parse
+	scenarios map[string]Heading // of scenarios and example rows, by AST node id
+	tags      map[string]int     // the line of each tag, by AST node id
+	feature   Heading
+	tagged    []Tag // the feature's tags
+	err       error
 }
 
 // New returns a Locator of the feature files of fsys (the operating
@@ -50,23 +90,38 @@ func New(fsys fs.FS) *Locator { return &Locator{fsys: fsys, files: map[string]*p
 
 // Locate returns the location of each of the pickle's steps, in order.
 func (l *Locator) Locate(p *messages.Pickle) ([]Step, error) {
+	place, err := l.Place(p)
+	return place.Steps, err
+}
+
+// Place returns where the pickle is: its feature, its scenario (for an
+// outline's example, the example's row) and each of its steps, in order.
+func (l *Locator) Place(p *messages.Pickle) (Place, error) {
 	f := l.parse(p.Uri)
 	if f.err != nil {
-		return nil, f.err
+		return Place{}, f.err
 	}
 	for _, candidate := range f.pickles {
 		if !samePickle(candidate, p) {
 			continue
 		}
-		locs := make([]Step, len(candidate.Steps))
-		for i, st := range candidate.Steps {
-			if len(st.AstNodeIds) > 0 {
-				locs[i] = f.steps[st.AstNodeIds[0]]
+		place := Place{Feature: f.feature, FeatureTags: f.tagged, Steps: make([]Step, len(candidate.Steps))}
+		for _, id := range candidate.AstNodeIds {
+			if h, ok := f.scenarios[id]; ok {
+				place.Scenario, place.Example, place.Row = h, h.example, h.row
 			}
 		}
-		return locs, nil
+		for _, tag := range candidate.Tags {
+			place.TagLines = append(place.TagLines, f.tags[tag.AstNodeId])
+		}
+		for i, st := range candidate.Steps {
+			if len(st.AstNodeIds) > 0 {
+				place.Steps[i] = f.steps[st.AstNodeIds[0]]
+			}
+		}
+		return place, nil
 	}
-	return nil, fmt.Errorf("scenario %q not found in %s", p.Name, p.Uri)
+	return Place{}, fmt.Errorf("scenario %q not found in %s", p.Name, p.Uri)
 }
 
 // File is the feature file of a pickle's URI: godog keeps the line of a
@@ -86,7 +141,7 @@ func (l *Locator) parse(uri string) *parsedFile {
 	if f, ok := l.files[uri]; ok {
 		return f
 	}
-	f := &parsedFile{steps: map[string]Step{}}
+	f := &parsedFile{steps: map[string]Step{}, scenarios: map[string]Heading{}, tags: map[string]int{}}
 	l.files[uri] = f
 	if l.order = append(l.order, uri); len(l.order) > cachedFiles {
 		delete(l.files, l.order[0])
@@ -98,8 +153,28 @@ func (l *Locator) parse(uri string) *parsedFile {
 		return f
 	}
 	f.pickles = pickles
-	walk(doc, nil, func(st *messages.Step) {
-		loc := Step{File: uri, Line: int(st.Location.Line)}
+	if ft := doc.Feature; ft != nil {
+		f.feature = Heading{Keyword: ft.Keyword, Name: ft.Name, Description: ft.Description, Line: int(ft.Location.Line)}
+		for _, tag := range ft.Tags {
+			f.tags[tag.Id] = int(tag.Location.Line)
+			f.tagged = append(f.tagged, Tag{Name: tag.Name, Line: int(tag.Location.Line)})
+		}
+	}
+	walk(doc, func(sc *messages.Scenario) {
+		f.scenarios[sc.Id] = Heading{Keyword: sc.Keyword, Name: sc.Name, Description: sc.Description, Line: int(sc.Location.Line)}
+		for _, tag := range sc.Tags {
+			f.tags[tag.Id] = int(tag.Location.Line)
+		}
+		for _, ex := range sc.Examples {
+			for _, tag := range ex.Tags {
+				f.tags[tag.Id] = int(tag.Location.Line)
+			}
+			for i, row := range ex.TableBody {
+				f.scenarios[row.Id] = Heading{Keyword: sc.Keyword, Name: sc.Name, Description: sc.Description, Line: int(row.Location.Line), example: ex.Name, row: i + 1}
+			}
+		}
+	}, func(st *messages.Step) {
+		loc := Step{File: uri, Line: int(st.Location.Line), Keyword: st.Keyword}
 		if st.DocString != nil {
 			loc.DocLine = int(st.DocString.Location.Line) + 1
 		}

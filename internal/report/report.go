@@ -1,7 +1,7 @@
 package report
 
 import (
-	"bytes"
+	"bufio"
 	"fmt"
 	"io"
 	"os"
@@ -229,15 +229,24 @@ func Files(s *outcome.Report) map[string]func(io.Writer) error {
 // Write writes every report file of a run into dir.
 func Write(dir string, s *outcome.Report) error { return WriteFiles(dir, Files(s)) }
 
-// WriteFiles renders each file and writes it into dir under its name.
+// WriteFiles renders each file into dir under its name, as it renders
+// (a long run's reports are tens of MB).
 func WriteFiles(dir string, files map[string]func(io.Writer) error) error {
 	for name, write := range files {
-		var b bytes.Buffer
-		if err := write(&b); err != nil {
-			return err
-		}
-		if err := os.WriteFile(filepath.Join(dir, name), b.Bytes(), 0o644); err != nil {
+		f, err := os.Create(filepath.Join(dir, name))
+		if err != nil {
 			return fmt.Errorf("unable to write the report: %w", err)
+		}
+		b := bufio.NewWriter(f)
+		err = write(b)
+		if ferr := b.Flush(); err == nil && ferr != nil {
+			err = fmt.Errorf("unable to write the report: %w", ferr)
+		}
+		if cerr := f.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("unable to write the report: %w", cerr)
+		}
+		if err != nil {
+			return err
 		}
 	}
 	return nil
