@@ -42,9 +42,10 @@ conformance-fuzz: ## presetsim fuzz: $(CASES) generated cases (seed 1), offline 
 # make bench then times the seed features side by side with it.
 CHAINSAW ?=
 .PHONY: bench
-bench: ## start-up, per-scenario overhead, parallel speed-up, pod-create latency (webhook, policy), merge pods/s, scaling: offline scenarios/s and fuzz cases/s with peak memory; with CHAINSAW=path, side by side with chainsaw
+bench: ## start-up, per-scenario overhead, parallel speed-up, pod-create latency (webhook, policy), merge pods/s, scaling: offline scenarios/s, apply and fuzz cases/s with peak memory; with CHAINSAW=path, side by side with chainsaw; every figure beside its goal in reports/bench.json
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./presets/merge/ ./steps/
-	PRESETSIM_BIN_DIR=$(BIN_DIR) $(GO) run ./cmd/presetsim bench $(if $(CHAINSAW),--chainsaw $(CHAINSAW))
+	mkdir -p reports
+	PRESETSIM_BIN_DIR=$(BIN_DIR) $(GO) run ./cmd/presetsim bench --json reports/bench.json $(if $(CHAINSAW),--chainsaw $(CHAINSAW))
 	$(MAKE) --no-print-directory conformance-fuzz CASES=2000
 
 # The five seed features; internal/app/bench/bench.go's seedFeatures lists them too.

@@ -87,6 +87,7 @@ the features as chainsaw tests are built in; chainsaw is yours to build.`,
 	skipScaling := fs.Bool("no-scaling", false, "leave out the scaling runs (generated scenarios and fuzz cases, a child process each)")
 	chainsaw := fs.String("chainsaw", "", "a chainsaw binary (built by hand): time the seed features against it, side by side on one cluster")
 	vsRuns := fs.Int("chainsaw-runs", 5, "runs of each command in the side-by-side with --chainsaw")
+	jsonPath := fs.String("json", "", "also write every figure beside its goal to this file, as JSON")
 	choice := registry.BindFlags(fs)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if *vsRuns < 1 {
@@ -123,6 +124,8 @@ the features as chainsaw tests are built in; chainsaw is yours to build.`,
 		}
 		defer os.RemoveAll(dir)
 		side := beside{interrupts: interrupts, main: w, choose: choose, stopMain: func() error { return errors.Join(w.Stop(), os.RemoveAll(dir)) }}
+		figures := &Figures{}
+		var minimalMedian time.Duration
 		interrupts.OnSignal(side.stopMain)
 		var minimal []string
 		for i := 0; i < *repeat; i++ {
@@ -146,6 +149,9 @@ the features as chainsaw tests are built in; chainsaw is yours to build.`,
 			d := durations(t.List())
 			fmt.Fprintf(stdout, "%-34s %10s %10s %10s\n", fmt.Sprintf("  concurrency %d", c), pct(d, 50), pct(d, 95), time.Since(start).Round(time.Millisecond))
 			printPhases(stdout, t.List())
+			if c == 1 {
+				minimalMedian = percentile(d, 50)
+			}
 		}
 		fmt.Fprintf(stdout, "\n%-34s %10s %10s %10s\n", "whole suite ("+*features+")", "median", "p95", "wall")
 		var wall []time.Duration
@@ -192,12 +198,13 @@ the features as chainsaw tests are built in; chainsaw is yours to build.`,
 			if err != nil {
 				return err
 			}
-			err = compareChainsaw(interrupts.Context(), stdout, side, bin, exe, *chainsaw, dir, *vsRuns)
+			err = compareChainsaw(interrupts.Context(), stdout, side, bin, exe, *chainsaw, dir, *vsRuns, figures)
 			if err != nil {
 				return fmt.Errorf("side by side with chainsaw: %w", err)
 			}
 		} else {
 			fmt.Fprintf(stdout, "\nside by side with chainsaw: not measured (make bench CHAINSAW=path/to/chainsaw, a chainsaw built by hand)\n")
+			figures.notMeasured("chainsawRatio: no --chainsaw (a chainsaw built by hand)")
 		}
 
 		watched, fresh, err := watchTimes(interrupts.Context(), side, bin, dir, 10, 3)
@@ -246,6 +253,7 @@ the features as chainsaw tests are built in; chainsaw is yours to build.`,
 			}
 			fmt.Fprintf(stdout, "%-58s %10s %12s %10s %12s\n", c.name, pct(lat[i], 50), added50, pct(lat[i], 99), added99)
 		}
+		figures.latencies(configs, lat, minimalMedian)
 
 		// The policy's CEL budget on the API server (docs/policy.md): a
 		// namespace of 1,000 one-item presets that all match.
@@ -262,9 +270,14 @@ the features as chainsaw tests are built in; chainsaw is yours to build.`,
 			fmt.Fprintf(stdout, "%-34s %10.0f\n", fmt.Sprintf("  %d presets", n), mergeRate(n))
 		}
 		if *skipScaling {
-			return nil
+			figures.notMeasured("fuzzCasesPerSecond, apply: --no-scaling")
+		} else if err := scaling(interrupts.Context(), stdout, dir, figures); err != nil {
+			return err
 		}
-		return scaling(interrupts.Context(), stdout, dir)
+		if *jsonPath != "" {
+			return figures.write(*jsonPath)
+		}
+		return nil
 	}
 	return cmd
 }

@@ -54,7 +54,7 @@ type series struct {
 // median of the pairwise ratios, and presetsim's clean-up. Either failing
 // is an error that shows its last lines: a failed run is not a time to
 // compare. Its control plane is started beside the bench's.
-func compareChainsaw(ctx context.Context, stdout io.Writer, side beside, bin, presetsim, chainsaw, dir string, runs int) error {
+func compareChainsaw(ctx context.Context, stdout io.Writer, side beside, bin, presetsim, chainsaw, dir string, runs int, figures *Figures) error {
 	sub, err := fs.Sub(chainsawTests, "chainsaw")
 	if err != nil {
 		return err
@@ -106,6 +106,10 @@ func compareChainsaw(ctx context.Context, stdout io.Writer, side beside, bin, pr
 		fmt.Fprintf(stdout, "  %-64s %10s %10s   %.3f (%s)\n", fmt.Sprintf("%s: %d scenarios, %d chainsaw tests", c.name, s.scenarios, c.count),
 			pct(s.presetsim, 50), pct(s.chainsaw, 50), r, faster)
 		fmt.Fprintf(stdout, "  %-64s %10s\n", "  of which presetsim's clean-up and stop", pct(s.cleanUp, 50))
+		if figures.ChainsawRatio == nil {
+			figures.ChainsawRatio = map[string]Ratio{}
+		}
+		figures.ChainsawRatio[c.name] = atMost(r, chainsawGoal)
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -146,7 +147,8 @@ func highWaterMark(pid int) int64 {
 
 // newScalingCommand is "presetsim bench scaling": the scaling runs alone.
 func newScalingCommand(stdout io.Writer) *cobra.Command {
-	return &cobra.Command{
+	var jsonPath string
+	cmd := &cobra.Command{
 		Use:   "scaling",
 		Short: "measure scenarios/s offline, apply's pods/s and fuzz cases/s, with each run's peak memory",
 		Long: `Runs 100, 1,000 and 10,000 generated scenarios offline, presetsim apply over 5 MB and 50 MB
@@ -161,16 +163,25 @@ grow with the work.`,
 				return err
 			}
 			defer os.RemoveAll(dir)
-			return scaling(cmd.Context(), stdout, dir)
+			figures := &Figures{}
+			if err := scaling(cmd.Context(), stdout, dir, figures); err != nil {
+				return err
+			}
+			if jsonPath != "" {
+				return figures.write(jsonPath)
+			}
+			return nil
 		},
 	}
+	cmd.Flags().StringVar(&jsonPath, "json", "", "also write every figure beside its goal to this file, as JSON")
+	return cmd
 }
 
 // scaling prints scenarios/s and peak memory for 100, 1,000 and 10,000
 // generated scenarios offline, and fuzz cases/s and peak memory offline and
 // on envtest, each a child process of this binary: time should grow
 // linearly with the work, memory not at all.
-func scaling(ctx context.Context, stdout io.Writer, dir string) error {
+func scaling(ctx context.Context, stdout io.Writer, dir string, figures *Figures) error {
 	fmt.Fprintf(stdout, "\n%-52s %12s %10s %12s\n", "scaling (a child process each; wall from its start)", "per second", "wall", "peak RSS")
 	for _, n := range []int{100, 1000, 10000} {
 		d := filepath.Join(dir, fmt.Sprintf("generated-%d", n))
@@ -184,28 +195,67 @@ func scaling(ctx context.Context, stdout io.Writer, dir string) error {
 		fmt.Fprintf(stdout, "%-52s %12.0f %10s %9.0f MiB\n", fmt.Sprintf("  run offline, %d generated scenarios", n),
 			float64(n)/u.wall.Seconds(), u.wall.Round(time.Millisecond), float64(u.peakRSS)/(1<<20))
 	}
-	if err := applyScaling(ctx, stdout, dir); err != nil {
+	if err := applyScaling(ctx, stdout, dir, figures); err != nil {
 		return err
 	}
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	port, err := freePort()
+	if err != nil {
+		return err
+	}
+	// presetsim serve as an external webhook: what a user's webhook costs
+	// fuzz beside the module in-process.
+	external := []string{"--webhook-url", fmt.Sprintf("https://127.0.0.1:%d/mutate-pods", port),
+		"--webhook-command", fmt.Sprintf("%s serve --kubeconfig {kubeconfig} --addr 127.0.0.1:%d --cert {cert} --key {key}", exe, port)}
 	for _, f := range []struct {
-		backend string
-		cases   int
-	}{{"offline", 1000}, {"offline", 10000}, {"envtest", 200}, {"envtest", 1000}} {
-		u, err := runSelf(ctx, "fuzz", "--backend", f.backend, "--cases", fmt.Sprint(f.cases), "--seed", "1")
+		name, figure string
+		args         []string
+		cases        int
+		goal         float64
+	}{
+		{name: "offline", figure: "offline", args: []string{"--backend", "offline"}, cases: 1000},
+		{name: "offline", args: []string{"--backend", "offline"}, cases: 10000},
+		{name: "envtest", args: []string{"--backend", "envtest"}, cases: 200},
+		{name: "envtest", figure: "inProcess", args: []string{"--backend", "envtest"}, cases: 1000, goal: fuzzInProcessGoal},
+		{name: "envtest, presetsim serve as the webhook", figure: "external", args: external, cases: 200, goal: fuzzExternalGoal},
+		{name: "offline, the policy", figure: "policyOffline", args: []string{"--backend", "offline", "--implementation", "policy"}, cases: 200, goal: fuzzPolicyOfflineGoal},
+	} {
+		u, err := runSelf(ctx, append([]string{"fuzz", "--cases", fmt.Sprint(f.cases), "--seed", "1"}, f.args...)...)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "%-52s %12.0f %10s %9.0f MiB\n", fmt.Sprintf("  fuzz %s, %d cases", f.backend, f.cases),
-			float64(f.cases)/u.wall.Seconds(), u.wall.Round(time.Millisecond), float64(u.peakRSS)/(1<<20))
+		rate := float64(f.cases) / u.wall.Seconds()
+		fmt.Fprintf(stdout, "%-52s %12.0f %10s %9.0f MiB\n", fmt.Sprintf("  fuzz %s, %d cases", f.name, f.cases),
+			rate, u.wall.Round(time.Millisecond), float64(u.peakRSS)/(1<<20))
+		if f.figure != "" {
+			if figures.FuzzCasesPerSecond == nil {
+				figures.FuzzCasesPerSecond = map[string]Rate{}
+			}
+			figures.FuzzCasesPerSecond[f.figure] = atLeast(rate, f.goal)
+		}
 	}
 	return nil
+}
+
+// freePort is a TCP port of 127.0.0.1 that nothing listens on now.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 // applyScaling prints what presetsim apply takes over generated manifests
 // of 11,800 and 118,000 pods (about 5 MB and 50 MB), and over one pod and a
 // preset of 5,000, 10,000 and 20,000 env vars: time should grow linearly
 // with the input, memory far less than the input's decoded objects.
-func applyScaling(ctx context.Context, stdout io.Writer, dir string) error {
+func applyScaling(ctx context.Context, stdout io.Writer, dir string, figures *Figures) error {
+	figures.Apply = &ApplyFigures{SecondsPerItems: map[string]Ratio{}}
 	for _, pods := range []int{11800, 118000} {
 		file := filepath.Join(dir, fmt.Sprintf("apply-%d.yaml", pods))
 		if err := os.WriteFile(file, []byte(generatedManifests(pods)), 0o644); err != nil {
@@ -221,6 +271,9 @@ func applyScaling(ctx context.Context, stdout io.Writer, dir string) error {
 		}
 		fmt.Fprintf(stdout, "%-52s %12.0f %10s %9.0f MiB\n", fmt.Sprintf("  apply, %d pods (%.0f MB), pods", pods, float64(info.Size())/1e6),
 			float64(pods)/u.wall.Seconds(), u.wall.Round(time.Millisecond), float64(u.peakRSS)/(1<<20))
+		a := figures.Apply
+		a.Pods, a.MB = pods, round3(float64(info.Size())/1e6)
+		a.Seconds, a.PeakMiB = atMost(u.wall.Seconds(), applySecondsGoal), atMost(float64(u.peakRSS)/(1<<20), applyPeakMiBGoal)
 	}
 	for _, items := range []int{5000, 10000, 20000} {
 		file := filepath.Join(dir, fmt.Sprintf("apply-items-%d.yaml", items))
@@ -233,6 +286,8 @@ func applyScaling(ctx context.Context, stdout io.Writer, dir string) error {
 		}
 		fmt.Fprintf(stdout, "%-52s %12.0f %10s %9.0f MiB\n", fmt.Sprintf("  apply, a preset of %d env vars, items", items),
 			float64(items)/u.wall.Seconds(), u.wall.Round(time.Millisecond), float64(u.peakRSS)/(1<<20))
+		// Linear in items: the goal of 20,000 scaled to the count.
+		figures.Apply.SecondsPerItems[fmt.Sprint(items)] = atMost(u.wall.Seconds(), applyItemsSecondsGoal*float64(items)/20000)
 	}
 	return nil
 }
