@@ -1,10 +1,10 @@
 // Command fuzzrules measures how well presetsim fuzz names the rule a fault
-// breaks: it fuzzes every module mutant (internal/mutants) offline, in
-// process, and counts the kinds of disagreement whose first rule is the
+// breaks: it fuzzes every module mutant (internal/mutants) in process,
+// offline or on envtest (a control plane each), and counts the kinds of disagreement whose first rule is the
 // mutant's own, and the cases of those kinds. make fuzz-rules runs it; the
 // figures in docs/mutation.md ("The rule fuzz names first") are its output.
 //
-//	go run ./hack/fuzzrules [-cases 300] [-seed 7] [-concurrency 4] [-only NAME,...]
+//	go run ./hack/fuzzrules [-backend offline|envtest] [-cases 300] [-seed 7] [-concurrency 4] [-only NAME,...]
 //
 // It prints one line per mutant, then the totals, and exits 1 when a mutant
 // shows no disagreement at all.
@@ -22,8 +22,10 @@ import (
 	"syscall"
 	"text/tabwriter"
 
+	"presetsim.dev/presetsim/backends/envtest"
 	"presetsim.dev/presetsim/backends/offline"
 	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/harness/backend"
 	"presetsim.dev/presetsim/internal/fuzz"
 	"presetsim.dev/presetsim/internal/mutants"
 )
@@ -33,14 +35,25 @@ func main() {
 	seed := flag.Uint64("seed", 7, "the runs' seed")
 	concurrency := flag.Int("concurrency", 4, "cases at once")
 	only := flag.String("only", "", "comma-separated mutant names (all when empty)")
+	backendName := flag.String("backend", "offline", "offline, or envtest (PRESETSIM_BIN_DIR names the control plane's binaries: presetsim tools dir)")
 	flag.Parse()
+	var newBackend func() backend.Backend
+	switch *backendName {
+	case "offline":
+		newBackend = func() backend.Backend { return offline.New() }
+	case "envtest":
+		newBackend = func() backend.Backend { return envtest.New(envtest.Options{}) }
+	default:
+		fmt.Fprintf(os.Stderr, "fuzzrules: -backend %q: want offline or envtest\n", *backendName)
+		os.Exit(2)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	var names []string
 	if *only != "" {
 		names = strings.Split(*only, ",")
 	}
-	missed, err := run(ctx, os.Stdout, fuzz.Options{Cases: *cases, Seed: *seed, Concurrency: *concurrency}, names)
+	missed, err := run(ctx, os.Stdout, newBackend, fuzz.Options{Cases: *cases, Seed: *seed, Concurrency: *concurrency}, names)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "fuzzrules:", err)
 		os.Exit(2)
@@ -59,7 +72,7 @@ func (t *tally) add(o tally) {
 
 // run fuzzes the named mutants (every one when names is empty) and prints
 // the table; it returns how many showed no disagreement.
-func run(ctx context.Context, out io.Writer, opts fuzz.Options, names []string) (missed int, err error) {
+func run(ctx context.Context, out io.Writer, newBackend func() backend.Backend, opts fuzz.Options, names []string) (missed int, err error) {
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "mutant\trule\tkinds\tfirst rule right\tcases\tof them right")
 	var all tally
@@ -72,7 +85,7 @@ func run(ctx context.Context, out io.Writer, opts fuzz.Options, names []string) 
 		if err != nil {
 			return 0, err
 		}
-		w, err := harness.Start(ctx, harness.Options{Backend: offline.New(), Implementation: impl})
+		w, err := harness.Start(ctx, harness.Options{Backend: newBackend(), Implementation: impl})
 		if err != nil {
 			return 0, fmt.Errorf("mutant %s: %w", m.Name, err)
 		}

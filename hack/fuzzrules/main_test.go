@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"testing"
 
+	"presetsim.dev/presetsim/backends/offline"
+	"presetsim.dev/presetsim/harness/backend"
 	"presetsim.dev/presetsim/internal/fuzz"
 )
 
@@ -13,7 +15,7 @@ import (
 // and the table says so; a name that is no mutant's shows nothing.
 func TestRun(t *testing.T) {
 	var out bytes.Buffer
-	missed, err := run(context.Background(), &out, fuzz.Options{Cases: 60, Seed: 7, Concurrency: 2}, []string{"no-annotation"})
+	missed, err := run(context.Background(), &out, func() backend.Backend { return offline.New() }, fuzz.Options{Cases: 60, Seed: 7, Concurrency: 2}, []string{"no-annotation"})
 	if err != nil {
 		t.Fatal(err)
 	}
