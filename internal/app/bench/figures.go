@@ -42,11 +42,12 @@ type Ratio struct {
 	Met   bool    `json:"met"`
 }
 
-// Rate is a figure that should be at least its goal.
+// Rate is a figure that should be at least its goal; one without a goal
+// (0) is there to be read beside the others, and neither met nor not.
 type Rate struct {
 	Value float64 `json:"value"`
-	Goal  float64 `json:"goal"`
-	Met   bool    `json:"met"`
+	Goal  float64 `json:"goal,omitempty"`
+	Met   *bool   `json:"met,omitempty"`
 }
 
 // ApplyFigures are presetsim apply's: the large generated input, and a
@@ -57,17 +58,26 @@ type ApplyFigures struct {
 	PeakMiB Ratio   `json:"peakMiB"`
 	MB      float64 `json:"mb"`
 	// SecondsPerItems is the time for one pod and a preset of that many
-	// env vars, by count ("20000"); the goal is the largest one's.
+	// env vars, by count ("20000"); each goal is 20,000's scaled to the
+	// count (time linear in items).
 	SecondsPerItems map[string]Ratio `json:"secondsPerItems"`
 }
 
 func atMost(value, goal float64) Ratio {
 	return Ratio{Value: round3(value), Goal: goal, Met: value <= goal}
 }
+
 func atLeast(value, goal float64) Rate {
-	return Rate{Value: round3(value), Goal: goal, Met: value >= goal}
+	r := Rate{Value: round3(value), Goal: goal}
+	if goal > 0 {
+		met := value >= goal
+		r.Met = &met
+	}
+	return r
 }
-func round3(v float64) float64          { return float64(int64(v*1000+0.5)) / 1000 }
+
+func round3(v float64) float64 { return float64(int64(v*1000+0.5)) / 1000 }
+
 func (f *Figures) notMeasured(s string) { f.NotMeasured = append(f.NotMeasured, s) }
 
 // The goals, as the project set them.

@@ -69,3 +69,29 @@ func ptr(r Ratio) *Ratio {
 	}
 	return &r
 }
+
+// TestRates: a rate is met at its goal or above; one without a goal is
+// neither met nor not.
+func TestRates(t *testing.T) {
+	tests := []struct {
+		name        string
+		value, goal float64
+		met         string
+	}{
+		{name: "below", value: 23.3, goal: 100, met: "false"},
+		{name: "at the goal", value: 30, goal: 30, met: "true"},
+		{name: "no goal", value: 475.9, met: "absent"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := atLeast(tt.value, tt.goal)
+			got := "absent"
+			if r.Met != nil {
+				got = map[bool]string{true: "true", false: "false"}[*r.Met]
+			}
+			if got != tt.met {
+				t.Errorf("met %s, want %s", got, tt.met)
+			}
+		})
+	}
+}
