@@ -22,6 +22,9 @@ import (
 	"syscall"
 	"text/tabwriter"
 
+	"github.com/go-logr/logr"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+
 	"presetsim.dev/presetsim/backends/envtest"
 	"presetsim.dev/presetsim/backends/offline"
 	"presetsim.dev/presetsim/harness"
@@ -37,6 +40,10 @@ func main() {
 	only := flag.String("only", "", "comma-separated mutant names (all when empty)")
 	backendName := flag.String("backend", "offline", "offline, or envtest (PRESETSIM_BIN_DIR names the control plane's binaries: presetsim tools dir)")
 	flag.Parse()
+	// envtest logs through controller-runtime's global logger as it
+	// starts; unset, it prints a warning with a stack trace. A program's
+	// to choose: this one says what it measures itself.
+	ctrllog.SetLogger(logr.Discard())
 	var newBackend func() backend.Backend
 	switch *backendName {
 	case "offline":
