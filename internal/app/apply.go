@@ -88,11 +88,13 @@ a pod has a conflict, or with --diff when the change gives a pod a conflict it d
 		// manifests are read first, keeping the presets and each pod as
 		// JSON; the pods are then admitted and written one by one.
 		var in preview.Input
-		var added []error
-		if err := cli.ScanManifests(files, stdin, func(o manifest.Object) { added = append(added, in.Add(o)) }); err != nil {
-			return err
-		}
-		if err := errors.Join(added...); err != nil {
+		var addErr error
+		err = cli.ScanManifests(files, stdin, func(o manifest.Object) {
+			if err := in.Add(o); err != nil {
+				addErr = errors.Join(addErr, err)
+			}
+		})
+		if err := errors.Join(err, addErr); err != nil {
 			return err
 		}
 		if in.Pods() == 0 {

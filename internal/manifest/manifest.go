@@ -133,10 +133,10 @@ func Decode(src Source, content string, scheme *runtime.Scheme) (objs []Object, 
 // none itself: what a file of any size costs is what visit keeps. Up to
 // workers documents (one when workers < 2) are decoded at once, at most
 // ordered.Window of them ahead of visit, which runs on the caller's
-// goroutine and returns the object's own
-// problems, if it finds any (a preset the specification refuses). It
-// returns every problem, the visitor's among them, in line order as Decode
-// does; the objects of the documents without one are visited all the same.
+// goroutine and returns the object's own problems, if it finds any (a
+// preset the specification refuses). It returns every problem, the
+// visitor's among them, in line order as Decode does; the objects of the
+// documents without one are visited all the same.
 func DecodeEach(src Source, content string, scheme *runtime.Scheme, workers int, visit func(Object) []*Error) (err error) {
 	defer recoverInto(src, &err)
 	if scheme == nil {

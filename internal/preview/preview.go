@@ -139,7 +139,10 @@ func Run(ctx context.Context, objs []manifest.Object, impl Implementation) ([]Re
 			results = append(results, r)
 			return nil
 		})
-	return results, err
+	if err != nil {
+		return nil, err
+	}
+	return results, nil
 }
 
 // Options say how Each admits the pods.
