@@ -60,7 +60,7 @@ func main() {
 	if *only != "" {
 		names = strings.Split(*only, ",")
 	}
-	missed, err := run(ctx, os.Stdout, newBackend, fuzz.Options{Cases: *cases, Seed: *seed, Concurrency: *concurrency}, names)
+	missed, err := run(ctx, os.Stdout, os.Stderr, newBackend, fuzz.Options{Cases: *cases, Seed: *seed, Concurrency: *concurrency}, names)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "fuzzrules:", err)
 		os.Exit(2)
@@ -79,7 +79,7 @@ func (t *tally) add(o tally) {
 
 // run fuzzes the named mutants (every one when names is empty) and prints
 // the table; it returns how many showed no disagreement.
-func run(ctx context.Context, out io.Writer, newBackend func() backend.Backend, opts fuzz.Options, names []string) (missed int, err error) {
+func run(ctx context.Context, out, progress io.Writer, newBackend func() backend.Backend, opts fuzz.Options, names []string) (missed int, err error) {
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "mutant\trule\tkinds\tfirst rule right\tcases\tof them right")
 	var all tally
@@ -119,6 +119,9 @@ func run(ctx context.Context, out io.Writer, newBackend func() backend.Backend, 
 		}
 		all.add(t)
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\n", m.Name, m.Rule, t.kinds, t.right, t.cases, t.rightCases)
+		// The table is written once aligned, at the end; a run of many
+		// minutes says each mutant's line as it goes.
+		fmt.Fprintf(progress, "fuzzrules: %s (%s): %d kinds, %d first rule right; %d cases, %d right\n", m.Name, m.Rule, t.kinds, t.right, t.cases, t.rightCases)
 	}
 	fmt.Fprintf(tw, "all: %d of %d found\t\t%d\t%d (%.0f %%)\t%d\t%d (%.0f %%)\n", found, found+missed, all.kinds, all.right, percent(all.right, all.kinds), all.cases, all.rightCases, percent(all.rightCases, all.cases))
 	return missed, tw.Flush()
