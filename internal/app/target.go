@@ -150,6 +150,9 @@ func (t *target) start(ctx context.Context, cmd *cobra.Command, stderr io.Writer
 	if err != nil {
 		code := s.interrupts.Code()
 		s.interrupts.Release()
+		if s.unlog != nil {
+			s.unlog() // the libraries' lines of a start that failed stay there
+		}
 		if code != 0 {
 			return nil, cli.ExitError{Code: code}
 		}
