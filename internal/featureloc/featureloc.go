@@ -51,8 +51,13 @@ type Tag struct {
 type Heading struct {
 	Keyword, Name, Description string
 	Line                       int
-	// example and row are an example row's Examples name and place (see
-	// Place).
+}
+
+// scenarioPlace is a scenario's heading, or an example row's: its
+// outline's heading at the row's line, with the Examples' name and the
+// row's place (Place's Example and Row).
+type scenarioPlace struct {
+	heading Heading
 	example string
 	row     int
 }
@@ -75,9 +80,9 @@ const cachedFiles = 32
 
 type parsedFile struct {
 	pickles   []*messages.Pickle
-	steps     map[string]Step    // by AST node id of this parse
-	scenarios map[string]Heading // of scenarios and example rows, by AST node id
-	tags      map[string]int     // the line of each tag, by AST node id
+	steps     map[string]Step          // by AST node id of this parse
+	scenarios map[string]scenarioPlace // of scenarios and example rows, by AST node id
+	tags      map[string]int           // the line of each tag, by AST node id
 	feature   Heading
 	tagged    []Tag // the feature's tags
 	err       error
@@ -107,8 +112,8 @@ func (l *Locator) Place(p *messages.Pickle) (Place, error) {
 		}
 		place := Place{Feature: f.feature, FeatureTags: f.tagged, Steps: make([]Step, len(candidate.Steps))}
 		for _, id := range candidate.AstNodeIds {
-			if h, ok := f.scenarios[id]; ok {
-				place.Scenario, place.Example, place.Row = h, h.example, h.row
+			if sp, ok := f.scenarios[id]; ok {
+				place.Scenario, place.Example, place.Row = sp.heading, sp.example, sp.row
 			}
 		}
 		for _, tag := range candidate.Tags {
@@ -141,7 +146,7 @@ func (l *Locator) parse(uri string) *parsedFile {
 	if f, ok := l.files[uri]; ok {
 		return f
 	}
-	f := &parsedFile{steps: map[string]Step{}, scenarios: map[string]Heading{}, tags: map[string]int{}}
+	f := &parsedFile{steps: map[string]Step{}, scenarios: map[string]scenarioPlace{}, tags: map[string]int{}}
 	l.files[uri] = f
 	if l.order = append(l.order, uri); len(l.order) > cachedFiles {
 		delete(l.files, l.order[0])
@@ -161,7 +166,8 @@ func (l *Locator) parse(uri string) *parsedFile {
 		}
 	}
 	walk(doc, func(sc *messages.Scenario) {
-		f.scenarios[sc.Id] = Heading{Keyword: sc.Keyword, Name: sc.Name, Description: sc.Description, Line: int(sc.Location.Line)}
+		heading := Heading{Keyword: sc.Keyword, Name: sc.Name, Description: sc.Description, Line: int(sc.Location.Line)}
+		f.scenarios[sc.Id] = scenarioPlace{heading: heading}
 		for _, tag := range sc.Tags {
 			f.tags[tag.Id] = int(tag.Location.Line)
 		}
@@ -170,7 +176,9 @@ func (l *Locator) parse(uri string) *parsedFile {
 				f.tags[tag.Id] = int(tag.Location.Line)
 			}
 			for i, row := range ex.TableBody {
-				f.scenarios[row.Id] = Heading{Keyword: sc.Keyword, Name: sc.Name, Description: sc.Description, Line: int(row.Location.Line), example: ex.Name, row: i + 1}
+				atRow := heading
+				atRow.Line = int(row.Location.Line)
+				f.scenarios[row.Id] = scenarioPlace{heading: atRow, example: ex.Name, row: i + 1}
 			}
 		}
 	}, func(st *messages.Step) {

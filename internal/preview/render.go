@@ -47,16 +47,23 @@ type Format struct {
 var YAML = Format{Render: renderYAML, Between: "---\n"}
 
 func renderYAML(r Result) ([]byte, error) {
-	var b bytes.Buffer
-	for _, l := range Summary(r) {
-		fmt.Fprintf(&b, "# %s\n", l)
-	}
+	b := summaryComments(r)
 	pod, err := podYAML(r.Output)
 	if err != nil {
 		return nil, err
 	}
 	b.Write(pod)
 	return b.Bytes(), nil
+}
+
+// summaryComments is a buffer holding the result's summary, a YAML
+// comment per line, for a part to go on from.
+func summaryComments(r Result) *bytes.Buffer {
+	var b bytes.Buffer
+	for _, l := range Summary(r) {
+		fmt.Fprintf(&b, "# %s\n", l)
+	}
+	return &b
 }
 
 // JSON: a JSON array with, for each pod, its source, the presets applied,
@@ -99,10 +106,7 @@ func jsonArray(entry func(Result) (any, error)) Format {
 // for a terminal when color is set.
 func Diff(color bool) Format {
 	return Format{Render: func(r Result) ([]byte, error) {
-		var b bytes.Buffer
-		for _, l := range Summary(r) {
-			fmt.Fprintf(&b, "# %s\n", l)
-		}
+		b := summaryComments(r)
 		before, err := podYAML(r.Input)
 		if err != nil {
 			return nil, err
@@ -119,7 +123,7 @@ func Diff(color bool) Format {
 			return nil, err
 		}
 		if diff == "" {
-			fmt.Fprintf(&b, "# %s: unchanged\n", r.Source)
+			fmt.Fprintf(b, "# %s: unchanged\n", r.Source)
 			return b.Bytes(), nil
 		}
 		for _, line := range difflib.SplitLines(diff) {
