@@ -316,7 +316,7 @@ func (s *Scenario) OnePodPerNode(ctx context.Context, kind, name string) error {
 func (s *Scenario) JobCompletes(ctx context.Context, name string) error {
 	var last *unstructured.Unstructured
 	var unfinished error // the last container that could not be told to finish
-	finished := map[string]bool{}
+	finished := map[string]time.Time{}
 	_, jobs, ns, err := s.object(ctx, "Job", name)
 	if err != nil {
 		return err
@@ -327,12 +327,12 @@ func (s *Scenario) JobCompletes(ctx context.Context, name string) error {
 			return false, err
 		}
 		last = obj
-		if s.kubelet() != nil {
+		if k := s.kubelet(); k != nil {
 			pods, err := s.ownedPods(ctx, obj)
 			if err != nil {
 				return false, err
 			}
-			if err := s.finishPods(ctx, pods, finished); err != nil {
+			if err := finishPods(ctx, k, pods, finished, time.Now()); err != nil {
 				unfinished = err
 			}
 		}
