@@ -44,6 +44,13 @@ func ParseRegistration(path string, data []byte) (*admissionregistrationv1.Mutat
 		if err := yaml.Unmarshal([]byte(doc.content), &head); err != nil || head.Kind != "MutatingWebhookConfiguration" {
 			continue // another object of the bundle, or what the decoder below would not read either
 		}
+		if head.APIVersion == "admissionregistration.k8s.io/v1beta1" {
+			// Kubernetes stopped serving v1beta1 in 1.22; its defaults
+			// (failurePolicy Ignore, sideEffects Unknown, which v1
+			// refuses, review versions [v1beta1]) are the author's to
+			// carry over, not the harness's to guess.
+			return nil, fmt.Errorf("%s:%d: MutatingWebhookConfiguration of admissionregistration.k8s.io/v1beta1, which API servers no longer serve (since Kubernetes 1.22): write it as v1 as you would deploy it today (v1beta1's defaults were failurePolicy: Ignore, admissionReviewVersions: [v1beta1], and sideEffects: Unknown, which v1 refuses)", path, doc.line)
+		}
 		cfg := &admissionregistrationv1.MutatingWebhookConfiguration{}
 		if err := manifest.DecodeInto(manifest.Source{File: path, Line: doc.line}, doc.content, scheme, cfg); err != nil {
 			return nil, err

@@ -21,6 +21,7 @@ func TestReadRegistration(t *testing.T) {
 		{"a bundle", "testdata/bundle.yaml", ""},
 		{"an unknown field", "testdata/typo.yaml", "testdata/typo.yaml:9"},
 		{"no file", "testdata/none.yaml", "no such file"},
+		{"v1beta1, which API servers no longer serve", "testdata/v1beta1.yaml", "testdata/v1beta1.yaml:6: MutatingWebhookConfiguration of admissionregistration.k8s.io/v1beta1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			reg, err := ReadRegistration(tc.file)
