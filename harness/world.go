@@ -378,7 +378,20 @@ func (w *World) CreateNamespace(ctx context.Context, name string, labels map[str
 // WaitForPreset waits until the implementation has seen the preset, as far
 // as it can tell.
 func (w *World) WaitForPreset(ctx context.Context, namespace, name, resourceVersion string) error {
-	return w.impl.WaitForPreset(ctx, namespace, name, resourceVersion)
+	_, err := w.AwaitPreset(ctx, namespace, name, resourceVersion)
+	return err
+}
+
+// AwaitPreset is WaitForPreset that also says whether the implementation
+// was seen to take the preset up: not when the probe could not show it
+// (implementation.ErrUnseen), which is no error either, and whose wait is
+// no propagation lag.
+func (w *World) AwaitPreset(ctx context.Context, namespace, name, resourceVersion string) (seen bool, err error) {
+	err = w.impl.WaitForPreset(ctx, namespace, name, resourceVersion)
+	if errors.Is(err, implementation.ErrUnseen) {
+		return false, nil
+	}
+	return err == nil, err
 }
 
 // ModuleOutput is the last lines the implementation's process wrote and
@@ -405,6 +418,26 @@ func (w *World) FailedRequests(namespace string) []string {
 		out = append(out, a.FailedRequests(namespace)...)
 	}
 	return out
+}
+
+// PodCreateSent reports whether the implementation was sent the CREATE
+// of the pod namespace (physical)/name (implementation.Deliveries); known
+// is false when the harness cannot see its requests.
+func (w *World) PodCreateSent(namespace, name string) (sent, known bool) {
+	if d, ok := w.impl.(implementation.Deliveries); ok {
+		return d.PodCreateSent(namespace, name)
+	}
+	return false, false
+}
+
+// RegistrationFindings are what the implementation's own registration
+// does against R5.4 (implementation.Deliveries), none when the harness
+// registered it or cannot tell.
+func (w *World) RegistrationFindings() []string {
+	if d, ok := w.impl.(implementation.Deliveries); ok {
+		return d.RegistrationFindings()
+	}
+	return nil
 }
 
 // Stop stops the implementation, then the backend. It is safe to call more

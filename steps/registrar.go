@@ -222,7 +222,8 @@ func zeroResults(t reflect.Type) []reflect.Value {
 // judge records a step's outcome and returns the error godog should see.
 // A failure is credited to the rules its check establishes and, when the
 // scenario's pods differ from the model's, to the rules those differences
-// show. It is "differs as declared" only when every pod the scenario
+// show; when a variant of the model explains the difference ("behaves as
+// if"), its rule comes first. It is "differs as declared" only when every pod the scenario
 // submitted came out as the model makes it under the profile's options,
 // and either a declaration changes the model's outcome for those inputs
 // (it is named) or the profile declares every credited rule different in
@@ -244,8 +245,14 @@ func (s *state) judge(ctx context.Context, spec checkSpec, err error) error {
 	}
 	rules := oracle.Attribute(narrowed, spec.rules, s.tags)
 	v := s.againstModel(ctx)
-	if v.disagreement != nil {
-		rules = mergeRules(rules, v.disagreement.Rules)
+	if d := v.disagreement; d != nil {
+		if d.AsIf != "" {
+			// A variant of the model explains what the implementation
+			// did: its rule is the cause, the check's are what it led to.
+			rules = mergeRules(d.Rules, rules)
+		} else {
+			rules = mergeRules(rules, d.Rules)
+		}
 		s.model.reported = true
 	}
 	reason, declared := s.declared(rules, spec)
@@ -320,6 +327,42 @@ func (s *state) answered() error {
 		err = fmt.Errorf("%w\n%s", err, out)
 	}
 	s.checks = append([]outcome.Check{{Step: AnsweredCheck, Rules: []rule.ID{rule.R5_3}, Outcome: outcome.Failed, Err: err}}, s.checks...)
+	return err
+}
+
+// DeliveredCheck names the check that the implementation was sent the
+// CREATE of every pod the scenario submitted (R5.4).
+const DeliveredCheck = "the implementation was sent the creation of every pod the scenario submitted"
+
+// delivered fails R5.4 when the API server admitted a pod the scenario
+// submitted without sending its CREATE to the implementation: its
+// registration (a namespaceSelector, objectSelector or matchConditions of
+// its own) left it out, and every check after it only shows a pod left
+// alone, so its check goes first. Pods the harness cannot tell about (a
+// webhook it cannot stand in front of, an in-process module) are not
+// judged.
+func (s *state) delivered() error {
+	var unsent []string
+	for _, a := range s.scenario.Admissions() {
+		if a.Returned == nil {
+			continue // refused: by the implementation, or before it
+		}
+		if sent, known := s.scenario.World().PodCreateSent(a.Pod.Namespace, a.Pod.Name); known && !sent {
+			what := fmt.Sprintf("pod %q", a.Pod.Name)
+			if a.DryRun {
+				what += " (dry run)"
+			}
+			unsent = append(unsent, what)
+		}
+	}
+	if len(unsent) == 0 {
+		return nil
+	}
+	err := fmt.Errorf("the API server admitted %s without sending its creation to the implementation: its registration leaves it out", strings.Join(unsent, ", "))
+	if findings := s.scenario.World().RegistrationFindings(); len(findings) > 0 {
+		err = fmt.Errorf("%w (%s)", err, strings.Join(findings, "; "))
+	}
+	s.checks = append([]outcome.Check{{Step: DeliveredCheck, Rules: []rule.ID{rule.R5_4}, Outcome: outcome.Failed, Err: err}}, s.checks...)
 	return err
 }
 

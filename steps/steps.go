@@ -252,8 +252,12 @@ func initializer(w *harness.World, fsys fs.FS, work *slots) func(*godog.Scenario
 					verr = s.finalVerdict(ctx)
 					s.phases = append(s.phases, outcome.Phase{Name: outcome.PhaseModel, Duration: time.Since(began)})
 				}
-				if aerr := s.answered(); aerr != nil && err == nil && verr == nil {
-					verr = aerr
+				// The causes come first: a request never sent (R5.4),
+				// then one never answered (R5.3).
+				for _, cause := range []func() error{s.answered, s.delivered} {
+					if cerr := cause(); cerr != nil && err == nil && verr == nil {
+						verr = cerr
+					}
 				}
 				began := time.Now()
 				cerr := s.scenario.Cleanup(ctx)

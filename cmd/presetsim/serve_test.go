@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -12,6 +13,8 @@ import (
 	"time"
 
 	"presetsim.dev/presetsim/backends/envtest"
+	"presetsim.dev/presetsim/outcome"
+	"presetsim.dev/presetsim/rule"
 
 	"presetsim.dev/presetsim/harness"
 	externalimpl "presetsim.dev/presetsim/internal/implementation/external"
@@ -246,4 +249,84 @@ func residentMiB(t *testing.T) int {
 	}
 	t.Skip("no VmRSS in /proc/self/status")
 	return 0
+}
+
+// TestRegistrationLeavesPodsOut: a webhook registered as it ships, with a
+// namespaceSelector the run's namespaces do not match, is never sent the
+// scenario's pods. Each scenario that submits one fails on R5.4 first (the
+// cause, not the pod left alone it leads to), naming the pods and what the
+// registration selects; and the wait for each preset ends at once rather
+// than after the sync timeout.
+func TestRegistrationLeavesPodsOut(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a control plane; skipped with -short")
+	}
+	dir := t.TempDir()
+	certs, certFile, keyFile := servingFiles(t, dir)
+	addr := freeAddr(t)
+	t.Setenv(childEnv, "1") // os.Args[0] below is this test binary acting as presetsim
+	reg, err := externalimpl.ParseRegistration("registration.yaml", []byte(`apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingWebhookConfiguration
+metadata:
+  name: podpresets
+webhooks:
+  - name: podpresets.example.com
+    admissionReviewVersions: [v1]
+    sideEffects: None
+    clientConfig:
+      service: {name: podpresets, namespace: system, path: /mutate-pods}
+    namespaceSelector:
+      matchLabels: {example.com/podpresets: enabled}
+    rules:
+      - {apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods]}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := harness.Start(context.Background(), harness.Options{Backend: envtest.New(envtest.Options{}),
+		Implementation: externalimpl.New(externalimpl.Options{
+			URL: "https://" + addr + "/mutate-pods", CABundle: certs.CABundle, Registration: reg,
+			SyncTimeout: time.Minute,
+			Command: []string{os.Args[0], "serve", "--kubeconfig", externalimpl.KubeconfigPlaceholder,
+				"--addr", addr, "--cert", certFile, "--key", keyFile},
+		}),
+	})
+	if err != nil {
+		t.Fatalf("unable to start with the external module: %v", err)
+	}
+	defer func() {
+		if err := w.Stop(); err != nil {
+			t.Errorf("stop: %v", err)
+		}
+	}()
+	timings := steps.NewTimings()
+	began := time.Now()
+	status, _ := steps.Run(w, steps.SuiteOptions{Paths: []string{"../../features/simple.feature"}, Format: "progress", Output: io.Discard, Timings: timings})
+	if status == 0 {
+		t.Fatal("the seed feature passed though the webhook was sent none of its pods")
+	}
+	// Each scenario creates a preset; a wait of the sync timeout for
+	// each would take minutes.
+	if took := time.Since(began); took > 45*time.Second {
+		t.Errorf("the suite took %s: the waits for the presets did not end when the probes were not sent", took)
+	}
+	scenarios := timings.List()
+	if len(scenarios) == 0 {
+		t.Fatal("no scenario ran")
+	}
+	for _, sc := range scenarios {
+		if len(sc.Checks) == 0 || sc.Checks[0].Step != steps.DeliveredCheck || sc.Checks[0].Outcome != outcome.Failed {
+			t.Errorf("%s: first check %+v, want the failed %q", sc.Scenario, sc.Checks, steps.DeliveredCheck)
+			continue
+		}
+		msg := sc.Checks[0].Err.Error()
+		for _, want := range []string{"without sending its creation to the implementation", "example.com/podpresets=enabled"} {
+			if !strings.Contains(msg, want) {
+				t.Errorf("%s: the R5.4 failure does not say %q: %s", sc.Scenario, want, msg)
+			}
+		}
+		if got := sc.Checks[0].Rules; len(got) != 1 || got[0] != rule.R5_4 {
+			t.Errorf("%s: the first check names %v, want R5.4", sc.Scenario, got)
+		}
+	}
 }

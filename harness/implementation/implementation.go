@@ -104,6 +104,18 @@ type Answers interface {
 	FailedRequests(namespace string) []string
 }
 
+// Deliveries is the ability of an implementation whose admission requests
+// the harness sees: PodCreateSent reports whether the API server sent it
+// the CREATE (dry run or not) of the pod namespace/name, which R5.4 asks of
+// every pod; known is false when the harness cannot tell (a webhook it
+// cannot stand in front of, a pod without a name). RegistrationFindings
+// are what its own registration was found to do against R5.4 before the
+// run (none under the harness's registration).
+type Deliveries interface {
+	PodCreateSent(namespace, name string) (sent, known bool)
+	RegistrationFindings() []string
+}
+
 // Profiled is the ability of an implementation that is tested with a
 // profile of its own when the run names none (the policy: it declares
 // what a MutatingAdmissionPolicy cannot do, profiles/policy.yaml).

@@ -2,6 +2,7 @@ package implementation
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -11,12 +12,18 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	utilrand "k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"presetsim.dev/presetsim/harness/backend"
 	"presetsim.dev/presetsim/harness/profile"
 	"presetsim.dev/presetsim/presets/policy"
 )
+
+// ErrUnseen is what ProbePreset returns when the probe could not show the
+// preset: the wait ended, but it measured no propagation (World.AwaitPreset
+// reads it as no error).
+var ErrUnseen = errors.New("the probe did not show the preset")
 
 // DefaultSyncTimeout bounds ProbePreset when the implementation sets none.
 const DefaultSyncTimeout = 2 * time.Second
@@ -27,14 +34,21 @@ const DefaultSyncTimeout = 2 * time.Second
 // WaitForPreset for an implementation that cannot say so itself. A preset
 // the probe cannot show (a module that writes no annotation, a preset that
 // conflicts with another the probe pod matches) costs the whole timeout and
-// is not an error: the scenario's own steps judge the implementation.
+// is no failure (ErrUnseen): the scenario's own steps judge the
+// implementation.
 //
 // With resourceVersion set, the annotation must also carry that version or
 // a later one: an implementation that writes the version (the policy, whose
 // older compilation still applies the preset at its older version) is then
 // known to have the preset as it is now.
-func ProbePreset(ctx context.Context, c backend.Objects, p *profile.Profile, namespace, name, resourceVersion string, timeout time.Duration) error {
-	return probe(ctx, c, p, namespace, name, resourceVersion, timeout, nil)
+//
+// With d set (the harness sees the implementation's requests), the probe
+// pods are named, and a probe the API server admitted without sending it
+// to the implementation ends the wait at once (ErrUnseen): its
+// registration leaves the namespace's pods out, and the scenario's own
+// checks say so (R5.4).
+func ProbePreset(ctx context.Context, c backend.Objects, p *profile.Profile, namespace, name, resourceVersion string, timeout time.Duration, d Deliveries) error {
+	return probe(ctx, c, p, namespace, name, resourceVersion, timeout, nil, d)
 }
 
 // ProbePresetExpected is ProbePreset for an implementation whose outcome is
@@ -44,10 +58,10 @@ func ProbePreset(ctx context.Context, c backend.Objects, p *profile.Profile, nam
 // nothing to wait for; when it should, not seeing it within timeout is an
 // error, not a silent start.
 func ProbePresetExpected(ctx context.Context, c backend.Objects, p *profile.Profile, namespace, name, resourceVersion string, timeout time.Duration, shows func(probe *corev1.Pod) bool) error {
-	return probe(ctx, c, p, namespace, name, resourceVersion, timeout, shows)
+	return probe(ctx, c, p, namespace, name, resourceVersion, timeout, shows, nil)
 }
 
-func probe(ctx context.Context, c backend.Objects, p *profile.Profile, namespace, name, resourceVersion string, timeout time.Duration, shows func(*corev1.Pod) bool) error {
+func probe(ctx context.Context, c backend.Objects, p *profile.Profile, namespace, name, resourceVersion string, timeout time.Duration, shows func(*corev1.Pod) bool, d Deliveries) error {
 	if timeout == 0 {
 		timeout = DefaultSyncTimeout
 	}
@@ -83,19 +97,36 @@ func probe(ctx context.Context, c backend.Objects, p *profile.Profile, namespace
 	}
 	var last string
 	err = poll(ctx, timeout, func(ctx context.Context) (bool, error) {
-		got, err := c.Create(ctx, backend.Pods, &unstructured.Unstructured{Object: obj}, backend.CreateOptions{DryRun: true})
+		u := &unstructured.Unstructured{Object: runtime.DeepCopyJSON(obj)}
+		if d != nil {
+			// A name the request carries, for the implementation's
+			// record of what it was sent (a generated one is not in it).
+			u.SetGenerateName("")
+			u.SetName(pod.GenerateName + utilrand.String(8))
+		}
+		got, err := c.Create(ctx, backend.Pods, u, backend.CreateOptions{DryRun: true})
 		if err != nil {
 			last = err.Error()
 			return false, nil
+		}
+		if d != nil {
+			if sent, known := d.PodCreateSent(namespace, u.GetName()); known && !sent {
+				return false, ErrUnseen
+			}
 		}
 		v, ok := got.GetAnnotations()[p.AppliedKey(name)]
 		last = fmt.Sprintf("annotation %q", v)
 		return ok && (resourceVersion == "" || NotOlder(v, resourceVersion)), nil
 	})
-	if err != nil && shows != nil {
+	switch {
+	case err == nil || errors.Is(err, ErrUnseen):
+		return err
+	case shows != nil:
 		return fmt.Errorf("a pod the preset %s/%s selects does not get it at resourceVersion %s within %s (last: %s): %w", namespace, name, resourceVersion, timeout, last, err)
+	case wait.Interrupted(err) && ctx.Err() == nil:
+		return ErrUnseen
 	}
-	return nil
+	return err
 }
 
 // maxProbePause bounds the pause between two probes.

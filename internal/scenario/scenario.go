@@ -304,10 +304,13 @@ func (p *Pending) Wait(ctx context.Context) error {
 	if p == nil {
 		return nil
 	}
-	if err := p.w.WaitForPreset(ctx, p.namespace, p.name, p.resourceVersion); err != nil {
+	seen, err := p.w.AwaitPreset(ctx, p.namespace, p.name, p.resourceVersion)
+	if err != nil {
 		return &NotTakenUpError{Err: err}
 	}
-	p.w.NotePropagation(time.Since(p.created))
+	if seen {
+		p.w.NotePropagation(time.Since(p.created))
+	}
 	return nil
 }
 

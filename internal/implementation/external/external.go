@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -107,6 +108,8 @@ type Webhook struct {
 	// loopback, and notes the requests that got no valid answer (R5.3);
 	// nil for a webhook elsewhere.
 	relay *relay
+	// findings are what its own registration does against R5.4.
+	findings []string
 }
 
 // portFree fails when something already answers at the webhook's address
@@ -139,6 +142,20 @@ func (e *Webhook) FailedRequests(namespace string) []string {
 	}
 	return e.relay.Failed(namespace)
 }
+
+// PodCreateSent reports whether the API server sent the webhook the
+// CREATE of the pod namespace/name (implementation.Deliveries): not known
+// of a webhook the relay cannot stand in front of.
+func (e *Webhook) PodCreateSent(namespace, name string) (sent, known bool) {
+	if e.relay == nil {
+		return false, false
+	}
+	return e.relay.PodCreateSent(namespace, name)
+}
+
+// RegistrationFindings are what the webhook's own registration does
+// against R5.4 (implementation.Deliveries), none under the harness's.
+func (e *Webhook) RegistrationFindings() []string { return slices.Clone(e.findings) }
 
 // New returns the external webhook opts describe.
 func New(opts Options) *Webhook { return &Webhook{spec: opts} }
@@ -225,6 +242,10 @@ func (e *Webhook) Install(ctx context.Context, t implementation.Target) error {
 		TimeoutSeconds:          e.spec.TimeoutSeconds,
 		AdmissionReviewVersions: e.spec.AdmissionReviewVersions,
 	}))
+	if e.relay != nil {
+		otherURL := e.relay.OtherURL()
+		cfg.Webhooks[len(cfg.Webhooks)-1].ClientConfig.URL = &otherURL
+	}
 	reg := e.spec.Registration
 	if reg == nil && t.Profile != nil {
 		// The profile's, unless the run was given one.
@@ -247,12 +268,22 @@ func (e *Webhook) Install(ctx context.Context, t implementation.Target) error {
 		for _, line := range Describe(deployed) {
 			fmt.Fprintf(t.Progress, "  %s\n", line)
 		}
-		for _, finding := range RegistrationFindings(reg) {
+		e.findings = RegistrationFindings(reg)
+		for _, finding := range e.findings {
 			fmt.Fprintf(t.Progress, "  %s\n", finding)
 		}
 		// The harness's own webhook for the requests other than a pod's
-		// creation comes last.
-		deployed.Webhooks = append(deployed.Webhooks, cfg.Webhooks[len(cfg.Webhooks)-1])
+		// creation comes last, in the review versions the implementation's
+		// own speaks (one that speaks only v1beta1 would fail a v1 review).
+		other := cfg.Webhooks[len(cfg.Webhooks)-1]
+		other.AdmissionReviewVersions = slices.Clone(reg.Webhooks[0].AdmissionReviewVersions)
+		for _, w := range reg.Webhooks {
+			if slices.ContainsFunc(w.Rules, podCreate) {
+				other.AdmissionReviewVersions = slices.Clone(w.AdmissionReviewVersions)
+				break
+			}
+		}
+		deployed.Webhooks = append(deployed.Webhooks, other)
 		cfg = deployed
 	}
 	return implementation.RegisterWebhook(ctx, t, cfg)
@@ -261,7 +292,11 @@ func (e *Webhook) Install(ctx context.Context, t implementation.Target) error {
 // WaitForPreset probes the webhook with dry-run pods
 // (implementation.ProbePreset) for at most Options.SyncTimeout.
 func (e *Webhook) WaitForPreset(ctx context.Context, namespace, name, _ string) error {
-	return implementation.ProbePreset(ctx, e.cluster, e.profile, namespace, name, "", e.spec.SyncTimeout)
+	var d implementation.Deliveries
+	if e.relay != nil {
+		d = e
+	}
+	return implementation.ProbePreset(ctx, e.cluster, e.profile, namespace, name, "", e.spec.SyncTimeout, d)
 }
 
 func (e *Webhook) start(kubeconfig []byte, keepDir func(string) error) error {

@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
@@ -38,6 +39,8 @@ type relay struct {
 	// namespaces, and reads a case's failures as those noted after the
 	// ones before it: past webhook.MaxFailures, a namespace's are not seen.
 	failed webhook.Failures
+	// sent are the pods whose CREATE the API server sent (R5.4).
+	sent webhook.Deliveries
 }
 
 // startRelay serves a relay to target, whose certificate caPEM verifies,
@@ -83,6 +86,19 @@ func loopback(raw string) bool {
 // URL is where the API server calls the relay for the webhook's URL.
 func (r *relay) URL() string { return r.server.URL + r.target.RequestURI() }
 
+// otherPrefix marks, at the head of the URL path of the harness's own
+// webhook for the requests other than a pod's creation
+// (webhook.WithOtherRequests), what that webhook sends (a webhook URL may
+// carry no query): the relay takes it off before it passes a request on.
+const otherPrefix = "/presetsim-other-requests"
+
+// OtherURL is URL for the harness's webhook of other requests. What the
+// implementation answers to those is judged by what it did to them (R2.1,
+// R2.6, R3.2: nothing), not by R5.3: its own registration may never send
+// it a Deployment, and an error answer to one, which that webhook's
+// failurePolicy Ignore passes over, changes nothing.
+func (r *relay) OtherURL() string { return r.server.URL + otherPrefix + r.target.RequestURI() }
+
 // CABundle verifies the relay's certificate.
 func (r *relay) CABundle() []byte { return r.server.CABundle }
 
@@ -98,6 +114,12 @@ func (r *relay) Stop() {
 // sentences, at most webhook.MaxFailures.
 func (r *relay) Failed(namespace string) []string { return r.failed.In(namespace) }
 
+// PodCreateSent reports whether the API server sent the CREATE of the pod
+// namespace/name (webhook.Deliveries).
+func (r *relay) PodCreateSent(namespace, name string) (sent, known bool) {
+	return r.sent.Sent(namespace, name)
+}
+
 // ServeHTTP passes the request to the webhook and its answer back.
 func (r *relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	body, err := io.ReadAll(io.LimitReader(req.Body, webhook.MaxRequestBytes+1))
@@ -105,8 +127,20 @@ func (r *relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	review := reviewOf(body)
-	out, err := http.NewRequestWithContext(req.Context(), http.MethodPost, r.target.Scheme+"://"+r.target.Host+req.URL.RequestURI(), bytes.NewReader(body))
+	sent := reviewOf(body)
+	forward := *req.URL
+	other := strings.HasPrefix(forward.Path, otherPrefix+"/")
+	if other {
+		forward.Path = strings.TrimPrefix(forward.Path, otherPrefix)
+		forward.RawPath = ""
+	} else if rq := sent.Request; rq.Operation == "CREATE" && rq.Kind.Kind == "Pod" && rq.SubResource == "" {
+		r.sent.Note(rq.Namespace, rq.Name)
+	}
+	note := r.note
+	if other {
+		note = func(review, string) {}
+	}
+	out, err := http.NewRequestWithContext(req.Context(), http.MethodPost, r.target.Scheme+"://"+r.target.Host+forward.RequestURI(), bytes.NewReader(body))
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
@@ -128,7 +162,7 @@ func (r *relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 			}
 			why = fmt.Sprintf("no answer within the API server's timeout (it gave up after %s)", elapsed.Round(time.Millisecond))
 		}
-		r.note(review, why)
+		note(sent, why)
 		// The API server words a 502 with its body: "connection refused"
 		// there is what start-up's readiness reads.
 		http.Error(w, err.Error(), http.StatusBadGateway)
@@ -137,12 +171,12 @@ func (r *relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	defer resp.Body.Close()
 	answer, err := io.ReadAll(io.LimitReader(resp.Body, webhook.MaxRequestBytes+1))
 	if err != nil {
-		r.note(review, "the answer could not be read: "+err.Error())
+		note(sent, "the answer could not be read: "+err.Error())
 		http.Error(w, err.Error(), http.StatusBadGateway)
 		return
 	}
-	if why := invalid(review, resp.StatusCode, answer); why != "" {
-		r.note(review, why)
+	if why := invalid(sent, resp.StatusCode, answer); why != "" {
+		note(sent, why)
 	}
 	for _, h := range []string{"Content-Type", "Content-Length"} {
 		if v := resp.Header.Get(h); v != "" {
@@ -176,13 +210,14 @@ type review struct {
 	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`
 	Request    struct {
-		UID       string                `json:"uid"`
-		Kind      struct{ Kind string } `json:"kind"`
-		Name      string                `json:"name"`
-		Namespace string                `json:"namespace"`
-		Operation string                `json:"operation"`
-		DryRun    *bool                 `json:"dryRun"`
-		Object    json.RawMessage       `json:"object"`
+		UID         string                `json:"uid"`
+		Kind        struct{ Kind string } `json:"kind"`
+		Name        string                `json:"name"`
+		Namespace   string                `json:"namespace"`
+		Operation   string                `json:"operation"`
+		SubResource string                `json:"subResource"`
+		DryRun      *bool                 `json:"dryRun"`
+		Object      json.RawMessage       `json:"object"`
 	} `json:"request"`
 	Response *struct {
 		UID       string  `json:"uid"`
@@ -212,16 +247,21 @@ func invalid(req review, status int, body []byte) string {
 	if err := json.Unmarshal(body, &rv); err != nil {
 		return "the answer is no AdmissionReview: " + err.Error()
 	}
+	// The API server reads the answer as the version it asked in. Of a
+	// v1beta1 answer it checks only that there is a response, and takes a
+	// patch as a JSON patch (k8s.io/apiserver's VerifyAdmissionResponse):
+	// what it accepts is no failure of the webhook.
+	lenient := req.APIVersion == "admission.k8s.io/v1beta1"
 	switch {
-	case rv.Kind != "AdmissionReview" || (rv.APIVersion != "admission.k8s.io/v1" && rv.APIVersion != "admission.k8s.io/v1beta1"):
-		return fmt.Sprintf("the answer is no AdmissionReview (apiVersion %q, kind %q)", rv.APIVersion, rv.Kind)
+	case !lenient && (rv.Kind != "AdmissionReview" || rv.APIVersion != req.APIVersion):
+		return fmt.Sprintf("the answer is no AdmissionReview of %s (apiVersion %q, kind %q)", req.APIVersion, rv.APIVersion, rv.Kind)
 	case rv.Response == nil:
 		return "the AdmissionReview has no response"
-	case rv.Response.UID != req.Request.UID:
+	case !lenient && rv.Response.UID != req.Request.UID:
 		return fmt.Sprintf("the response's uid %q is not the request's %q", rv.Response.UID, req.Request.UID)
 	case len(rv.Response.Patch) == 0:
 		return ""
-	case rv.Response.PatchType == nil || *rv.Response.PatchType != "JSONPatch":
+	case !lenient && (rv.Response.PatchType == nil || *rv.Response.PatchType != "JSONPatch"):
 		return "a patch without patchType JSONPatch"
 	}
 	patch, err := jsonpatch.DecodePatch(rv.Response.Patch)

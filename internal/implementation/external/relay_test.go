@@ -9,15 +9,22 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
 
 // TestInvalidAnswers: what counts as no valid answer to a request (R5.3),
-// and what is a valid one, a denial included.
+// and what is a valid one, a denial included; of a v1beta1 request, what
+// the API server accepts (no apiVersion, kind, uid or patchType) is valid.
 func TestInvalidAnswers(t *testing.T) {
-	req := reviewOf([]byte(`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u1","kind":{"kind":"Pod"},"name":"p","namespace":"n","operation":"CREATE","object":{"metadata":{"name":"p"},"spec":{"containers":[{"name":"c"}]}}}}`))
+	request := `{"apiVersion":"admission.k8s.io/%s","kind":"AdmissionReview","request":{"uid":"u1","kind":{"kind":"Pod"},"name":"p","namespace":"n","operation":"CREATE","object":{"metadata":{"name":"p"},"spec":{"containers":[{"name":"c"}]}}}}`
+	v1, v1beta1 := reviewOf(fmt.Appendf(nil, request, "v1")), reviewOf(fmt.Appendf(nil, request, "v1beta1"))
+	bare := func(patch string) string {
+		return `{"response":{"allowed":true,"patch":"` + base64.StdEncoding.EncodeToString([]byte(patch)) + `"}}`
+	}
 	answer := func(uid, patch string) string {
 		a := `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"` + uid + `","allowed":true`
 		if patch != "" {
@@ -25,12 +32,13 @@ func TestInvalidAnswers(t *testing.T) {
 		}
 		return a + `}}`
 	}
-	for _, tc := range []struct {
+	type answerCase struct {
 		name   string
 		status int
 		body   string
 		want   string // "" for a valid answer
-	}{
+	}
+	cases := map[*review][]answerCase{&v1: {
 		{"allowed, no patch", 200, answer("u1", ""), ""},
 		{"a patch that applies", 200, answer("u1", `[{"op":"add","path":"/metadata/labels","value":{"a":"b"}}]`), ""},
 		{"denied", 200, `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"u1","allowed":false,"status":{"code":403}}}`, ""},
@@ -41,16 +49,24 @@ func TestInvalidAnswers(t *testing.T) {
 		{"another request's uid", 200, answer("u2", ""), `uid "u2" is not the request's "u1"`},
 		{"a patch that does not apply", 200, answer("u1", `[{"op":"replace","path":"/spec/containers/5/name","value":"x"}]`), "does not apply"},
 		{"no JSON patch", 200, answer("u1", `{"op":"add"}`), "no JSON patch"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got := invalid(req, tc.status, []byte(tc.body))
-			switch {
-			case tc.want == "" && got != "":
-				t.Errorf("a valid answer judged invalid: %s", got)
-			case tc.want != "" && !strings.Contains(got, tc.want):
-				t.Errorf("got %q, want it to contain %q", got, tc.want)
-			}
-		})
+		{"v1 asked, v1beta1 answered", 200, strings.Replace(answer("u1", ""), "/v1", "/v1beta1", 1), "no AdmissionReview of admission.k8s.io/v1"},
+	}, &v1beta1: {
+		{"v1beta1: no apiVersion, kind, uid or patchType", 200, bare(`[{"op":"add","path":"/metadata/labels","value":{"a":"b"}}]`), ""},
+		{"v1beta1: no response", 200, `{"apiVersion":"admission.k8s.io/v1beta1","kind":"AdmissionReview"}`, "has no response"},
+		{"v1beta1: a patch that does not apply", 200, bare(`[{"op":"replace","path":"/spec/containers/5/name","value":"x"}]`), "does not apply"},
+	}}
+	for req, list := range cases {
+		for _, tc := range list {
+			t.Run(tc.name, func(t *testing.T) {
+				got := invalid(*req, tc.status, []byte(tc.body))
+				switch {
+				case tc.want == "" && got != "":
+					t.Errorf("a valid answer judged invalid: %s", got)
+				case tc.want != "" && !strings.Contains(got, tc.want):
+					t.Errorf("got %q, want it to contain %q", got, tc.want)
+				}
+			})
+		}
 	}
 }
 
@@ -122,5 +138,59 @@ func TestAbandonedCalls(t *testing.T) {
 				t.Errorf("noted as failed: %v, want %v (%v)", got, tc.noted, r.Failed(ns))
 			}
 		})
+	}
+}
+
+// TestOtherRequests: a request the harness's webhook of other requests
+// sends (OtherURL) reaches the webhook at its own path, and the webhook's
+// failure to answer it is not noted (R5.3); the same failure to a request
+// of the implementation's registration is. Pod creations are recorded
+// (R5.4) from the implementation's registration only.
+func TestOtherRequests(t *testing.T) {
+	var paths []string
+	var mu sync.Mutex
+	failing := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		paths = append(paths, r.URL.Path)
+		mu.Unlock()
+		http.Error(w, "no answer for this kind", http.StatusInternalServerError)
+	}))
+	defer failing.Close()
+	caPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: failing.Certificate().Raw})
+	r, err := startRelay(failing.URL+"/mutate", caPEM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Stop()
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(r.CABundle())
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}}
+	body := `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u1","kind":{"kind":"%s"},"name":"web","namespace":"%s","operation":"CREATE"}}`
+	for _, tc := range []struct {
+		name, url, kind string
+		noted, sent     bool
+	}{
+		{"the implementation's registration", r.URL(), "Pod", true, true},
+		{"the harness's webhook of other requests", r.OtherURL(), "Deployment", false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ns := strings.ReplaceAll(tc.name, " ", "-")
+			resp, err := client.Post(tc.url+"?timeout=10s", "application/json", strings.NewReader(fmt.Sprintf(body, tc.kind, ns)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if got := len(r.Failed(ns)) > 0; got != tc.noted {
+				t.Errorf("noted as failed: %v, want %v (%v)", got, tc.noted, r.Failed(ns))
+			}
+			if sent, known := r.PodCreateSent(ns, "web"); sent != tc.sent || !known {
+				t.Errorf("PodCreateSent = %v, %v; want %v, true", sent, known, tc.sent)
+			}
+		})
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if want := []string{"/mutate", "/mutate"}; !slices.Equal(paths, want) {
+		t.Errorf("the webhook was called at %v, want %v", paths, want)
 	}
 }
