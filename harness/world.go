@@ -430,6 +430,16 @@ func (w *World) PodCreateSent(namespace, name string) (sent, known bool) {
 	return false, false
 }
 
+// PodCreatesSent is how many pod creations of the namespace (physical) the
+// implementation was sent, named or not (implementation.Deliveries); known
+// is false when the harness cannot see its requests.
+func (w *World) PodCreatesSent(namespace string) (n int, known bool) {
+	if d, ok := w.impl.(implementation.Deliveries); ok {
+		return d.PodCreatesSent(namespace)
+	}
+	return 0, false
+}
+
 // RegistrationFindings are what the implementation's own registration
 // does against R5.4 (implementation.Deliveries), none when the harness
 // registered it or cannot tell.

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"presetsim.dev/presetsim/internal/words"
 
 	"github.com/cucumber/godog"
@@ -341,13 +343,20 @@ const DeliveredCheck = "the implementation was sent the creation of every pod th
 // alone, so its check goes first. Pods the harness cannot tell about (a
 // webhook it cannot stand in front of, an in-process module) are not
 // judged.
-func (s *state) delivered() error {
+//
+// Pods a controller made carry no name when they are admitted, so they are
+// judged by namespace: when the implementation's own registration was found
+// to leave pods out (RegistrationFindings), a namespace of the scenario
+// with pods a controller made, of which it was sent no creation at all,
+// fails R5.4 too.
+func (s *state) delivered(ctx context.Context) error {
+	w := s.scenario.World()
 	var unsent []string
 	for _, a := range s.scenario.Admissions() {
 		if a.Returned == nil {
 			continue // refused: by the implementation, or before it
 		}
-		if sent, known := s.scenario.World().PodCreateSent(a.Pod.Namespace, a.Pod.Name); known && !sent {
+		if sent, known := w.PodCreateSent(a.Pod.Namespace, a.Pod.Name); known && !sent {
 			what := fmt.Sprintf("pod %q", a.Pod.Name)
 			if a.DryRun {
 				what += " (dry run)"
@@ -355,11 +364,26 @@ func (s *state) delivered() error {
 			unsent = append(unsent, what)
 		}
 	}
+	if len(w.RegistrationFindings()) > 0 {
+		for _, ns := range s.scenario.OwnNamespaces() {
+			if n, known := w.PodCreatesSent(ns); !known || n > 0 {
+				continue
+			}
+			pods, err := s.scenario.PodsIn(ctx, ns)
+			if err != nil {
+				continue // the check is of what could be seen
+			}
+			made := slices.DeleteFunc(pods, func(p corev1.Pod) bool { return len(p.OwnerReferences) == 0 })
+			if len(made) > 0 {
+				unsent = append(unsent, fmt.Sprintf("the %s controllers made in namespace %s", words.Count(len(made), "pod"), ns))
+			}
+		}
+	}
 	if len(unsent) == 0 {
 		return nil
 	}
 	err := fmt.Errorf("the API server admitted %s without sending its creation to the implementation: its registration leaves it out", strings.Join(unsent, ", "))
-	if findings := s.scenario.World().RegistrationFindings(); len(findings) > 0 {
+	if findings := w.RegistrationFindings(); len(findings) > 0 {
 		err = fmt.Errorf("%w (%s)", err, strings.Join(findings, "; "))
 	}
 	s.checks = append([]outcome.Check{{Step: DeliveredCheck, Rules: []rule.ID{rule.R5_4}, Outcome: outcome.Failed, Err: err}}, s.checks...)

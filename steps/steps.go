@@ -254,7 +254,8 @@ func initializer(w *harness.World, fsys fs.FS, work *slots) func(*godog.Scenario
 				}
 				// The causes come first: a request never sent (R5.4),
 				// then one never answered (R5.3).
-				for _, cause := range []func() error{s.answered, s.delivered} {
+				delivered := func() error { return s.delivered(ctx) }
+				for _, cause := range []func() error{s.answered, delivered} {
 					if cerr := cause(); cerr != nil && err == nil && verr == nil {
 						verr = cerr
 					}

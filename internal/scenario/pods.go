@@ -47,6 +47,11 @@ func (s *Scenario) Pods(ctx context.Context) ([]corev1.Pod, error) {
 	return out, nil
 }
 
+// PodsIn lists the pods of a physical namespace.
+func (s *Scenario) PodsIn(ctx context.Context, ns string) ([]corev1.Pod, error) {
+	return s.podsIn(ctx, ns)
+}
+
 // podsIn lists the pods of a physical namespace.
 func (s *Scenario) podsIn(ctx context.Context, ns string) ([]corev1.Pod, error) {
 	list, err := s.cluster.List(ctx, backend.Pods, ns)

@@ -11,21 +11,24 @@ const MaxDeliveries = 10000
 // was sent, by namespace and name: what R5.4 of the specification asks of
 // a registration. The zero value is ready; it is safe for concurrent use.
 type Deliveries struct {
-	mu   sync.Mutex
-	by   map[string]map[string]bool
-	full map[string]bool
+	mu    sync.Mutex
+	by    map[string]map[string]bool
+	full  map[string]bool
+	count map[string]int
 }
 
 // Note records that the CREATE of the pod namespace/name was sent. A
-// request without a name (the pod has only a generateName) is not noted.
+// request without a name (a controller's pod, which has only a
+// generateName until it is stored) is counted, not noted by name.
 func (d *Deliveries) Note(namespace, name string) {
-	if name == "" {
-		return
-	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.by == nil {
-		d.by, d.full = map[string]map[string]bool{}, map[string]bool{}
+		d.by, d.full, d.count = map[string]map[string]bool{}, map[string]bool{}, map[string]int{}
+	}
+	d.count[namespace]++
+	if name == "" {
+		return
 	}
 	names := d.by[namespace]
 	if names == nil {
@@ -37,6 +40,13 @@ func (d *Deliveries) Note(namespace, name string) {
 		return
 	}
 	names[name] = true
+}
+
+// In is how many pod creations of the namespace were sent, named or not.
+func (d *Deliveries) In(namespace string) int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.count[namespace]
 }
 
 // Sent reports whether the CREATE of the pod namespace/name was sent;

@@ -6,8 +6,8 @@ import (
 )
 
 // TestDeliveries: a pod noted is sent, another is not; a pod without a
-// name is not noted; past MaxDeliveries a namespace's unnoted pods are not
-// known, and the other namespaces are unaffected.
+// name is counted, not noted; past MaxDeliveries a namespace's unnoted pods
+// are not known, and the other namespaces are unaffected.
 func TestDeliveries(t *testing.T) {
 	var d Deliveries
 	d.Note("a", "web")

@@ -153,6 +153,16 @@ func (e *Webhook) PodCreateSent(namespace, name string) (sent, known bool) {
 	return e.relay.PodCreateSent(namespace, name)
 }
 
+// PodCreatesSent is how many pod creations of the namespace the API
+// server sent the webhook (implementation.Deliveries), named or not; known
+// is false of a webhook the relay cannot stand in front of.
+func (e *Webhook) PodCreatesSent(namespace string) (n int, known bool) {
+	if e.relay == nil {
+		return 0, false
+	}
+	return e.relay.PodCreatesSent(namespace), true
+}
+
 // RegistrationFindings are what the webhook's own registration does
 // against R5.4 (implementation.Deliveries), none under the harness's.
 func (e *Webhook) RegistrationFindings() []string { return slices.Clone(e.findings) }

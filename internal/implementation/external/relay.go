@@ -120,6 +120,10 @@ func (r *relay) PodCreateSent(namespace, name string) (sent, known bool) {
 	return r.sent.Sent(namespace, name)
 }
 
+// PodCreatesSent is how many pod creations of the namespace the API server
+// sent, named or not.
+func (r *relay) PodCreatesSent(namespace string) int { return r.sent.In(namespace) }
+
 // ServeHTTP passes the request to the webhook and its answer back.
 func (r *relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	body, err := io.ReadAll(io.LimitReader(req.Body, webhook.MaxRequestBytes+1))
