@@ -10,6 +10,7 @@ import (
 
 	"presetsim.dev/presetsim/internal/app/cli"
 	"presetsim.dev/presetsim/internal/fuzz"
+	"presetsim.dev/presetsim/internal/words"
 	"presetsim.dev/presetsim/rule"
 )
 
@@ -140,7 +141,7 @@ func printSummary(w io.Writer, sum fuzz.Summary) {
 		fmt.Fprintf(w, "%d cases, every one agrees with the model (seed %d)\n", sum.Cases, sum.Seed)
 		return
 	}
-	fmt.Fprintf(w, "%d of %d cases disagree with the model (seed %d), in %d ways:\n", sum.Disagreeing, sum.Cases, sum.Seed, len(sum.Disagreements))
+	fmt.Fprintf(w, "%d of %d cases disagree with the model (seed %d), in %s:\n", sum.Disagreeing, sum.Cases, sum.Seed, words.Count(len(sum.Disagreements), "way"))
 	for _, d := range sum.Disagreements {
 		fmt.Fprintf(w, "\n  %s (%d cases): %s\n", rule.Join(d.Rules, ", "), d.Count, d.Summary)
 		if d.NotReproduced != "" {

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"golang.org/x/term"
+
+	"presetsim.dev/presetsim/internal/words"
 )
 
 // progress shows how far a run is: a bar redrawn in place on a terminal,
@@ -36,10 +38,10 @@ func (p *progress) update(done, kinds int) {
 	case p.terminal && time.Since(p.last) > 100*time.Millisecond:
 		width := 30
 		filled := width * done / max(p.total, 1)
-		fmt.Fprintf(p.out, "\r[%s%s] %d/%d cases, %d kinds of disagreement", strings.Repeat("#", filled), strings.Repeat(".", width-filled), done, p.total, kinds)
+		fmt.Fprintf(p.out, "\r[%s%s] %d/%d cases, %s of disagreement", strings.Repeat("#", filled), strings.Repeat(".", width-filled), done, p.total, words.Count(kinds, "kind"))
 		p.last = time.Now()
 	case !p.terminal && time.Since(p.last) > 5*time.Second:
-		fmt.Fprintf(p.out, "%d/%d cases, %d kinds of disagreement, %s\n", done, p.total, kinds, time.Since(p.start).Round(time.Second))
+		fmt.Fprintf(p.out, "%d/%d cases, %s of disagreement, %s\n", done, p.total, words.Count(kinds, "kind"), time.Since(p.start).Round(time.Second))
 		p.last = time.Now()
 	}
 }
@@ -52,5 +54,5 @@ func (p *progress) finish(done, kinds int) {
 		fmt.Fprint(p.out, "\r\033[K")
 	}
 	elapsed := time.Since(p.start)
-	fmt.Fprintf(p.out, "%d cases in %s (%.0f cases/s), %d kinds of disagreement\n", done, elapsed.Round(time.Millisecond), float64(done)/elapsed.Seconds(), kinds)
+	fmt.Fprintf(p.out, "%d cases in %s (%.0f cases/s), %s of disagreement\n", done, elapsed.Round(time.Millisecond), float64(done)/elapsed.Seconds(), words.Count(kinds, "kind"))
 }

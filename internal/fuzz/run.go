@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -126,6 +127,8 @@ func (r runner) admit(ctx context.Context, c Case) (_ *trial, err error) {
 	for _, name := range t.taken {
 		failedBefore[name] = len(r.w.FailedRequests(name))
 	}
+	// Likewise the pod creations the implementation was sent (R5.4).
+	sentBefore, _ := r.w.PodCreatesSent(t.taken["default"])
 	pod := c.Pod.DeepCopy()
 	pod.Namespace = "default"
 	if pod.Spec.NodeName == "" && pod.Spec.SchedulerName == "" {
@@ -239,6 +242,15 @@ func (r runner) admit(ctx context.Context, c Case) (_ *trial, err error) {
 	if c.Recreate != nil {
 		if err := r.recreate(ctx, t, c.Recreate, pod); err != nil {
 			return nil, err
+		}
+	}
+	if t.obs.Create.Pod != nil || t.obs.DryRun.Pod != nil {
+		// Admitted, and not one creation of the case's was sent.
+		if sent, known := r.w.PodCreatesSent(t.taken["default"]); known && sent == sentBefore {
+			t.obs.Unsent = "its registration does not send it this pod's creation"
+			if findings := r.w.RegistrationFindings(); len(findings) > 0 {
+				t.obs.Unsent = "its registration: " + strings.Join(findings, "; ")
+			}
 		}
 	}
 	for _, name := range t.taken {

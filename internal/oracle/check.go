@@ -65,6 +65,10 @@ const (
 	EventsMissing Aspect = "events missing"
 	// Unanswered: a request got no valid answer (R5.3).
 	Unanswered Aspect = "requests unanswered"
+	// Unsent: the API server admitted the pod without sending its
+	// creation to the implementation: its registration leaves it out
+	// (R5.4).
+	Unsent Aspect = "pod creations not sent"
 	// OtherRequest: a request other than a pod's creation was changed
 	// or refused (R2.1, R2.6, R3.2).
 	OtherRequest Aspect = "a request other than a pod's creation changed"
@@ -86,6 +90,13 @@ func Check(ctx context.Context, w *harness.World, obs Observed, events bool) ([]
 			Detail: obs.PresetErr.Error()}}, nil
 	}
 	out := InvalidDisagreements(w, obs.Invalid)
+	if obs.Unsent != "" {
+		out = append(out, Disagreement{Rules: []rule.ID{rule.R5_4}, Aspect: Unsent,
+			Summary: "the API server admitted the pod without sending its creation to the implementation: its registration leaves it out",
+			Detail:  obs.Unsent})
+		// The implementation never saw the pod: nothing else is its doing.
+		return out, nil
+	}
 	if n := len(obs.Unanswered); n > 0 {
 		out = append(out, Disagreement{Rules: []rule.ID{rule.R5_3}, Aspect: Unanswered,
 			Summary: fmt.Sprintf("%d admission requests got no valid answer: %s", n, oneLine(obs.Unanswered[0])),

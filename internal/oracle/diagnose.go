@@ -186,7 +186,7 @@ func Diagnose(w *harness.World, obs Observed, ds []Disagreement, events bool) []
 		// A request that got no valid answer is its own explanation
 		// (R5.3): what the API server then did with the pod is its
 		// failure policy's, not the implementation's behaviour.
-		return d.Aspect == PresetRefused || d.Aspect == InvalidStored || d.Aspect == InvalidUnnamed || d.Aspect == Unanswered
+		return d.Aspect == PresetRefused || d.Aspect == InvalidStored || d.Aspect == InvalidUnnamed || d.Aspect == Unanswered || d.Aspect == Unsent
 	}) {
 		return nil
 	}

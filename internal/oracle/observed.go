@@ -41,6 +41,11 @@ type Observed struct {
 	// answer from the implementation (World.FailedRequests), whatever its
 	// failure policy then made of them: each fails R5.3.
 	Unanswered []string
+	// Unsent, when set, says why the implementation was never sent the
+	// pod's creation though the API server admitted it (R5.4): what its
+	// registration was found to do (World.PodCreateSent,
+	// World.RegistrationFindings).
+	Unsent string
 	// Changed are the requests other than the pod's creation that the
 	// case sent once the pod was created (an UPDATE of the pod, an
 	// ephemeral container, a workload whose template is the pod) which the

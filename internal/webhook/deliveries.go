@@ -50,9 +50,12 @@ func (d *Deliveries) In(namespace string) int {
 }
 
 // Sent reports whether the CREATE of the pod namespace/name was sent;
-// known is false when the namespace's record is full and the pod is not in
-// it.
+// known is false for a pod without a name, and when the namespace's record
+// is full and the pod is not in it.
 func (d *Deliveries) Sent(namespace, name string) (sent, known bool) {
+	if name == "" {
+		return false, false
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.by[namespace][name] {

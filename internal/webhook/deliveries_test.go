@@ -21,7 +21,7 @@ func TestDeliveries(t *testing.T) {
 	}{
 		{"noted", "a", "web", true, true},
 		{"not noted", "a", "db", false, true},
-		{"no name", "a", "", false, true},
+		{"no name", "a", "", false, false},
 		{"another namespace", "b", "web", false, true},
 		{"noted before the record filled", "full", "7", true, true},
 		{"past the bound", "full", strconv.Itoa(MaxDeliveries + 2), false, false},
