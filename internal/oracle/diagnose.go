@@ -125,7 +125,7 @@ var hypotheses = []Hypothesis{
 	{"drops envFrom prefixes", rule.R3_5, injection, prefixesDropped},
 	{"checks volume mounts by name only", rule.R4_1, injection, mountPathsUnchecked},
 	{"never compares envFrom entries", rule.R4_1, injection, variant(func(v *merge.Variant) { v.EnvFrom = merge.EnvFromDeduplicated })},
-	{"compares a preset's items with the pod's as the API server had not defaulted the pod", rule.R3_4, injection, undefaulted},
+	{"compares a preset's items with the pod's with the API server's defaults on one side only", rule.R3_4, injection, defaultsOnOneSide},
 	{"appends an env var again when the container has an identical one", rule.R3_4, injection, identicalEnvAgain},
 	{"appends envFrom entries again", rule.R3_4, injection, variant(func(v *merge.Variant) { v.EnvFrom = merge.EnvFromAppended })},
 	{"appends envFrom entries again unless the pod had them", rule.R3_4, injection, variant(func(v *merge.Variant) { v.EnvFrom = merge.EnvFromAppendedUnlessSubmitted })},
@@ -243,6 +243,14 @@ func diagnose(w *harness.World, obs Observed, reqs []request, events bool) []*Hy
 		if h.explainsAll(w, obs, ins, events) {
 			out = append(out, h)
 		}
+	}
+	// Presets of other namespaces are an explanation of last resort: with
+	// so many of them (another case's, a namespace's history) one may
+	// conflict with the pod by chance, where a fault of the namespace's own
+	// presets explains the same requests.
+	if i := slices.IndexFunc(out, func(h *Hypothesis) bool { return h.Rule == rule.R2_2 }); i >= 0 && len(out) > 1 {
+		foreign := out[i]
+		out = append(slices.Delete(out, i, i+1), foreign)
 	}
 	return out
 }
@@ -1061,6 +1069,17 @@ func mountPathsUnchecked(h hypothesisInput) []model.Outcome {
 			}
 		}
 	})...)
+}
+
+// defaultsOnOneSide: a preset's items compared with the pod's where only
+// one side has the defaults the API server gives a pod's items (R3.4: an
+// item equal to the pod's once defaulted is skipped): the preset's as
+// stored against the pod's defaulted ones (merge.Variant.PresetsUndefaulted,
+// what an implementation that compares with reflect.DeepEqual does), or the
+// pod's as submitted against the preset's defaulted ones (undefaulted).
+// What a request shows rarely tells the two apart, and the rule is one.
+func defaultsOnOneSide(h hypothesisInput) []model.Outcome {
+	return append(variant(func(v *merge.Variant) { v.PresetsUndefaulted = true })(h), undefaulted(h)...)
 }
 
 // undefaulted: the pod's own items compared with a preset's as they were

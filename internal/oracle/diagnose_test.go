@@ -90,6 +90,15 @@ func TestDiagnose(t *testing.T) {
 	queue0 := preset("queue", corev1.EnvVar{Name: "QUEUE", Value: "rabbit"})
 	queue := preset("queue", corev1.EnvVar{Name: "QUEUE", Value: "rabbit"})
 	queue.Namespace = "default-x7k2"
+	// A volume the API server defaults in a pod (defaultMode, the
+	// fieldRef's apiVersion), as real implementations' presets hold it.
+	labelsVolume := preset("labels")
+	labelsVolume.Spec.Volumes = []corev1.Volume{{Name: "v-1", VolumeSource: corev1.VolumeSource{DownwardAPI: &corev1.DownwardAPIVolumeSource{
+		Items: []corev1.DownwardAPIVolumeFile{{Path: "labels", FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.labels"}}}}}}}
+	// Of the same name in another namespace, and in conflict with the pod.
+	foreignLabels := labelsVolume.DeepCopy()
+	foreignLabels.Namespace = "default-x7k2"
+	foreignLabels.Spec.Volumes = []corev1.Volume{{Name: "v-1", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}}
 	for _, tc := range []struct {
 		name     string
 		obs      Observed
@@ -114,6 +123,13 @@ func TestDiagnose(t *testing.T) {
 			"applies the presets one by one in another order, each unless it conflicts", rule.R3_6},
 		{"presets that do not conflict applied", faulty([]*v1alpha1.PodPreset{clash, db}, webPod(nil, app), model.Options{Conflicts: model.SkipPreset}, nil, nil),
 			"applies the presets that do not conflict", rule.R4_2},
+		{"a preset's item compared undefaulted with the pod's defaulted one", faulty([]*v1alpha1.PodPreset{labelsVolume}, withVolumes(webPod(nil, app), labelsVolume.Spec.Volumes...),
+			model.Options{Variant: merge.Variant{PresetsUndefaulted: true}}, nil, nil),
+			"compares a preset's items with the pod's with the API server's defaults on one side only", rule.R3_4},
+		{"a fault of the namespace's own presets, before presets of other namespaces that would explain it too",
+			elsewhere(faulty([]*v1alpha1.PodPreset{labelsVolume}, withVolumes(webPod(nil, app), labelsVolume.Spec.Volumes...),
+				model.Options{Variant: merge.Variant{PresetsUndefaulted: true}}, nil, nil), foreignLabels),
+			"compares a preset's items with the pod's with the API server's defaults on one side only", rule.R3_4},
 		{"env vars appended again to a pod already mutated", faulty([]*v1alpha1.PodPreset{db}, webPod(map[string]string{merge.AnnotationKey("db"): "7"}, app), model.Options{}, nil,
 			func(o *model.Outcome) {
 				o.Pod.Spec.Containers[0].Env = append(o.Pod.Spec.Containers[0].Env, db.Spec.Env...)
@@ -161,7 +177,7 @@ func TestDiagnose(t *testing.T) {
 		{"the pod's own items compared as submitted, before the API server's defaults", faulty([]*v1alpha1.PodPreset{preset("host", hostIP)}, webPod(nil, hostApp), model.Options{},
 			func(a *model.Admission) { a.Pod.Spec.Containers[0].Env[0].ValueFrom.FieldRef.APIVersion = "" },
 			func(o *model.Outcome) { o.Pod.Spec.Containers[0].Env[0].ValueFrom.FieldRef.APIVersion = "v1" }),
-			"compares a preset's items with the pod's as the API server had not defaulted the pod", rule.R3_4},
+			"compares a preset's items with the pod's with the API server's defaults on one side only", rule.R3_4},
 		{"the pod's own item a preset shares a name with dropped, the preset's appended", faulty([]*v1alpha1.PodPreset{clash}, webPod(nil, twoEnv), model.Options{},
 			func(a *model.Admission) { a.Pod.Spec.Containers[0].Env = a.Pod.Spec.Containers[0].Env[1:] }, nil),
 			"puts a conflicting item in place of the pod's own", rule.R4_4},
@@ -342,4 +358,9 @@ func TestSelectedElsewhere(t *testing.T) {
 			}
 		})
 	}
+}
+
+func withVolumes(pod *corev1.Pod, volumes ...corev1.Volume) *corev1.Pod {
+	pod.Spec.Volumes = append(pod.Spec.Volumes, volumes...)
+	return pod
 }

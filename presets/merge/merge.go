@@ -103,6 +103,11 @@ type Variant struct {
 	// MountPathsUnkeyed keys volume mounts by their name alone, so that two
 	// mounts at one path do not conflict (R4.1 broken).
 	MountPathsUnkeyed bool
+	// PresetsUndefaulted compares and injects a preset's items as stored,
+	// without the defaults the API server gave the pod's (R3.4 broken: an
+	// item equal to the pod's once defaulted is a conflict, as an
+	// implementation that compares with reflect.DeepEqual finds it).
+	PresetsUndefaulted bool
 	// OverwriteConflicts, with the conflicts applied (Merge), puts a
 	// conflicting item in place of the one it conflicts with (R4.4
 	// broken: data lost).
@@ -223,7 +228,11 @@ func Merge(pod *corev1.Pod, presets []*v1alpha1.PodPreset, v Variant) (*corev1.P
 		// A copy of its own: the pod's items then share no memory with the
 		// preset. Each container gets copies of the items, so that no two
 		// containers share memory either.
-		p = defaults.Preset(p)
+		if v.PresetsUndefaulted {
+			p = p.DeepCopy()
+		} else {
+			p = defaults.Preset(p)
+		}
 		// R3.1: volumes go to the pod spec.
 		for _, vol := range p.Spec.Volumes {
 			conflicts.add(p.Name, "", conflict.FieldVolumes, volumes.inject(vol, v.OverwriteConflicts))
