@@ -225,12 +225,12 @@ func zeroResults(t reflect.Type) []reflect.Value {
 // A failure is credited to the rules its check establishes and, when the
 // scenario's pods differ from the model's, to the rules those differences
 // show; when a variant of the model explains the difference ("behaves as
-// if"), its rule comes first. It is "differs as declared" only when every pod the scenario
-// submitted came out as the model makes it under the profile's options,
-// and either a declaration changes the model's outcome for those inputs
-// (it is named) or the profile declares every credited rule different in
-// the way the check shows (the scenario submitted no pod itself: "not
-// verified").
+// if"), its rule comes first. It is "differs as declared" only when every
+// pod the scenario submitted came out as the model makes it under the
+// profile's options, and either a declaration changes the model's outcome
+// for those inputs (it is named) or the profile declares every credited
+// rule different in the way the check shows (the scenario submitted no
+// pod itself: "not verified").
 func (s *state) judge(ctx context.Context, spec checkSpec, err error) error {
 	if u, ok := backend.IsUnsupported(err); ok {
 		return skippedStep{u}
