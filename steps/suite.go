@@ -1,6 +1,7 @@
 package steps
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -81,6 +82,22 @@ func (t *Timings) List() []outcome.Scenario {
 	out := append([]outcome.Scenario(nil), t.list...)
 	sort.Slice(out, func(i, j int) bool { return out[i].Duration > out[j].Duration })
 	return out
+}
+
+// Snapshot is List and, when c is set, c's Cucumber JSON report, of the
+// same scenarios: one that ends meanwhile is in neither (an interrupted
+// run writes both).
+func (t *Timings) Snapshot(c *Cucumber) ([]outcome.Scenario, []byte, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	list := append([]outcome.Scenario(nil), t.list...)
+	sort.Slice(list, func(i, j int) bool { return list[i].Duration > list[j].Duration })
+	if c == nil {
+		return list, nil, nil
+	}
+	var b bytes.Buffer
+	err := c.Write(&b)
+	return list, b.Bytes(), err
 }
 
 // Median returns the median scenario duration.
@@ -220,15 +237,17 @@ func recording(w *harness.World, opts SuiteOptions, init func(*godog.ScenarioCon
 			} else if r, ok := w.Objects().(backend.Releaser); ok && s != nil {
 				r.Release(s.scenario.OwnNamespaces())
 			}
+			timings.mu.Lock()
 			if s != nil {
 				t.Phases = s.phases
+				// Under the timings' lock: an interrupted run's reports
+				// (Timings.Snapshot) hold the same scenarios.
 				if opts.Cucumber != nil {
 					if cerr := opts.Cucumber.add(p, s.place, s.results); cerr != nil && !t.Failed {
 						t.Failed, t.Err = true, cerr
 					}
 				}
 			}
-			timings.mu.Lock()
 			t.Duration = time.Since(timings.start[p.Id])
 			delete(timings.start, p.Id)
 			timings.list = append(timings.list, t)

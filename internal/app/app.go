@@ -225,13 +225,17 @@ scenarios that finished and says how many did not run.`,
 		if *reportDir != "" {
 			// Interrupted, the run writes what finished before it stops.
 			st.interrupts.OnSignal(func() error {
-				partial := report.OfRun(st.implementationName(), w, finished.List())
+				list, cucumberJSON, cerr := finished.Snapshot(cucumber)
+				partial := report.OfRun(st.implementationName(), w, list)
 				partial.Interrupted = fmt.Sprintf("exit status %d: the %d scenarios that finished; the others did not run", st.interrupts.Code(), len(partial.Scenarios))
 				if total, err := suitecheck.CountIn(fsys, paths, *tags); err == nil && total >= len(partial.Scenarios) {
 					partial.Interrupted = fmt.Sprintf("exit status %d: %d scenarios finished, %d of the %d selected did not run", st.interrupts.Code(), len(partial.Scenarios), total-len(partial.Scenarios), total)
 				}
 				err := w.Stop()
-				if werr := errors.Join(report.Write(*reportDir, partial), writeCucumber(*reportDir, cucumber)); werr != nil {
+				if cerr == nil {
+					cerr = os.WriteFile(filepath.Join(*reportDir, "cucumber.json"), cucumberJSON, 0o644)
+				}
+				if werr := errors.Join(report.Write(*reportDir, partial), cerr); werr != nil {
 					return errors.Join(err, werr)
 				}
 				fmt.Fprintf(stderr, "interrupted: reports in %s hold the %d scenarios that finished: %s\n",
