@@ -96,15 +96,7 @@ func TestAbandonedCalls(t *testing.T) {
 	}))
 	defer slow.Close()
 	defer close(release)
-	caPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: slow.Certificate().Raw})
-	r, err := startRelay(slow.URL+"/mutate", caPEM)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Stop()
-	pool := x509.NewCertPool()
-	pool.AppendCertsFromPEM(r.CABundle())
-	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}}
+	r, client := relayTo(t, slow)
 	body := `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u1","kind":{"kind":"Pod"},"name":"p","namespace":"%s","operation":"CREATE"}}`
 	for _, tc := range []struct {
 		name, timeout string
@@ -156,15 +148,7 @@ func TestOtherRequests(t *testing.T) {
 		http.Error(w, "no answer for this kind", http.StatusInternalServerError)
 	}))
 	defer failing.Close()
-	caPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: failing.Certificate().Raw})
-	r, err := startRelay(failing.URL+"/mutate", caPEM)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Stop()
-	pool := x509.NewCertPool()
-	pool.AppendCertsFromPEM(r.CABundle())
-	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}}
+	r, client := relayTo(t, failing)
 	body := `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u1","kind":{"kind":"%s"},"name":"web","namespace":"%s","operation":"CREATE"}}`
 	for _, tc := range []struct {
 		name, url, kind string
@@ -193,4 +177,19 @@ func TestOtherRequests(t *testing.T) {
 	if want := []string{"/mutate", "/mutate"}; !slices.Equal(paths, want) {
 		t.Errorf("the webhook was called at %v, want %v", paths, want)
 	}
+}
+
+// relayTo starts a relay to the webhook at path /mutate of a test server,
+// stopped when the test ends, and a client that trusts the relay.
+func relayTo(t *testing.T, webhook *httptest.Server) (*relay, *http.Client) {
+	t.Helper()
+	caPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: webhook.Certificate().Raw})
+	r, err := startRelay(webhook.URL+"/mutate", caPEM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.Stop)
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(r.CABundle())
+	return r, &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}}
 }
