@@ -48,24 +48,45 @@ type progress struct {
 func (p *progress) mark(c string) { fmt.Fprint(p.out, c) }
 
 // rows writes progress marks, a byte each, ending each row of stepsPerRow
-// with the count so far.
+// with the count so far. On a terminal (inPlace) the rows are one line: a
+// full row is written over by the next, unless it holds a mark other than
+// passed or skipped, which stays on screen.
 type rows struct {
-	mu    sync.Mutex
-	out   io.Writer
-	marks int
+	mu      sync.Mutex
+	out     io.Writer
+	inPlace bool
+	marks   int
+	keep    bool // the current row holds a mark worth keeping
+	clear   bool // the next mark starts a row over the last one
 }
 
 const stepsPerRow = 70
+
+// eraseRow returns a terminal's cursor to the row's start and erases it.
+const eraseRow = "\r\x1b[K"
 
 func (r *rows) Write(b []byte) (int, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, c := range b {
+		if r.clear {
+			if _, err := io.WriteString(r.out, eraseRow); err != nil {
+				return 0, err
+			}
+			r.clear = false
+		}
 		if _, err := r.out.Write([]byte{c}); err != nil {
 			return 0, err
 		}
+		r.keep = r.keep || (c != '.' && c != '-')
 		if r.marks++; r.marks%stepsPerRow == 0 {
-			fmt.Fprintf(r.out, " %d\n", r.marks)
+			fmt.Fprintf(r.out, " %d", r.marks)
+			if r.inPlace && !r.keep {
+				r.clear = true
+			} else {
+				fmt.Fprintln(r.out)
+			}
+			r.keep = false
 		}
 	}
 	return len(b), nil
@@ -75,9 +96,13 @@ func (r *rows) Write(b []byte) (int, error) {
 func (r *rows) end() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.marks%stepsPerRow != 0 {
+	switch {
+	case r.marks%stepsPerRow != 0:
 		fmt.Fprintf(r.out, "%s %d\n", strings.Repeat(" ", stepsPerRow-r.marks%stepsPerRow), r.marks)
+	case r.clear:
+		fmt.Fprintln(r.out)
 	}
+	r.clear = false
 }
 
 func (p *progress) TestRunStarted()                                   {}

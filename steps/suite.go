@@ -31,8 +31,10 @@ type SuiteOptions struct {
 	FS fs.FS
 	// Format is a godog format ("pretty", "progress", "cucumber", "junit",
 	// comma-separated, each optionally :FILE); "progress" when empty.
-	// "progress" is this package's (progress.go): a character per step and
-	// no summary, which the caller prints from the outcomes.
+	// "progress" is this package's (progress.go): a character per step, in
+	// rows of 70 (on a terminal one row, written over, but for rows that
+	// hold a failure), and no summary, which the caller prints from the
+	// outcomes.
 	Format string
 	// Tags filters scenarios by tag expression, e.g. "@R4.2 && ~@slow".
 	Tags string
@@ -172,12 +174,20 @@ func Run(w *harness.World, opts SuiteOptions) (int, *Timings) {
 		chunks, _ = chunked(opts.FS, opts.Paths, opts.Tags, size) // on error, one run: godog reports it
 	}
 	if len(chunks) > 0 {
-		shared := &rows{out: out}
+		shared := &rows{out: out, inPlace: colours}
 		status := 0
 		for _, c := range chunks {
 			s := suite(c.paths, c.fs, marksFormat, shared)
 			status = max(status, s.Run())
 		}
+		shared.end()
+		return status, timings
+	}
+	if opts.Format == "progress" {
+		// The rows are made here, where the writer is the run's own:
+		// godog hands a formatter a wrapper, which is no terminal.
+		shared := &rows{out: out, inPlace: colours}
+		status := suite(opts.Paths, opts.FS, marksFormat, shared).Run()
 		shared.end()
 		return status, timings
 	}
