@@ -167,6 +167,10 @@ func TestWebhookFaults(t *testing.T) {
 			if strings.Contains(failed, strconv.Quote("healthy")) {
 				t.Errorf("failurePolicy %s: the answered request for healthy counts as failed:\n%s", policy, failed)
 			}
+			// What a failure's message adds says how the process ended.
+			if out := w.ModuleOutput(); !strings.Contains(out, "the webhook's process exited (signal: killed)") {
+				t.Errorf("failurePolicy %s: the webhook's output for a failure does not say that its process was killed:\n%s", policy, out)
+			}
 		})
 	}
 }

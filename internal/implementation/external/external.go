@@ -404,11 +404,18 @@ func (e *Webhook) ProcessState() string {
 }
 
 // LastOutput is the last lines the external module's process wrote, for a
-// failure message, and where the whole of it is kept; "" when there is no
-// process.
+// failure message, where the whole of it is kept, and how the process
+// ended if it has (whatever the failure policy made of its silence); ""
+// when there is no process.
 func (e *Webhook) LastOutput() string {
 	if e == nil || e.cmd == nil {
 		return ""
+	}
+	ended := ""
+	select {
+	case <-e.exited:
+		ended = fmt.Sprintf("the webhook's process exited (%v); ", e.cmd.ProcessState)
+	default:
 	}
 	where := " (not kept: give presetsim run --report-dir to keep all of it)"
 	if e.spec.LogFile != "" {
@@ -416,9 +423,9 @@ func (e *Webhook) LastOutput() string {
 	}
 	tail := e.output.Tail()
 	if tail == "" {
-		return "the webhook's process has written nothing" + where
+		return ended + "the webhook's process has written nothing" + where
 	}
-	return fmt.Sprintf("the webhook's last output%s:\n  %s", where, strings.ReplaceAll(tail, "\n", "\n  "))
+	return fmt.Sprintf("%sthe webhook's last output%s:\n  %s", ended, where, strings.ReplaceAll(tail, "\n", "\n  "))
 }
 
 // Stop stops the process group: SIGTERM, then SIGKILL after 5s.
