@@ -8,11 +8,13 @@ import (
 	"presetsim.dev/presetsim/rule"
 
 	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apiserver/pkg/admission"
 	"k8s.io/apiserver/pkg/warning"
 
 	"presetsim.dev/presetsim/internal/defaults"
+	podpreset "presetsim.dev/presetsim/presets/admission"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
 	"presetsim.dev/presetsim/presets/conflict"
 	"presetsim.dev/presetsim/presets/merge"
@@ -92,13 +94,15 @@ var classicMutants = []decoratedMutant{
 			if len(added(submitted, admitted)) == 0 {
 				return // nothing applied (a conflict)
 			}
-			for i := range admitted.Spec.Containers {
-				for _, p := range matching {
+			// Every container, init containers too, and the presets in the
+			// order the reference applies them (R3.6).
+			own := containers(submitted)
+			ordered := slices.SortedFunc(slices.Values(matching), func(a, b *v1alpha1.PodPreset) int { return strings.Compare(a.Name, b.Name) })
+			for i, c := range containers(admitted) {
+				for _, p := range ordered {
 					for _, e := range defaults.Preset(p).Spec.Env {
-						for _, have := range submitted.Spec.Containers[i].Env {
-							if have.Name == e.Name && have.Value == e.Value && have.ValueFrom == nil && e.ValueFrom == nil {
-								admitted.Spec.Containers[i].Env = append(admitted.Spec.Containers[i].Env, e)
-							}
+						if slices.ContainsFunc(own[i].Env, func(have corev1.EnvVar) bool { return apiequality.Semantic.DeepEqual(have, e) }) {
+							c.Env = append(c.Env, e)
 						}
 					}
 				}
@@ -142,7 +146,10 @@ var classicMutants = []decoratedMutant{
 		events: func(*corev1.ObjectReference) bool { return false }}},
 	{Mutant{"events-on-dry-run", rule.R2_1, "records conflict events on dry runs too"}, fault{
 		around: func(ctx context.Context, a admission.Attributes, pod *corev1.Pod, env *call, next func(context.Context) error) error {
-			if a.IsDryRun() && pod.Name != "" {
+			// The reference's guard (R2.4, R2.5) holds: only its dry-run
+			// check is missing.
+			_, mirror := pod.Annotations[podpreset.MirrorPodAnnotation]
+			if a.IsDryRun() && pod.Name != "" && pod.Annotations[merge.ExcludeAnnotation] != "true" && !mirror {
 				matching, _ := merge.Select(pod, env.presets)
 				conflict.Record(env.recorder, conflict.Target(pod, a.GetNamespace()), conflict.Reports(merge.Apply(pod, matching).Conflicts))
 			}

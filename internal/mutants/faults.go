@@ -233,7 +233,7 @@ var decoratedMutants = []decoratedMutant{
 			restoreOwn(own, pod)
 			return err
 		}}},
-	{Mutant{"envfrom-never-compared", rule.R4_1, "never compares envFrom entries: every preset's are appended, as Kubernetes 1.19 did"}, envFromNeverCompared},
+	{Mutant{"envfrom-never-compared", rule.R4_1, "never compares envFrom entries: an identical one is skipped, every other appended, clashes included"}, envFromNeverCompared},
 	// R4.2
 	{Mutant{"conflict-rejects", rule.R4_2, "refuses a pod that conflicts with a matching preset"}, fault{
 		around: func(ctx context.Context, a admission.Attributes, pod *corev1.Pod, env *call, next func(context.Context) error) error {
@@ -291,22 +291,65 @@ var decoratedMutants = []decoratedMutant{
 		}}},
 }
 
-// envFromNeverCompared hides envFrom from the reference and appends every
-// matching preset's entries after it, duplicates and clashes included.
+// envFromNeverCompared hides envFrom from the reference and, when the
+// reference applied the presets, adds every matching preset's entries
+// after it, in the presets' order: an entry identical to one the container
+// has is skipped (R3.4 kept), any other appended, clashes included.
 var envFromNeverCompared = fault{
-	presets: func(_ *corev1.Pod, all []*v1alpha1.PodPreset) []*v1alpha1.PodPreset {
-		return copies(all, func(p *v1alpha1.PodPreset) { p.Spec.EnvFrom = nil })
-	},
+	presets: withoutEnvFrom,
 	after: func(submitted, admitted *corev1.Pod, matching []*v1alpha1.PodPreset) {
-		if len(added(submitted, admitted)) == 0 {
-			return
+		if appliedWithoutEnvFrom(submitted, admitted, matching) {
+			appendEnvFrom(admitted, matching, true)
 		}
-		for _, c := range containers(admitted) {
-			for _, p := range matching {
-				c.EnvFrom = append(c.EnvFrom, p.Spec.EnvFrom...)
+	},
+}
+
+// withoutEnvFrom is the presets as a plug-in that never looks at envFrom
+// sees them.
+func withoutEnvFrom(_ *corev1.Pod, all []*v1alpha1.PodPreset) []*v1alpha1.PodPreset {
+	return copies(all, func(p *v1alpha1.PodPreset) { p.Spec.EnvFrom = nil })
+}
+
+// appendEnvFrom adds the presets' envFrom entries, in the presets' order
+// (R3.6), to every container of the pod: each entry unless an identical one
+// is there when skipIdentical, else every entry, duplicates included.
+func appendEnvFrom(pod *corev1.Pod, presets []*v1alpha1.PodPreset, skipIdentical bool) {
+	ordered := slices.SortedFunc(slices.Values(presets), func(a, b *v1alpha1.PodPreset) int { return strings.Compare(a.Name, b.Name) })
+	for _, c := range containers(pod) {
+		for _, p := range ordered {
+			for _, e := range p.Spec.EnvFrom {
+				if skipIdentical && slices.ContainsFunc(c.EnvFrom, func(x corev1.EnvFromSource) bool { return apiequality.Semantic.DeepEqual(x, e) }) {
+					continue
+				}
+				c.EnvFrom = append(c.EnvFrom, *e.DeepCopy())
 			}
 		}
-	},
+	}
+}
+
+// appliedWithoutEnvFrom reports whether the reference applied the matching
+// presets, stripped of their envFrom, to the pod: it added their
+// annotations, or, for a pod submitted with them already (a copy of a
+// mutated pod, which it leaves as it is, R3.8), the pod is one it mutates
+// (neither excluded nor a mirror pod) and the stripped presets do not
+// conflict with it.
+func appliedWithoutEnvFrom(submitted, admitted *corev1.Pod, matching []*v1alpha1.PodPreset) bool {
+	if len(added(submitted, admitted)) > 0 {
+		return true
+	}
+	if len(matching) == 0 || submitted.Annotations[merge.ExcludeAnnotation] == "true" {
+		return false
+	}
+	if _, mirror := submitted.Annotations[podpreset.MirrorPodAnnotation]; mirror {
+		return false
+	}
+	for _, p := range matching {
+		if _, had := submitted.Annotations[merge.AnnotationKey(p.Name)]; !had {
+			return false
+		}
+	}
+	_, conflicts := merge.Merge(submitted, withoutEnvFrom(submitted, matching), merge.Variant{})
+	return len(conflicts) == 0
 }
 
 // discardWarnings drops admission warnings.
@@ -365,8 +408,17 @@ const Kubernetes119Module = "kubernetes-1.19"
 // kubernetes119 is the reference with the 1.19 plug-in's differences.
 func kubernetes119() fault {
 	return fault{
-		presets: envFromNeverCompared.presets,
-		after:   envFromNeverCompared.after,
+		presets: withoutEnvFrom,
+		// Only to a pod the plug-in annotated now: one readmitted with the
+		// annotations gets nothing again, as the profile's model has it.
+		// The 1.19 plug-in, which the API server runs again after a
+		// webhook's change as it does every in-tree plug-in, appended the
+		// entries again then (docs/implementations.md).
+		after: func(submitted, admitted *corev1.Pod, matching []*v1alpha1.PodPreset) {
+			if len(added(submitted, admitted)) > 0 {
+				appendEnvFrom(admitted, matching, false)
+			}
+		},
 		around: func(ctx context.Context, _ admission.Attributes, _ *corev1.Pod, _ *call, next func(context.Context) error) error {
 			return next(warning.WithWarningRecorder(ctx, discardWarnings{}))
 		},

@@ -1058,7 +1058,7 @@ func envNamesCased(h hypothesisInput) []model.Outcome {
 // a path a matching preset mounts another volume at is passed over.
 func mountPathsUnchecked(h hypothesisInput) []model.Outcome {
 	out := variant(func(v *merge.Variant) { v.MountPathsUnkeyed = true })(h)
-	return append(out, ownItemsMasked(h, func(pod *corev1.Pod) {
+	masked := ownItemsMasked(h, func(pod *corev1.Pod) {
 		for _, c := range containers(pod) {
 			for j, m := range c.VolumeMounts {
 				for _, p := range h.a.Presets {
@@ -1068,7 +1068,14 @@ func mountPathsUnchecked(h hypothesisInput) []model.Outcome {
 				}
 			}
 		}
-	})...)
+	})
+	if masked == nil {
+		// No mount of the pod's own shares a path with a preset's: the
+		// pod's paths checked or not, the specification's outcome (a
+		// request of the case may show the fault where another cannot).
+		masked = h.spec
+	}
+	return append(out, masked...)
 }
 
 // defaultsOnOneSide: a preset's items compared with the pod's where only
@@ -1131,11 +1138,12 @@ func identicalEnvAgain(h hypothesisInput) []model.Outcome {
 				if i >= len(pair[1]) {
 					break
 				}
-				for _, p := range h.a.Presets {
-					if !slices.Contains(o.Applied, p.Name) {
+				for _, name := range o.Applied { // in the order applied
+					k := slices.IndexFunc(h.a.Presets, func(p *v1alpha1.PodPreset) bool { return p.Name == name })
+					if k < 0 {
 						continue
 					}
-					for _, e := range defaults.Preset(p).Spec.Env {
+					for _, e := range defaults.Preset(h.a.Presets[k]).Spec.Env {
 						if slices.ContainsFunc(pair[1][i].Env, func(own corev1.EnvVar) bool { return equality.Semantic.DeepEqual(own, e) }) {
 							pair[0][i].Env = append(pair[0][i].Env, e)
 							changed = true
