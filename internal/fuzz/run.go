@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -17,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/harness/backend"
@@ -231,7 +233,7 @@ func (r runner) admit(ctx context.Context, c Case) (_ *trial, err error) {
 	} else if !ok {
 		return t, nil
 	}
-	c.AnnotateCopied(pod, Versions(t.obs.Presets))
+	c.AnnotateCopied(pod, copiable(r.w.Profile, Versions(t.obs.Presets)))
 	t.obs.DryRun = r.create(ctx, t, pod, true)
 	t.obs.Create = r.create(ctx, t, pod, false)
 	if c.FollowUp != nil && t.obs.Create.Err == nil {
@@ -447,3 +449,12 @@ func conflictEvents(ctx context.Context, events *scenario.Scenario, ns string, u
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// copiable is versions without the presets whose applied annotation, as
+// the profile writes it, no pod can carry (a prefix longer than the
+// specification's and a name of the longest a preset may have): no pod is
+// a copy of one they were applied to.
+func copiable(p *profile.Profile, versions map[string]string) map[string]string {
+	maps.DeleteFunc(versions, func(name, _ string) bool { return len(validation.IsQualifiedName(p.AppliedKey(name))) > 0 })
+	return versions
+}

@@ -12,6 +12,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/internal/admit"
@@ -218,7 +219,14 @@ func compareOutcome(ctx context.Context, w *harness.World, pods *scenario.Scenar
 	case want.Refused && got.Err == nil:
 		return &Disagreement{Rules: []rule.ID{rule.R4_2}, Aspect: Admitted, Summary: fmt.Sprintf("%s was admitted; the profile declares conflicts: reject, and the model refuses it: %s", name, want.Message)}, nil
 	case !want.Refused && got.Err != nil:
-		return &Disagreement{Rules: refusalRules(want, got.Err), Aspect: Refused, Summary: fmt.Sprintf("%s was refused: %s", name, oneLine(got.Err.Error())), Detail: got.Err.Error()}, nil
+		rules, summary := refusalRules(want, got.Err), fmt.Sprintf("%s was refused: %s", name, oneLine(got.Err.Error()))
+		if keys := unannotatable(w, want); len(keys) > 0 && strings.Contains(got.Err.Error(), "metadata.annotations") {
+			// The API server refused the pod the implementation made: the
+			// key is the implementation's, and the preset's name valid.
+			rules = slices.Concat([]rule.ID{rule.R6_4}, slices.DeleteFunc(rules, func(r rule.ID) bool { return r == rule.R6_4 }))
+			summary = fmt.Sprintf("%s was refused: the implementation's applied annotation %s is no valid key, so a pod a preset of that name selects cannot be created — a limit of its own (R6.4): %s", name, strings.Join(keys, ", "), oneLine(got.Err.Error()))
+		}
+		return &Disagreement{Rules: rules, Aspect: Refused, Summary: summary, Detail: got.Err.Error()}, nil
 	case want.Refused:
 		return nil, nil
 	}
@@ -270,6 +278,21 @@ func checkEvents(obs Observed, want Expectation) *Disagreement {
 		rules = []rule.ID{rule.R2_1, rule.R4_3} // the dry run's conflict recorded too, most likely
 	}
 	return &Disagreement{Rules: rules, Aspect: aspect, Summary: fmt.Sprintf("conflict events %q; the model records %q", got, expected)}
+}
+
+// unannotatable lists the applied annotation keys, as the profile writes
+// them, of the presets the model applies that no pod may carry (a name part
+// of more than 63 characters: a longer prefix than the specification's and
+// a name of the longest a preset may have), each with why.
+func unannotatable(w *harness.World, want model.Outcome) []string {
+	var out []string
+	for _, name := range want.Applied {
+		key := w.Profile.AppliedKey(name)
+		if errs := validation.IsQualifiedName(key); len(errs) > 0 {
+			out = append(out, fmt.Sprintf("%q (%s)", key, strings.Join(errs, "; ")))
+		}
+	}
+	return out
 }
 
 // refusalRules are the rules a refusal the model does not make breaks:
