@@ -108,6 +108,16 @@ var decoratedMutants = []decoratedMutant{
 		after: func(submitted, admitted *corev1.Pod, _ []*v1alpha1.PodPreset) {
 			admitted.Spec.Volumes = submitted.Spec.Volumes
 		}}},
+	{Mutant{"image-volume-as-emptydir", rule.R3_1, "reads presets through API types older than image volumes, as the webhooks built from their sources do: an image volume is injected without a source, which the API server makes an emptyDir"}, fault{
+		presets: func(_ *corev1.Pod, all []*v1alpha1.PodPreset) []*v1alpha1.PodPreset {
+			return copies(all, func(p *v1alpha1.PodPreset) {
+				for i := range p.Spec.Volumes {
+					if p.Spec.Volumes[i].Image != nil {
+						p.Spec.Volumes[i].VolumeSource = corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}
+					}
+				}
+			})
+		}}},
 	// R3.2
 	{Mutant{"first-container-only", rule.R3_2, "injects into the first app container only"}, fault{
 		after: func(submitted, admitted *corev1.Pod, _ []*v1alpha1.PodPreset) {

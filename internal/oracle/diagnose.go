@@ -119,6 +119,12 @@ var hypotheses = []Hypothesis{
 	{"never injects env", rule.R3_2, injection, stripped(func(s *v1alpha1.PodPresetSpec) { s.Env = nil })},
 	{"never injects volume mounts", rule.R3_2, injection, stripped(func(s *v1alpha1.PodPresetSpec) { s.VolumeMounts = nil })},
 	{"never adds volumes", rule.R3_1, injection, stripped(func(s *v1alpha1.PodPresetSpec) { s.Volumes = nil })},
+	{"reads presets through API types that lack image volumes: one is injected as an emptyDir", rule.R3_1, injection, stripped(imageVolumesLost)},
+	{"reads presets through API types that lack a mount's recursiveReadOnly: it is dropped", rule.R3_2, injection, stripped(recursiveReadOnlyLost)},
+	{"reads presets through older API types: an image volume injected as an emptyDir, a mount's recursiveReadOnly dropped", rule.R3_1, injection, stripped(func(s *v1alpha1.PodPresetSpec) {
+		imageVolumesLost(s)
+		recursiveReadOnlyLost(s)
+	})},
 	{"puts injected items before the pod's own", rule.R3_3, injection, injectedFirst},
 	{"compares env var names without regard to case", rule.R3_5, injection, envNamesCased},
 	{"keys envFrom entries without their prefix", rule.R3_5, injection, variant(func(v *merge.Variant) { v.EnvFromPrefixIgnored = true })},
@@ -1221,8 +1227,28 @@ func firstContainerOnly(h hypothesisInput) []model.Outcome {
 	return out
 }
 
-// stripped: one kind of item never injected; the presets are taken as if
-// they had none of it.
+// imageVolumesLost is a preset as an implementation built on API types
+// older than image volumes (Kubernetes 1.31) reads it: a volume whose only
+// source is an image has none, which the API server defaults to an
+// emptyDir once the implementation injects it.
+func imageVolumesLost(s *v1alpha1.PodPresetSpec) {
+	for i := range s.Volumes {
+		if s.Volumes[i].Image != nil {
+			s.Volumes[i].VolumeSource = corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}
+		}
+	}
+}
+
+// recursiveReadOnlyLost is a preset as an implementation built on API
+// types older than recursive read-only mounts (Kubernetes 1.30) reads it.
+func recursiveReadOnlyLost(s *v1alpha1.PodPresetSpec) {
+	for i := range s.VolumeMounts {
+		s.VolumeMounts[i].RecursiveReadOnly = nil
+	}
+}
+
+// stripped: the presets taken as strip leaves them (one kind of item never
+// injected, fields an implementation cannot read).
 func stripped(strip func(*v1alpha1.PodPresetSpec)) func(hypothesisInput) []model.Outcome {
 	return func(h hypothesisInput) []model.Outcome {
 		a := h.a

@@ -99,6 +99,8 @@ func TestDiagnose(t *testing.T) {
 	foreignLabels := labelsVolume.DeepCopy()
 	foreignLabels.Namespace = "default-x7k2"
 	foreignLabels.Spec.Volumes = []corev1.Volume{{Name: "v-1", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}}
+	imageVolume := preset("tools")
+	imageVolume.Spec.Volumes = []corev1.Volume{{Name: "tools", VolumeSource: corev1.VolumeSource{Image: &corev1.ImageVolumeSource{Reference: "registry.example/tools:1.2"}}}}
 	for _, tc := range []struct {
 		name     string
 		obs      Observed
@@ -113,6 +115,9 @@ func TestDiagnose(t *testing.T) {
 			func(o *model.Outcome) { o.Warnings, o.Events = nil, nil }), "reports no conflict", rule.R4_3},
 		{"init containers left alone", faulty([]*v1alpha1.PodPreset{db}, withInit(webPod(nil, app), init), model.Options{Variant: merge.Variant{InitContainersUntouched: true}}, nil, nil),
 			"leaves init containers alone", rule.R3_2},
+		{"an image volume injected as an emptyDir", faulty([]*v1alpha1.PodPreset{imageVolume}, webPod(nil, app), model.Options{}, nil, func(o *model.Outcome) {
+			o.Pod.Spec.Volumes[0].VolumeSource = corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}
+		}), "reads presets through API types that lack image volumes: one is injected as an emptyDir", rule.R3_1},
 		{"presets applied in another order", faulty([]*v1alpha1.PodPreset{db, preset("queue", corev1.EnvVar{Name: "QUEUE", Value: "rabbit"})}, webPod(nil, app), model.Options{},
 			func(a *model.Admission) { a.Presets = []*v1alpha1.PodPreset{rename(a.Presets[0], "z"), a.Presets[1]} },
 			func(o *model.Outcome) { renameApplied(o.Pod, "z", "db") }),
