@@ -3,9 +3,12 @@ package policy_test
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"testing"
 
 	"github.com/google/cel-go/common/types"
+	"github.com/google/cel-go/common/types/ref"
+	"github.com/google/cel-go/common/types/traits"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -17,6 +20,7 @@ import (
 	"k8s.io/apiserver/pkg/admission/plugin/webhook/matchconditions"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	"k8s.io/apiserver/pkg/cel/environment"
+	"k8s.io/apiserver/pkg/cel/mutation"
 	"k8s.io/client-go/kubernetes/scheme"
 )
 
@@ -31,6 +35,7 @@ type evaluator struct {
 	compiler   *plugincel.CompositedCompiler
 	conditions plugincel.ConditionEvaluator
 	patchers   []patch.Patcher
+	mutations  []plugincel.MutatingEvaluator // the patchers' own, for patchValues
 }
 
 func newEvaluator(t testing.TB, pol *admissionregistrationv1.MutatingAdmissionPolicy) *evaluator {
@@ -58,6 +63,7 @@ func newEvaluator(t testing.TB, pol *admissionregistrationv1.MutatingAdmissionPo
 			t.Fatalf("the mutation does not compile: %v", errs)
 		}
 		e.patchers = append(e.patchers, patch.NewJSONPatcher(ev))
+		e.mutations = append(e.mutations, ev)
 	}
 	return e
 }
@@ -128,6 +134,42 @@ func (e *evaluator) admit(ctx context.Context, pod *corev1.Pod) (*corev1.Pod, er
 	out, ok := obj.(*corev1.Pod)
 	if !ok {
 		return nil, fmt.Errorf("the patcher returned a %T", obj)
+	}
+	return out, nil
+}
+
+// patchValues are the values of the JSON patch operations the policy's
+// mutations make of the pod, as CEL values: what the API server's JSON
+// patcher turns into JSON (patch/json_patch.go) before it applies them.
+func (e *evaluator) patchValues(ctx context.Context, pod *corev1.Pod) ([]ref.Val, error) {
+	gvk := corev1.SchemeGroupVersion.WithKind("Pod")
+	gvr := corev1.SchemeGroupVersion.WithResource("pods")
+	ctx = e.compiler.CreateContext(ctx)
+	attrs := admission.NewAttributesRecord(pod, nil, gvk, pod.Namespace, pod.Name, gvr, "", admission.Create, &metav1.CreateOptions{}, false, nil)
+	versioned := &admission.VersionedAttributes{Attributes: attrs, VersionedKind: gvk, VersionedObject: admission.NewLazyObject(pod)}
+	var out []ref.Val
+	for _, m := range e.mutations {
+		eval, _, err := m.ForInput(ctx, versioned, plugincel.CreateAdmissionRequest(attrs, metav1.GroupVersionResource(gvr), metav1.GroupVersionKind(gvk)),
+			plugincel.OptionalVariableBindings{}, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: pod.Namespace}}, celconfig.RuntimeCELCostBudget)
+		if err != nil {
+			return nil, err
+		}
+		if eval.Error != nil {
+			return nil, eval.Error
+		}
+		ops, ok := eval.EvalResult.(traits.Lister)
+		if !ok {
+			return nil, fmt.Errorf("the patch is a %T, not a list", eval.EvalResult)
+		}
+		for it := ops.Iterator(); it.HasNext() == types.True; {
+			native, err := it.Next().ConvertToNative(reflect.TypeFor[*mutation.JSONPatchVal]())
+			if err != nil {
+				return nil, err
+			}
+			if op := native.(*mutation.JSONPatchVal); op.Val != nil {
+				out = append(out, op.Val)
+			}
+		}
 	}
 	return out, nil
 }
