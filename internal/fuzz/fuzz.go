@@ -119,6 +119,9 @@ type Report struct {
 	// NotShrunk is set on a kind written as found, beyond the kinds a run
 	// shrinks (Options.Shrink).
 	NotShrunk bool `json:"notShrunk,omitempty"`
+	// ShrinkSeconds is how long shrinking the kind's case took, when it
+	// was shrunk.
+	ShrinkSeconds float64 `json:"shrinkSeconds,omitempty"`
 	// found is the first disagreement of the kind, as found.
 	found oracle.Disagreement
 	// crowded is set when, while its first case ran, presets of other
@@ -342,7 +345,9 @@ func (r runner) shrinkAndWrite(ctx context.Context, rep *Report, opts Options, n
 	d := &rep.found
 	switch {
 	case shrink:
+		start := time.Now()
 		small, d = r.shrink(ctx, c, rep.found, events)
+		rep.ShrinkSeconds = time.Since(start).Round(time.Millisecond).Seconds()
 	case rep.crowded && rep.found.AsIf == "":
 		// Not shrunk, but its first rule depends on whether it comes
 		// back alone.

@@ -88,10 +88,14 @@ the features as chainsaw tests are built in; chainsaw is yours to build.`,
 	chainsaw := fs.String("chainsaw", "", "a chainsaw binary (built by hand): time the seed features against it, side by side on one cluster")
 	vsRuns := fs.Int("chainsaw-runs", 5, "runs of each command in the side-by-side with --chainsaw")
 	jsonPath := fs.String("json", "", "also write every figure beside its goal to this file, as JSON")
+	makeTest := fs.Float64("make-test-seconds", 0, "the wall time of the last make test, for the figures (make bench passes the one make test recorded)")
 	choice := registry.BindFlags(fs)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if *vsRuns < 1 {
 			return cli.UsageError(cmd, fmt.Sprintf("--chainsaw-runs must be at least 1, not %d", *vsRuns))
+		}
+		if *makeTest < 0 {
+			return cli.UsageError(cmd, fmt.Sprintf("--make-test-seconds must not be negative, not %v", *makeTest))
 		}
 		if *chainsaw != "" {
 			if _, err := exec.LookPath(*chainsaw); err != nil {
@@ -273,6 +277,13 @@ the features as chainsaw tests are built in; chainsaw is yours to build.`,
 			figures.notMeasured("fuzzCasesPerSecond, apply: --no-scaling")
 		} else if err := scaling(interrupts.Context(), stdout, dir, figures); err != nil {
 			return err
+		}
+		if *makeTest > 0 {
+			v := atMost(*makeTest, makeTestSecondsGoal)
+			figures.MakeTestSeconds = &v
+			fmt.Fprintf(stdout, "\nmake test, the last that passed here: %s (goal %s)\n", time.Duration(*makeTest*float64(time.Second)).Round(time.Second), time.Duration(makeTestSecondsGoal)*time.Second)
+		} else {
+			figures.notMeasured("makeTestSeconds: no --make-test-seconds (make bench passes the time the last make test recorded)")
 		}
 		if *jsonPath != "" {
 			return figures.write(*jsonPath)

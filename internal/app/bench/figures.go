@@ -31,6 +31,12 @@ type Figures struct {
 	// "policyOffline".
 	FuzzCasesPerSecond map[string]Rate `json:"fuzzCasesPerSecond,omitempty"`
 	Apply              *ApplyFigures   `json:"apply,omitempty"`
+	// ShrinkSecondsPerKind is how long fuzz took to shrink a kind of
+	// disagreement of a module mutant on envtest.
+	ShrinkSecondsPerKind *ShrinkFigure `json:"shrinkSecondsPerKind,omitempty"`
+	// MakeTestSeconds is the wall time of the last make test that passed
+	// in this checkout, when the caller knows it (--make-test-seconds).
+	MakeTestSeconds *Ratio `json:"makeTestSeconds,omitempty"`
 	// NotMeasured names the figures the run left out, and why.
 	NotMeasured []string `json:"notMeasured,omitempty"`
 }
@@ -48,6 +54,15 @@ type Rate struct {
 	Value float64 `json:"value"`
 	Goal  float64 `json:"goal,omitempty"`
 	Met   *bool   `json:"met,omitempty"`
+}
+
+// ShrinkFigure is the shrinking of one mutant's kinds: their mean beside
+// its goal, and the longest.
+type ShrinkFigure struct {
+	Mutant string  `json:"mutant"`
+	Kinds  int     `json:"kinds"`
+	Mean   Ratio   `json:"mean"`
+	Max    float64 `json:"max"`
 }
 
 // ApplyFigures are presetsim apply's: the large generated input, and a
@@ -92,6 +107,8 @@ const (
 	applySecondsGoal         = 10   // for the 50 MB input
 	applyPeakMiBGoal         = 600  // for the 50 MB input
 	applyItemsSecondsGoal    = 2    // for a preset of 20,000 env vars
+	shrinkSecondsGoal        = 10   // per kind of disagreement, on envtest
+	makeTestSecondsGoal      = 600  // make test, warm, on 2 cores
 	policyAllMatchingPresets = 100
 )
 

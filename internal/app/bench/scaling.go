@@ -2,12 +2,15 @@ package bench
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -16,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"presetsim.dev/presetsim/internal/app/cli"
+	"presetsim.dev/presetsim/internal/fuzz"
 )
 
 // scenariosPerFile is how many generated scenarios one feature file holds.
@@ -85,7 +89,8 @@ type usage struct {
 }
 
 // runSelf runs this binary with args, its output discarded, and returns
-// its wall time and peak resident set size: the child's VmHWM, read from
+// its wall time and peak resident set size (with the error, when it
+// failed): the child's VmHWM, read from
 // /proc every 20 ms while it runs (getrusage's ru_maxrss would not do: it
 // keeps the high-water mark of the process before exec, this one's).
 func runSelf(ctx context.Context, args ...string) (usage, error) {
@@ -120,10 +125,11 @@ func runSelf(ctx context.Context, args ...string) (usage, error) {
 	err = cmd.Wait()
 	close(stop)
 	<-polled
+	u := usage{wall: time.Since(start), peakRSS: peak.Load()}
 	if err != nil {
-		return usage{}, fmt.Errorf("presetsim %s: %w", strings.Join(args, " "), err)
+		return u, fmt.Errorf("presetsim %s: %w", strings.Join(args, " "), err)
 	}
-	return usage{wall: time.Since(start), peakRSS: peak.Load()}, nil
+	return u, nil
 }
 
 // highWaterMark is a process's peak resident set size (VmHWM) in bytes; 0
@@ -237,6 +243,49 @@ func scaling(ctx context.Context, stdout io.Writer, dir string, figures *Figures
 			figures.FuzzCasesPerSecond[f.figure] = atLeast(rate, f.goal)
 		}
 	}
+	return shrinking(ctx, stdout, dir, figures)
+}
+
+// shrinkMutant is the module mutant whose kinds of disagreement the bench
+// shrinks on envtest: what a user waits for once fuzz has found something.
+const shrinkMutant = "mutant/partial-apply"
+
+// shrinking fuzzes shrinkMutant on envtest with every kind shrunk and
+// written (--out), and reads how long each kind's shrinking took from the
+// run's fuzz.json.
+func shrinking(ctx context.Context, stdout io.Writer, dir string, figures *Figures) error {
+	const cases = 150
+	report := filepath.Join(dir, "shrink")
+	u, err := runSelf(ctx, "fuzz", "--backend", "envtest", "--module", shrinkMutant, "--cases", fmt.Sprint(cases), "--seed", "7",
+		"--out", filepath.Join(report, "features"), "--report-dir", report)
+	var exit *exec.ExitError
+	if err != nil && !(errors.As(err, &exit) && exit.ExitCode() == 1) { // 1: it disagreed, as a mutant must
+		return err
+	}
+	data, err := os.ReadFile(filepath.Join(report, "fuzz.json"))
+	if err != nil {
+		return fmt.Errorf("shrinking %s: %w", shrinkMutant, err)
+	}
+	var sum fuzz.Summary
+	if err := json.Unmarshal(data, &sum); err != nil {
+		return fmt.Errorf("shrinking %s: fuzz.json: %w", shrinkMutant, err)
+	}
+	var seconds []float64
+	for _, d := range sum.Disagreements {
+		if d.ShrinkSeconds > 0 {
+			seconds = append(seconds, d.ShrinkSeconds)
+		}
+	}
+	if len(seconds) == 0 {
+		return fmt.Errorf("shrinking %s: no kind of disagreement was shrunk in %d cases", shrinkMutant, cases)
+	}
+	mean := 0.0
+	for _, s := range seconds {
+		mean += s / float64(len(seconds))
+	}
+	fmt.Fprintf(stdout, "%-52s %12s %10s %9.0f MiB\n", fmt.Sprintf("  fuzz %s on envtest, %d cases, %d kinds shrunk", shrinkMutant, cases, len(seconds)),
+		fmt.Sprintf("%.1fs/kind", mean), u.wall.Round(time.Millisecond), float64(u.peakRSS)/(1<<20))
+	figures.ShrinkSecondsPerKind = &ShrinkFigure{Mutant: shrinkMutant, Kinds: len(seconds), Mean: atMost(mean, shrinkSecondsGoal), Max: round3(slices.Max(seconds))}
 	return nil
 }
 
