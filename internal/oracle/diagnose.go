@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"presetsim.dev/presetsim/harness"
@@ -367,6 +368,12 @@ func newHypothesisInput(w *harness.World, obs Observed, dryRun bool, got Request
 // request: the same refusal, or the same annotations and items and the
 // same warnings (when claimed).
 func explains(w *harness.World, o model.Outcome, got Request) bool {
+	if got.Err != nil && !o.Refused && o.Pod != nil {
+		// The API server refuses the pod an outcome makes when no pod may
+		// be so (a mount whose volume is missing): the outcome explains
+		// the refusal that names it.
+		return refusedAsMade(o.Pod, got.Err)
+	}
 	if o.Refused || got.Err != nil {
 		return o.Refused && got.Err != nil
 	}
@@ -383,6 +390,28 @@ func explains(w *harness.World, o model.Outcome, got Request) bool {
 		mapped[i] = w.Profile.Warning(got.Pod.Namespace, m)
 	}
 	return slices.Equal(sortedCopy(mapped), sortedCopy(got.Warnings))
+}
+
+// refusedAsMade reports whether err is the API server's refusal of pod
+// for what the pod itself breaks: a volume mount that names no volume of
+// the pod, which pod validation reports as the mount's name not found.
+func refusedAsMade(pod *corev1.Pod, err error) bool {
+	// The refusal as the API server made it, or as a scenario words it.
+	if !apierrors.IsInvalid(err) && !strings.Contains(err.Error(), " is invalid: ") {
+		return false
+	}
+	volumes := map[string]bool{}
+	for _, v := range pod.Spec.Volumes {
+		volumes[v.Name] = true
+	}
+	for _, c := range containers(pod) {
+		for _, m := range c.VolumeMounts {
+			if !volumes[m.Name] && strings.Contains(err.Error(), "volumeMounts") && strings.Contains(err.Error(), "Not found: "+strconv.Quote(m.Name)) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // samePodItems compares what presets act on: the annotations, the volumes

@@ -6,7 +6,10 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/harness/profile"
@@ -368,4 +371,32 @@ func TestSelectedElsewhere(t *testing.T) {
 func withVolumes(pod *corev1.Pod, volumes ...corev1.Volume) *corev1.Pod {
 	pod.Spec.Volumes = append(pod.Spec.Volumes, volumes...)
 	return pod
+}
+
+// TestRefusedAsMade: an outcome whose pod mounts a volume it lacks explains
+// the API server's refusal that names that mount, as the API server
+// returns it or as a scenario words it; nothing else.
+func TestRefusedAsMade(t *testing.T) {
+	dangling := webPod(nil, corev1.Container{Name: "app", Image: "nginx", VolumeMounts: []corev1.VolumeMount{{Name: "cache", MountPath: "/cache"}}})
+	whole := dangling.DeepCopy()
+	whole.Spec.Volumes = []corev1.Volume{{Name: "cache", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}}
+	invalid := apierrors.NewInvalid(schema.GroupKind{Kind: "Pod"}, "website", field.ErrorList{field.NotFound(field.NewPath("spec", "containers").Index(0).Child("volumeMounts").Index(0).Child("name"), "cache")})
+	for _, tc := range []struct {
+		name string
+		pod  *corev1.Pod
+		err  error
+		want bool
+	}{
+		{"the API server's refusal of the mount", dangling, invalid, true},
+		{"the same, as a scenario words it", dangling, fmt.Errorf("unable to create Pod %q: %s", "website", invalid.Error()), true},
+		{"a pod whose volume is there", whole, invalid, false},
+		{"a webhook's denial", dangling, apierrors.NewForbidden(schema.GroupResource{Resource: "pods"}, "website", fmt.Errorf("volumeMounts: Not found: %q", "cache")), false},
+		{"another mount named", dangling, apierrors.NewInvalid(schema.GroupKind{Kind: "Pod"}, "website", field.ErrorList{field.NotFound(field.NewPath("spec", "containers").Index(0).Child("volumeMounts").Index(0).Child("name"), "data")}), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := refusedAsMade(tc.pod, tc.err); got != tc.want {
+				t.Errorf("refusedAsMade: %v, want %v (%v)", got, tc.want, tc.err)
+			}
+		})
+	}
 }
