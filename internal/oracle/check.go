@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"presetsim.dev/presetsim/harness/profile"
@@ -219,7 +220,7 @@ func compareOutcome(ctx context.Context, w *harness.World, pods *scenario.Scenar
 	case want.Refused && got.Err == nil:
 		return &Disagreement{Rules: []rule.ID{rule.R4_2}, Aspect: Admitted, Summary: fmt.Sprintf("%s was admitted; the profile declares conflicts: reject, and the model refuses it: %s", name, want.Message)}, nil
 	case !want.Refused && got.Err != nil:
-		rules, summary := refusalRules(want, got.Err), fmt.Sprintf("%s was refused: %s", name, oneLine(got.Err.Error()))
+		rules, summary := refusalRules(want, obs.Pod, got.Err), fmt.Sprintf("%s was refused: %s", name, oneLine(got.Err.Error()))
 		if keys := unannotatable(w, want); len(keys) > 0 && strings.Contains(got.Err.Error(), "metadata.annotations") {
 			// The API server refused the pod the implementation made: the
 			// key is the implementation's, and the preset's name valid.
@@ -297,11 +298,15 @@ func unannotatable(w *harness.World, want model.Outcome) []string {
 
 // refusalRules are the rules a refusal the model does not make breaks:
 // R4.2 ("admission still succeeds") when the implementation denied the
-// pod; when the API server refused the pod the implementation made, the
-// rule the model's explanation names (a missed conflict made it invalid).
-func refusalRules(want model.Outcome, err error) []rule.ID {
+// pod; when the API server refused the pod the implementation made, R4.4
+// when a mount of the submitted pod lost its volume (the pod's own volume
+// taken away), else the rule the model's explanation names (a missed
+// conflict made it invalid).
+func refusalRules(want model.Outcome, submitted *corev1.Pod, err error) []rule.ID {
 	denied := admit.Denied(err)
 	switch {
+	case !denied && lostOwnVolume(submitted, err):
+		return []rule.ID{rule.R4_4, rule.R4_1}
 	case want.Skipped == "excluded":
 		return []rule.ID{rule.R2_4}
 	case want.Skipped == "mirror":
@@ -317,6 +322,18 @@ func refusalRules(want model.Outcome, err error) []rule.ID {
 		return []rule.ID{rule.R4_1}
 	}
 	return []rule.ID{rule.R3_5, rule.R4_1}
+}
+
+// lostOwnVolume reports whether err is the API server's refusal of a pod
+// whose volume mount names a volume the submitted pod had: a volume of the
+// pod's own was taken away (R4.4).
+func lostOwnVolume(submitted *corev1.Pod, err error) bool {
+	if submitted == nil || !invalidPod(err) || !strings.Contains(err.Error(), "volumeMounts") {
+		return false
+	}
+	return slices.ContainsFunc(submitted.Spec.Volumes, func(v corev1.Volume) bool {
+		return strings.Contains(err.Error(), "Not found: "+strconv.Quote(v.Name))
+	})
 }
 
 // oneLine is the first line of a message, trimmed to 200 characters.

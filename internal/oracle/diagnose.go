@@ -375,7 +375,9 @@ func explains(w *harness.World, o model.Outcome, got Request) bool {
 		return refusedAsMade(o.Pod, got.Err)
 	}
 	if o.Refused || got.Err != nil {
-		return o.Refused && got.Err != nil
+		// The implementation's refusal, not the API server's of an
+		// invalid pod.
+		return o.Refused && got.Err != nil && !invalidPod(got.Err)
 	}
 	want := defaults.Pod(o.Pod)
 	want.Annotations = w.Profile.Annotations(want.Annotations)
@@ -392,12 +394,17 @@ func explains(w *harness.World, o model.Outcome, got Request) bool {
 	return slices.Equal(sortedCopy(mapped), sortedCopy(got.Warnings))
 }
 
+// invalidPod reports whether err is the API server's refusal of an
+// invalid object, as it returns it or as a scenario words it.
+func invalidPod(err error) bool {
+	return apierrors.IsInvalid(err) || strings.Contains(err.Error(), " is invalid: ")
+}
+
 // refusedAsMade reports whether err is the API server's refusal of pod
 // for what the pod itself breaks: a volume mount that names no volume of
 // the pod, which pod validation reports as the mount's name not found.
 func refusedAsMade(pod *corev1.Pod, err error) bool {
-	// The refusal as the API server made it, or as a scenario words it.
-	if !apierrors.IsInvalid(err) && !strings.Contains(err.Error(), " is invalid: ") {
+	if !invalidPod(err) {
 		return false
 	}
 	volumes := map[string]bool{}
