@@ -23,6 +23,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/go-logr/logr"
+	"k8s.io/klog/v2"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"presetsim.dev/presetsim/backends/envtest"
@@ -44,6 +45,8 @@ func main() {
 	// starts; unset, it prints a warning with a stack trace. A program's
 	// to choose: this one says what it measures itself.
 	ctrllog.SetLogger(logr.Discard())
+	// client-go's lines (a watch its run cancelled, say) are no figure.
+	klog.SetLogger(logr.Discard())
 	var newBackend func() backend.Backend
 	switch *backendName {
 	case "offline":
