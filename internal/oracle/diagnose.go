@@ -365,8 +365,9 @@ func newHypothesisInput(w *harness.World, obs Observed, dryRun bool, got Request
 }
 
 // explains reports whether an outcome is what the implementation made of a
-// request: the same refusal, or the same annotations and items and the
-// same warnings (when claimed).
+// request: a refusal of the implementation's for a refused outcome, the
+// API server's refusal of the invalid pod an outcome makes, or the same
+// annotations and items and the same warnings (when claimed).
 func explains(w *harness.World, o model.Outcome, got Request) bool {
 	if got.Err != nil && !o.Refused && o.Pod != nil {
 		// The API server refuses the pod an outcome makes when no pod may
