@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -121,5 +122,78 @@ func TestShippedCRDs(t *testing.T) {
 			}
 			t.Logf("R1 outcomes: %v", got)
 		})
+	}
+}
+
+// TestCRDLacksAField: a preset the scenario creates with a field of the
+// core types that the implementation's CRD, as its commit shipped it, does
+// not know (an image volume: redhat-cop's CRD is of k8s.io/api v0.19) is
+// refused by the API server, and the failure is credited to R1.2 first,
+// though the scenario is tagged with the rules of injection only.
+func TestCRDLacksAField(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a control plane; skipped with -short")
+	}
+	dir := t.TempDir()
+	feature := filepath.Join(dir, "recent.feature")
+	if err := os.WriteFile(feature, []byte(`Feature: a recent field
+  @R3.1
+  Scenario: An image volume is injected as written
+    Given the PodPreset:
+      """
+      apiVersion: settings.k8s.io/v1alpha1
+      kind: PodPreset
+      metadata:
+        name: tools
+      spec:
+        selector:
+          matchLabels:
+            role: frontend
+        volumes:
+          - name: tools
+            image:
+              reference: registry.example/tools:1.2
+      """
+    When I create the pod:
+      """
+      apiVersion: v1
+      kind: Pod
+      metadata:
+        name: website
+        labels:
+          role: frontend
+      spec:
+        containers:
+          - name: website
+            image: ecorp/website
+      """
+    Then the pod "website" should be as submitted
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	prof, err := profile.Load("../../profiles/redhat-cop-podpreset-webhook.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	noop, err := mutants.Implementation(mutants.NoopModule)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := harness.Start(context.Background(), harness.Options{Backend: envtest.New(envtest.Options{}), Implementation: noop, Profile: prof, AcceptUnmutatedProbe: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	_, timings := steps.Run(w, steps.SuiteOptions{Paths: []string{feature}, Format: "progress", Output: io.Discard})
+	summary := report.Build(prof.Spec.Implementation, prof.Spec.Version, "envtest", report.Results(timings.List()))
+	if len(summary.Scenarios) != 1 {
+		t.Fatalf("%d scenarios, want 1", len(summary.Scenarios))
+	}
+	sc := summary.Scenarios[0]
+	if sc.Outcome != outcome.Failed {
+		t.Fatalf("outcome %s, want failed (%s)", sc.Outcome, sc.Failure)
+	}
+	if got := sc.FailedRules(); len(got) == 0 || got[0] != rule.R1_2 || !strings.Contains(sc.Failure, "unknown field") {
+		t.Errorf("failed rules %v, want R1.2 first, for the refusal of the unknown field:\n%s", got, sc.Failure)
 	}
 }
