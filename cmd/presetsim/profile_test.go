@@ -89,21 +89,7 @@ func TestShippedCRDs(t *testing.T) {
 		{"wozniakjan-podpreset-crd.yaml", nil},
 	} {
 		t.Run(tc.profile, func(t *testing.T) {
-			prof, err := profile.Load("../../profiles/" + tc.profile)
-			if err != nil {
-				t.Fatal(err)
-			}
-			noop, err := mutants.Implementation(mutants.NoopModule)
-			if err != nil {
-				t.Fatal(err)
-			}
-			w, err := harness.Start(context.Background(), harness.Options{Backend: envtest.New(envtest.Options{}), Implementation: noop, Profile: prof, AcceptUnmutatedProbe: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer w.Stop()
-			_, timings := steps.Run(w, steps.SuiteOptions{Paths: []string{"../../features/validation.feature"}, Format: "progress", Output: io.Discard})
-			summary := report.Build(prof.Spec.Implementation, prof.Spec.Version, "envtest", report.Results(timings.List()))
+			summary := runOnCRD(t, tc.profile, "../../features/validation.feature")
 			for _, sc := range summary.Scenarios {
 				if sc.Outcome == outcome.Failed || sc.Outcome == outcome.NotApplicable {
 					t.Errorf("%s: %s (%s%s)\n  %s", sc.Name, sc.Outcome, sc.FailedCheck, sc.Reason, strings.SplitN(sc.Failure, "\n", 2)[0])
@@ -171,7 +157,25 @@ func TestCRDLacksAField(t *testing.T) {
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	prof, err := profile.Load("../../profiles/redhat-cop-podpreset-webhook.yaml")
+	summary := runOnCRD(t, "redhat-cop-podpreset-webhook.yaml", feature)
+	if len(summary.Scenarios) != 1 {
+		t.Fatalf("%d scenarios, want 1", len(summary.Scenarios))
+	}
+	sc := summary.Scenarios[0]
+	if sc.Outcome != outcome.Failed {
+		t.Fatalf("outcome %s, want failed (%s)", sc.Outcome, sc.Failure)
+	}
+	if got := sc.FailedRules(); len(got) == 0 || got[0] != rule.R1_2 || !strings.Contains(sc.Failure, "unknown field") {
+		t.Errorf("failed rules %v, want R1.2 first, for the refusal of the unknown field:\n%s", got, sc.Failure)
+	}
+}
+
+// runOnCRD runs a feature file on envtest with the CRD of a shipped profile
+// installed and the no-op module as the implementation: what the API
+// server alone makes of the scenarios' objects.
+func runOnCRD(t *testing.T, profileFile, feature string) *outcome.Report {
+	t.Helper()
+	prof, err := profile.Load("../../profiles/" + profileFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,15 +189,5 @@ func TestCRDLacksAField(t *testing.T) {
 	}
 	defer w.Stop()
 	_, timings := steps.Run(w, steps.SuiteOptions{Paths: []string{feature}, Format: "progress", Output: io.Discard})
-	summary := report.Build(prof.Spec.Implementation, prof.Spec.Version, "envtest", report.Results(timings.List()))
-	if len(summary.Scenarios) != 1 {
-		t.Fatalf("%d scenarios, want 1", len(summary.Scenarios))
-	}
-	sc := summary.Scenarios[0]
-	if sc.Outcome != outcome.Failed {
-		t.Fatalf("outcome %s, want failed (%s)", sc.Outcome, sc.Failure)
-	}
-	if got := sc.FailedRules(); len(got) == 0 || got[0] != rule.R1_2 || !strings.Contains(sc.Failure, "unknown field") {
-		t.Errorf("failed rules %v, want R1.2 first, for the refusal of the unknown field:\n%s", got, sc.Failure)
-	}
+	return report.Build(prof.Spec.Implementation, prof.Spec.Version, "envtest", report.Results(timings.List()))
 }
