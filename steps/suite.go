@@ -173,21 +173,18 @@ func Run(w *harness.World, opts SuiteOptions) (int, *Timings) {
 		}
 		chunks, _ = chunked(opts.FS, opts.Paths, opts.Tags, size) // on error, one run: godog reports it
 	}
-	if len(chunks) > 0 {
+	if opts.Format == "progress" {
+		if len(chunks) == 0 {
+			chunks = []chunk{{paths: opts.Paths, fs: opts.FS}}
+		}
+		// The rows are made here, where the writer is the run's own:
+		// godog hands a formatter a wrapper, which is no terminal.
 		shared := &rows{out: out, inPlace: colours}
 		status := 0
 		for _, c := range chunks {
 			s := suite(c.paths, c.fs, marksFormat, shared)
 			status = max(status, s.Run())
 		}
-		shared.end()
-		return status, timings
-	}
-	if opts.Format == "progress" {
-		// The rows are made here, where the writer is the run's own:
-		// godog hands a formatter a wrapper, which is no terminal.
-		shared := &rows{out: out, inPlace: colours}
-		status := suite(opts.Paths, opts.FS, marksFormat, shared).Run()
 		shared.end()
 		return status, timings
 	}
