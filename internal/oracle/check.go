@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"presetsim.dev/presetsim/harness/profile"
@@ -328,12 +327,10 @@ func refusalRules(want model.Outcome, submitted *corev1.Pod, err error) []rule.I
 // whose volume mount names a volume the submitted pod had: a volume of the
 // pod's own was taken away (R4.4).
 func lostOwnVolume(submitted *corev1.Pod, err error) bool {
-	if submitted == nil || !invalidPod(err) || !strings.Contains(err.Error(), "volumeMounts") {
+	if submitted == nil {
 		return false
 	}
-	return slices.ContainsFunc(submitted.Spec.Volumes, func(v corev1.Volume) bool {
-		return strings.Contains(err.Error(), "Not found: "+strconv.Quote(v.Name))
-	})
+	return slices.ContainsFunc(submitted.Spec.Volumes, func(v corev1.Volume) bool { return mountWithoutVolume(err, v.Name) })
 }
 
 // oneLine is the first line of a message, trimmed to 200 characters.

@@ -405,21 +405,26 @@ func invalidPod(err error) bool {
 // for what the pod itself breaks: a volume mount that names no volume of
 // the pod, which pod validation reports as the mount's name not found.
 func refusedAsMade(pod *corev1.Pod, err error) bool {
-	if !invalidPod(err) {
-		return false
-	}
 	volumes := map[string]bool{}
 	for _, v := range pod.Spec.Volumes {
 		volumes[v.Name] = true
 	}
 	for _, c := range containers(pod) {
 		for _, m := range c.VolumeMounts {
-			if !volumes[m.Name] && strings.Contains(err.Error(), "volumeMounts") && strings.Contains(err.Error(), "Not found: "+strconv.Quote(m.Name)) {
+			if !volumes[m.Name] && mountWithoutVolume(err, m.Name) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// mountWithoutVolume reports whether err is the API server's refusal of a
+// pod with a volume mount that names volume, which the pod lacks (pod
+// validation: the mount's name not found).
+func mountWithoutVolume(err error, volume string) bool {
+	msg := err.Error()
+	return invalidPod(err) && strings.Contains(msg, "volumeMounts") && strings.Contains(msg, "Not found: "+strconv.Quote(volume))
 }
 
 // samePodItems compares what presets act on: the annotations, the volumes

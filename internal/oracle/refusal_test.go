@@ -1,6 +1,7 @@
 package oracle
 
 import (
+	"errors"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -31,7 +32,7 @@ func TestRefusalRules(t *testing.T) {
 	}{
 		{"the pod's own volume taken away", notFound("cache"), rule.R4_4},
 		{"a preset's volume left out", notFound("data"), rule.R3_5},
-		{"a denial", apierrors.NewForbidden(schema.GroupResource{Resource: "pods"}, "website", errString("not today")), rule.R4_2},
+		{"a denial", apierrors.NewForbidden(schema.GroupResource{Resource: "pods"}, "website", errors.New("not today")), rule.R4_2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := refusalRules(model.Outcome{}, submitted, tc.err); got[0] != tc.first {
@@ -40,7 +41,3 @@ func TestRefusalRules(t *testing.T) {
 		})
 	}
 }
-
-type errString string
-
-func (e errString) Error() string { return string(e) }
