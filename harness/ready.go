@@ -94,10 +94,21 @@ func (w *World) waitForImplementation(ctx context.Context) error {
 		if mutated, err := hasProbeVar(got); err != nil || mutated {
 			return mutated, err
 		}
-		if sent, known := w.PodCreateSent(probeNS, pod.Name); known && !sent {
+		if times, known := w.PodCreateSent(probeNS, pod.Name); known && times == 0 {
 			// Its own registration leaves the run's namespaces out: no
 			// pod will tell whether it is ready, and each scenario that
-			// submits one fails on R5.4, which is the verdict.
+			// submits one fails on R5.4, which is the verdict. That it
+			// accepts connections is what can be known: a pod that its
+			// registration does send it would find it listening.
+			if p := implementation.ProcessOf(w.impl); p != nil {
+				if err := p.Dial(ctx); err != nil {
+					last = fmt.Errorf("its registration sends it no probe pod, and it does not accept connections: %w", err)
+					if state := w.processState(); state != "" {
+						return false, fmt.Errorf("the webhook does not answer: %v%s", last, state)
+					}
+					return false, nil
+				}
+			}
 			w.probeNote = "the API server does not send the probe pod's creation to the webhook, so its readiness is not confirmed: its registration leaves the run's namespaces out"
 			if findings := w.RegistrationFindings(); len(findings) > 0 {
 				w.probeNote += " (" + strings.Join(findings, "; ") + ")"

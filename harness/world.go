@@ -420,14 +420,14 @@ func (w *World) FailedRequests(namespace string) []string {
 	return out
 }
 
-// PodCreateSent reports whether the implementation was sent the CREATE
+// PodCreateSent is how many times the implementation was sent the CREATE
 // of the pod namespace (physical)/name (implementation.Deliveries); known
 // is false when the harness cannot see its requests.
-func (w *World) PodCreateSent(namespace, name string) (sent, known bool) {
+func (w *World) PodCreateSent(namespace, name string) (times int, known bool) {
 	if d, ok := w.impl.(implementation.Deliveries); ok {
 		return d.PodCreateSent(namespace, name)
 	}
-	return false, false
+	return 0, false
 }
 
 // PodCreatesSent is how many pod creations of the namespace (physical) the

@@ -370,7 +370,7 @@ func (s *state) delivered(ctx context.Context) error {
 		if a.Returned == nil {
 			continue // refused: by the implementation, or before it
 		}
-		if sent, known := w.PodCreateSent(a.Pod.Namespace, a.Pod.Name); known && !sent {
+		if a.Unsent {
 			what := fmt.Sprintf("pod %q", a.Pod.Name)
 			if a.DryRun {
 				what += " (dry run)"

@@ -251,12 +251,13 @@ func residentMiB(t *testing.T) int {
 	return 0
 }
 
-// TestRegistrationLeavesPodsOut: a webhook registered as it ships, with a
-// namespaceSelector the run's namespaces do not match, is never sent the
-// scenario's pods. Each scenario that submits one fails on R5.4 first (the
-// cause, not the pod left alone it leads to), naming the pods and what the
-// registration selects; and the wait for each preset ends without
-// measuring a propagation lag.
+// TestRegistrationLeavesPodsOut: a webhook registered as it ships, with an
+// objectSelector the seed feature's pods do not match, is never sent them.
+// Each scenario that submits one fails on R5.4 first (the cause, not the
+// pod left alone it leads to), naming the pods and what the registration
+// selects; and the wait for each preset ends without measuring a
+// propagation lag. A pod created again under the name of one that was sent
+// is judged by its own creation: the second, unlabelled, fails R5.4 too.
 func TestRegistrationLeavesPodsOut(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a control plane; skipped with -short")
@@ -275,7 +276,7 @@ webhooks:
     sideEffects: None
     clientConfig:
       service: {name: podpresets, namespace: system, path: /mutate-pods}
-    namespaceSelector:
+    objectSelector:
       matchLabels: {example.com/podpresets: enabled}
     rules:
       - {apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods]}
@@ -299,8 +300,30 @@ webhooks:
 			t.Errorf("stop: %v", err)
 		}
 	}()
+	again := filepath.Join(dir, "again.feature")
+	if err := os.WriteFile(again, []byte(`Feature: A pod created again
+  Scenario: The same name, sent once
+    When I create the pod:
+      """
+      apiVersion: v1
+      kind: Pod
+      metadata: {name: web, labels: {example.com/podpresets: enabled}}
+      spec: {containers: [{name: web, image: nginx}]}
+      """
+    And I delete the pod "web"
+    And I create the pod:
+      """
+      apiVersion: v1
+      kind: Pod
+      metadata: {name: web}
+      spec: {containers: [{name: web, image: nginx}]}
+      """
+    Then the pod "web" should have no PodPreset annotations
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	timings := steps.NewTimings()
-	status, _ := steps.Run(w, steps.SuiteOptions{Paths: []string{"../../features/simple.feature"}, Format: "progress", Output: io.Discard, Timings: timings})
+	status, _ := steps.Run(w, steps.SuiteOptions{Paths: []string{"../../features/simple.feature", again}, Format: "progress", Output: io.Discard, Timings: timings})
 	if status == 0 {
 		t.Fatal("the seed feature passed though the webhook was sent none of its pods")
 	}
@@ -324,6 +347,9 @@ webhooks:
 			if !strings.Contains(msg, want) {
 				t.Errorf("%s: the R5.4 failure does not say %q: %s", sc.Scenario, want, msg)
 			}
+		}
+		if n := strings.Count(msg, `pod "web"`); strings.Contains(sc.Scenario, "sent once") && n != 1 {
+			t.Errorf("%s: the R5.4 failure names pod \"web\" %d times, want once (its second creation): %s", sc.Scenario, n, msg)
 		}
 		if got := sc.Checks[0].Rules; len(got) != 1 || got[0] != rule.R5_4 {
 			t.Errorf("%s: the first check names %v, want R5.4", sc.Scenario, got)

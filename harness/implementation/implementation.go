@@ -86,6 +86,10 @@ type Process interface {
 	LastOutput() string
 	// RefusedGrace is how long it may refuse connections at start-up.
 	RefusedGrace() time.Duration
+	// Dial connects to where the API server reaches it and hangs up: nil
+	// once it accepts connections. What tells that it is up when no probe
+	// pod can (its registration leaves the run's pods out).
+	Dial(ctx context.Context) error
 }
 
 // Preflight is the ability of an implementation that cannot run on some
@@ -105,16 +109,17 @@ type Answers interface {
 }
 
 // Deliveries is the ability of an implementation whose admission requests
-// the harness sees: PodCreateSent reports whether the API server sent it
+// the harness sees: PodCreateSent is how many times the API server sent it
 // the CREATE (dry run or not) of the pod namespace/name, which R5.4 asks of
-// every pod; known is false when the harness cannot tell (a webhook it
-// cannot stand in front of, a pod without a name). PodCreatesSent counts
+// every pod (a pod created again under its name is sent again); known is
+// false when the harness cannot tell (a webhook it cannot stand in front
+// of, a pod without a name). PodCreatesSent counts
 // the pod creations of a namespace it was sent, a controller's nameless
 // ones included. RegistrationFindings are what its own registration was
 // found to do against R5.4 before the run (none under the harness's
 // registration).
 type Deliveries interface {
-	PodCreateSent(namespace, name string) (sent, known bool)
+	PodCreateSent(namespace, name string) (times int, known bool)
 	PodCreatesSent(namespace string) (n int, known bool)
 	RegistrationFindings() []string
 }

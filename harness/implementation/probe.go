@@ -110,7 +110,7 @@ func probe(ctx context.Context, c backend.Objects, p *profile.Profile, namespace
 			return false, nil
 		}
 		if d != nil {
-			if sent, known := d.PodCreateSent(namespace, u.GetName()); known && !sent {
+			if times, known := d.PodCreateSent(namespace, u.GetName()); known && times == 0 {
 				return false, ErrUnseen
 			}
 		}

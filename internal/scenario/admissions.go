@@ -32,6 +32,11 @@ type Admission struct {
 	Returned *corev1.Pod
 	Err      error
 	Warnings []string
+	// Unsent is true when the harness saw that the API server did not send
+	// this creation to the implementation (World.PodCreateSent: the count
+	// of the pod's name did not grow with it); false when it was sent, or
+	// when the harness cannot tell.
+	Unsent bool
 }
 
 // Admissions are the pods the scenario's steps submitted, in order. Pods
@@ -106,9 +111,9 @@ func (s *Scenario) forgetPreset(physicalNS, name string) {
 // submitted before its annotation keys were translated, warnings the
 // request's own. The scenario owns canonical; returned is shared with the
 // step that created the pod, which reads it and changes nothing.
-func (s *Scenario) rememberAdmission(logical string, canonical, returned *unstructured.Unstructured, dryRun bool, warnings []string, err error) {
+func (s *Scenario) rememberAdmission(logical string, canonical, returned *unstructured.Unstructured, dryRun bool, warnings []string, err error, unsent bool) {
 	s.recorded = append(s.recorded, recordedAdmission{
-		a:         Admission{Presets: s.presetsOf(logical), DryRun: dryRun, Err: err, Warnings: warnings},
+		a:         Admission{Presets: s.presetsOf(logical), DryRun: dryRun, Err: err, Warnings: warnings, Unsent: unsent},
 		canonical: canonical, returned: returned,
 	})
 }

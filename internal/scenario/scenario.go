@@ -372,9 +372,17 @@ func (s *Scenario) createLater(ctx context.Context, o manifest.Object, opts *bac
 		request.Warnings = &backend.Warnings{}
 	}
 	warned := len(request.Warnings.List())
+	// Whether this creation reaches the implementation (R5.4): the times
+	// its name was sent, before and after (a pod may be created again
+	// under its name).
+	sentBefore, known := 0, false
+	if isPod {
+		sentBefore, known = s.w.PodCreateSent(u.GetNamespace(), u.GetName())
+	}
 	created, err := s.cluster.Create(ctx, mapping.Resource, u, request)
 	if isPod && ctx.Err() == nil {
-		s.rememberAdmission(logical, canonical, created, opts.DryRun, request.Warnings.List()[warned:], err)
+		sentAfter, _ := s.w.PodCreateSent(u.GetNamespace(), u.GetName())
+		s.rememberAdmission(logical, canonical, created, opts.DryRun, request.Warnings.List()[warned:], err, known && sentAfter == sentBefore)
 	}
 	if err != nil {
 		return nil, nil, s.Failed(err, "unable to create %s %q", o.GVK.Kind, u.GetName())

@@ -8,11 +8,12 @@ import "sync"
 const MaxDeliveries = 10000
 
 // Deliveries are the pods whose CREATE (dry run or not) an implementation
-// was sent, by namespace and name: what R5.4 of the specification asks of
+// was sent, by namespace and name, with how many times (a pod created
+// again under its name, a dry run before the create): what R5.4 of the specification asks of
 // a registration. The zero value is ready; it is safe for concurrent use.
 type Deliveries struct {
 	mu    sync.Mutex
-	by    map[string]map[string]bool
+	by    map[string]map[string]int
 	full  map[string]bool
 	count map[string]int
 }
@@ -24,7 +25,7 @@ func (d *Deliveries) Note(namespace, name string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.by == nil {
-		d.by, d.full, d.count = map[string]map[string]bool{}, map[string]bool{}, map[string]int{}
+		d.by, d.full, d.count = map[string]map[string]int{}, map[string]bool{}, map[string]int{}
 	}
 	d.count[namespace]++
 	if name == "" {
@@ -32,14 +33,14 @@ func (d *Deliveries) Note(namespace, name string) {
 	}
 	names := d.by[namespace]
 	if names == nil {
-		names = map[string]bool{}
+		names = map[string]int{}
 		d.by[namespace] = names
 	}
-	if len(names) >= MaxDeliveries {
+	if _, noted := names[name]; !noted && len(names) >= MaxDeliveries {
 		d.full[namespace] = true
 		return
 	}
-	names[name] = true
+	names[name]++
 }
 
 // In is how many pod creations of the namespace were sent, named or not.
@@ -49,17 +50,17 @@ func (d *Deliveries) In(namespace string) int {
 	return d.count[namespace]
 }
 
-// Sent reports whether the CREATE of the pod namespace/name was sent;
+// Sent is how many times the CREATE of the pod namespace/name was sent;
 // known is false for a pod without a name, and when the namespace's record
 // is full and the pod is not in it.
-func (d *Deliveries) Sent(namespace, name string) (sent, known bool) {
+func (d *Deliveries) Sent(namespace, name string) (times int, known bool) {
 	if name == "" {
-		return false, false
+		return 0, false
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.by[namespace][name] {
-		return true, true
+	if n := d.by[namespace][name]; n > 0 {
+		return n, true
 	}
-	return false, !d.full[namespace]
+	return 0, !d.full[namespace]
 }

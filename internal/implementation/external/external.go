@@ -1,6 +1,7 @@
 package external
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -143,12 +144,12 @@ func (e *Webhook) FailedRequests(namespace string) []string {
 	return e.relay.Failed(namespace)
 }
 
-// PodCreateSent reports whether the API server sent the webhook the
+// PodCreateSent is how many times the API server sent the webhook the
 // CREATE of the pod namespace/name (implementation.Deliveries): not known
 // of a webhook the relay cannot stand in front of.
-func (e *Webhook) PodCreateSent(namespace, name string) (sent, known bool) {
+func (e *Webhook) PodCreateSent(namespace, name string) (times int, known bool) {
 	if e.relay == nil {
-		return false, false
+		return 0, false
 	}
 	return e.relay.PodCreateSent(namespace, name)
 }
@@ -456,6 +457,22 @@ func (e *Webhook) Stop() error {
 		<-e.exited
 	}
 	return nil
+}
+
+// Dial connects to the webhook's URL (its host and port: 443 when it names
+// none) and hangs up (implementation.Process).
+func (e *Webhook) Dial(ctx context.Context) error {
+	u, err := url.Parse(e.spec.URL)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	conn, err := (&net.Dialer{}).DialContext(ctx, "tcp", net.JoinHostPort(u.Hostname(), cmp.Or(u.Port(), "443")))
+	if err != nil {
+		return err
+	}
+	return conn.Close()
 }
 
 // RefusedGrace is how long the webhook may refuse connections at start-up.

@@ -114,9 +114,9 @@ func (r *relay) Stop() {
 // sentences, at most webhook.MaxFailures.
 func (r *relay) Failed(namespace string) []string { return r.failed.In(namespace) }
 
-// PodCreateSent reports whether the API server sent the CREATE of the pod
-// namespace/name (webhook.Deliveries).
-func (r *relay) PodCreateSent(namespace, name string) (sent, known bool) {
+// PodCreateSent is how many times the API server sent the CREATE of the
+// pod namespace/name (webhook.Deliveries).
+func (r *relay) PodCreateSent(namespace, name string) (times int, known bool) {
 	return r.sent.Sent(namespace, name)
 }
 
