@@ -243,10 +243,7 @@ func compareOutcome(ctx context.Context, w *harness.World, pods *scenario.Scenar
 		}
 		return &Disagreement{Rules: podRules(w, obs, want, got, dryRun, m), Aspect: Pod, Summary: fmt.Sprintf("%s made another pod than the model: %s", name, firstLine(m.Error())), Detail: m.Error()}, nil
 	}
-	wantWarnings := make([]string, len(want.Warnings))
-	for i, m := range want.Warnings {
-		wantWarnings[i] = w.Profile.Warning(got.Pod.Namespace, m)
-	}
+	wantWarnings := modelWarnings(w, got.Pod.Namespace, want.Warnings)
 	if w.Profile.Claims(profile.Warnings) && !slices.Equal(sortedCopy(wantWarnings), sortedCopy(got.Warnings)) {
 		rules := []rule.ID{rule.R4_3}
 		if foreign(obs, got.Warnings) {

@@ -388,11 +388,7 @@ func explains(w *harness.World, o model.Outcome, got Request) bool {
 	if !w.Profile.Claims(profile.Warnings) {
 		return true
 	}
-	mapped := make([]string, len(o.Warnings))
-	for i, m := range o.Warnings {
-		mapped[i] = w.Profile.Warning(got.Pod.Namespace, m)
-	}
-	return slices.Equal(sortedCopy(mapped), sortedCopy(got.Warnings))
+	return slices.Equal(sortedCopy(modelWarnings(w, got.Pod.Namespace, o.Warnings)), sortedCopy(got.Warnings))
 }
 
 // invalidPod reports whether err is the API server's refusal of an
