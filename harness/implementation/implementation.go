@@ -113,11 +113,10 @@ type Answers interface {
 // the CREATE (dry run or not) of the pod namespace/name, which R5.4 asks of
 // every pod (a pod created again under its name is sent again); known is
 // false when the harness cannot tell (a webhook it cannot stand in front
-// of, a pod without a name). PodCreatesSent counts
-// the pod creations of a namespace it was sent, a controller's nameless
-// ones included. RegistrationFindings are what its own registration was
-// found to do against R5.4 before the run (none under the harness's
-// registration).
+// of, a pod without a name). PodCreatesSent counts the pod creations of a
+// namespace it was sent, a controller's nameless ones included.
+// RegistrationFindings are what its own registration was found to do
+// against R5.4 before the run (none under the harness's registration).
 type Deliveries interface {
 	PodCreateSent(namespace, name string) (times int, known bool)
 	PodCreatesSent(namespace string) (n int, known bool)
