@@ -288,7 +288,7 @@ func (r runner) settle(ctx context.Context, t *trial) (err error) {
 	events := t.s
 	list := func(ctx context.Context) error {
 		var err error
-		t.obs.Events, t.quiet, err = conflictEvents(ctx, events, ns, t.uids())
+		t.obs.Events, t.quiet, err = conflictEvents(ctx, events, ns, t.objects())
 		return err
 	}
 	if t.obs.Create.Err != nil && !expected.Refused() {
@@ -372,17 +372,41 @@ func elsewhere(heldBefore, heldAfter, passingBefore, passingAfter []*v1alpha1.Po
 	return out
 }
 
-// uids are the UIDs of the case's pod and of its owner, which its events
-// are about.
-func (t *trial) uids() []types.UID {
-	var out []types.UID
+// objects are the case's pod and its owner, which its events are about.
+func (t *trial) objects() caseObjects {
+	var o caseObjects
 	if t.obs.Create.Pod != nil {
-		out = append(out, t.obs.Create.Pod.UID)
+		o.uids = append(o.uids, t.obs.Create.Pod.UID)
+	}
+	if t.obs.Pod != nil && t.obs.Pod.Name != "" {
+		o.refs = append(o.refs, corev1.ObjectReference{Kind: "Pod", Name: t.obs.Pod.Name})
 	}
 	if t.owner != "" {
-		out = append(out, t.owner)
+		o.uids = append(o.uids, t.owner)
+		o.refs = append(o.refs, corev1.ObjectReference{Kind: "ConfigMap", Name: OwnerName})
 	}
-	return out
+	return o
+}
+
+// caseObjects are the objects a case's events may be about: by UID, and,
+// for an event recorded without one (at admission a pod has none, and an
+// implementation may not learn it), by kind and name.
+type caseObjects struct {
+	uids []types.UID
+	refs []corev1.ObjectReference
+}
+
+// about reports whether an event is about one of the objects: another
+// case's objects may have had the namespace before, and their events,
+// recorded late, stay in it; the pod a case's history creates again
+// under another name is not the case's either.
+func (o caseObjects) about(e *corev1.Event) bool {
+	if uid := e.InvolvedObject.UID; uid != "" {
+		return slices.Contains(o.uids, uid)
+	}
+	return slices.ContainsFunc(o.refs, func(r corev1.ObjectReference) bool {
+		return r.Kind == e.InvolvedObject.Kind && r.Name == e.InvolvedObject.Name
+	})
 }
 
 // release gives a case's namespaces back to the pool, and deletes any
@@ -419,33 +443,33 @@ func (r runner) release(ctx context.Context, t *trial) error {
 	return errors.Join(errs...)
 }
 
-// conflictEvents lists the PodPresetConflict events of a namespace, one
-// per occurrence (an event the recorder aggregated counts Count times).
-//
-// Events about another case's objects are left out: an event may come
-// after its case settled, and the namespace may serve a case again after
-// its quarantine. An event with no UID is counted. quiet is true when
-// the namespace has no event at all.
-func conflictEvents(ctx context.Context, events *scenario.Scenario, ns string, uids []types.UID) (_ []conflict.Event, quiet bool, _ error) {
+// conflictEvents lists the PodPresetConflict events of a namespace about
+// the case's objects, one per occurrence (an event the recorder aggregated
+// counts Count times). quiet is true when the namespace has no event at
+// all.
+func conflictEvents(ctx context.Context, events *scenario.Scenario, ns string, objects caseObjects) (_ []conflict.Event, quiet bool, _ error) {
 	list, err := events.NamespaceEvents(ctx, ns)
 	if err != nil {
 		return nil, false, err
 	}
+	return objects.conflictEvents(list), len(list) == 0, nil
+}
+
+// conflictEvents are the PodPresetConflict events of list about the
+// objects, one per occurrence.
+func (o caseObjects) conflictEvents(list []corev1.Event) []conflict.Event {
 	var out []conflict.Event
 	for i := range list {
 		e := &list[i]
 		c, ok := conflict.Observed(e)
-		if !ok {
-			continue
-		}
-		if uid := e.InvolvedObject.UID; uid != "" && !slices.Contains(uids, uid) {
+		if !ok || !o.about(e) {
 			continue
 		}
 		for n := max(e.Count, 1); n > 0; n-- {
 			out = append(out, c)
 		}
 	}
-	return out, len(list) == 0, nil
+	return out
 }
 
 func ptr[T any](v T) *T { return &v }
