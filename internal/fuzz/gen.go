@@ -148,6 +148,7 @@ func Generate(seed uint64) Case {
 	}
 	breakOne(seed, &c)
 	edges(seed, &c)
+	apart(seed, &c)
 	copies(seed, &c)
 	followUp(seed, &c)
 	recreate(seed, &c)
