@@ -30,7 +30,14 @@ type group struct {
 	first   oracle.Disagreement
 	seed    uint64
 	count   int
+	// more are the seeds of the next cases of the key, kindCases-1 at
+	// most: a kind's first case may not disagree run again alone.
+	more []uint64
 }
+
+// kindCases bounds the cases of a kind that shrinking tries, one after
+// the other, until one disagrees run again alone.
+const kindCases = 4
 
 func newTally() *tally { return &tally{byKey: map[string]*group{}} }
 
@@ -42,6 +49,9 @@ func (t *tally) add(seed uint64, ds []oracle.Disagreement, explainedBy []*oracle
 	seen := func(key string, g group, shown oracle.Disagreement) {
 		if old, ok := t.byKey[key]; ok {
 			old.count++
+			if len(old.more) < kindCases-1 {
+				old.more = append(old.more, seed)
+			}
 			return
 		}
 		g.seed, g.count, g.crowded = seed, 1, crowded
@@ -109,12 +119,14 @@ func (t *tally) resolve() []*Report {
 		if h != nil {
 			if rep, ok := byHypothesis[h]; ok {
 				rep.Count += g.count
+				rep.more = append(append(rep.more, g.seed), g.more...)
+				rep.more = rep.more[:min(len(rep.more), kindCases-1)]
 				continue
 			}
 		}
 		d := g.first
 		d.Explain(h)
-		rep := &Report{Rules: d.Rules, Summary: d.Summary, CaseSeed: g.seed, Count: g.count, Detail: d.Detail, found: d, crowded: g.crowded}
+		rep := &Report{Rules: d.Rules, Summary: d.Summary, CaseSeed: g.seed, Count: g.count, Detail: d.Detail, found: d, crowded: g.crowded, more: slices.Clone(g.more)}
 		if h != nil {
 			byHypothesis[h] = rep
 		}

@@ -1,6 +1,7 @@
 package fuzz
 
 import (
+	"slices"
 	"testing"
 
 	"presetsim.dev/presetsim/internal/oracle"
@@ -9,7 +10,7 @@ import (
 
 // TestTallyResolve: cases two hypotheses explain alike are credited to the
 // one that explains the run's other cases too; a case no hypothesis
-// explains stays a kind of its own.
+// explains stays a kind of its own; a kind keeps its next cases' seeds.
 func TestTallyResolve(t *testing.T) {
 	hs := oracle.HypothesesInOrder()
 	find := func(name string) *oracle.Hypothesis {
@@ -37,6 +38,17 @@ func TestTallyResolve(t *testing.T) {
 	}
 	if r := got[1]; r.Count != 1 || r.found.AsIf != "" || r.Rules[0] != rule.R3_2 {
 		t.Errorf("second kind %+v, want the unexplained case", r)
+	}
+	// The next cases of a kind, merged from the keys credited to it, are
+	// kept for shrinking, kindCases-1 of them.
+	if want := []uint64{2, 3}; !slices.Equal(got[0].more, want) {
+		t.Errorf("first kind's next cases %v, want %v", got[0].more, want)
+	}
+	for seed := uint64(5); seed < 10; seed++ {
+		tl.add(seed, []oracle.Disagreement{{Rules: []rule.ID{rule.R3_2}, Aspect: oracle.Pod}}, nil, false)
+	}
+	if want := []uint64{5, 6, 7}; !slices.Equal(tl.resolve()[1].more, want) {
+		t.Errorf("second kind's next cases %v, want %v", tl.resolve()[1].more, want)
 	}
 }
 
