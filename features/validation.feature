@@ -110,6 +110,68 @@ Feature: PodPreset validation
     Then the request should be rejected with a message containing "spec.volumeMounts[1]: Duplicate value"
 
   @R1.5
+  Scenario: Mount names are unique within a preset
+    When I try to create:
+      """
+      apiVersion: settings.k8s.io/v1alpha1
+      kind: PodPreset
+      metadata: {name: same-mount}
+      spec:
+        selector: {}
+        volumes: [{name: a, emptyDir: {}}]
+        volumeMounts:
+          - {name: a, mountPath: /data}
+          - {name: a, mountPath: /other}
+      """
+    Then the request should be rejected with a message containing "spec.volumeMounts[1].name: Duplicate value"
+
+  @R1.5
+  Scenario: Env var names are unique within a preset
+    When I try to create:
+      """
+      apiVersion: settings.k8s.io/v1alpha1
+      kind: PodPreset
+      metadata: {name: same-env}
+      spec:
+        selector: {}
+        env:
+          - {name: DB_HOST, value: db}
+          - {name: DB_HOST, value: other}
+      """
+    Then the request should be rejected with a message containing "spec.env[1]: Duplicate value"
+
+  @R1.5
+  Scenario: envFrom keys are unique within a preset
+    When I try to create:
+      """
+      apiVersion: settings.k8s.io/v1alpha1
+      kind: PodPreset
+      metadata: {name: same-source}
+      spec:
+        selector: {}
+        envFrom:
+          - {prefix: DB_, configMapRef: {name: db}}
+          - {prefix: DB_, configMapRef: {name: db, optional: true}}
+      """
+    Then the request should be rejected with a message containing "spec.envFrom[1]: Duplicate value"
+
+  @R1.5
+  Scenario: One source under two prefixes is two keys
+    When I try to create:
+      """
+      apiVersion: settings.k8s.io/v1alpha1
+      kind: PodPreset
+      metadata: {name: two-prefixes}
+      spec:
+        selector: {}
+        envFrom:
+          - {prefix: DB_, configMapRef: {name: db}}
+          - {prefix: CACHE_, configMapRef: {name: db}}
+          - {secretRef: {name: db}}
+      """
+    Then the request should succeed
+
+  @R1.5
   Scenario: Env var names are valid
     When I try to create:
       """

@@ -126,10 +126,82 @@ func patch(root *apiextensionsv1.JSONSchemaProps) error {
 			Reason:            &fieldValueInvalid,
 		})
 	}
+	// R1.5: keys are unique within a preset. A mount's name: one rule per
+	// index, which names every mount of a name others have too. (The reason
+	// is FieldValueInvalid: the API server words a FieldValueDuplicate
+	// without the message, and so without the index.)
+	for i := int64(0); i < *mounts.MaxItems; i++ {
+		spec.XValidations = append(spec.XValidations, apiextensionsv1.ValidationRule{
+			Rule: fmt.Sprintf("!has(self.volumeMounts) || size(self.volumeMounts) <= %d || "+
+				"self.volumeMounts.exists_one(m, m.name == self.volumeMounts[%d].name)", i, i),
+			MessageExpression: fmt.Sprintf(`'spec.volumeMounts[%d].name: Duplicate value: "' + self.volumeMounts[%d].name + '"'`, i, i),
+			FieldPath:         ".volumeMounts",
+			Reason:            &fieldValueInvalid,
+		})
+	}
+	if err := patchEnvFromKeys(&spec); err != nil {
+		return err
+	}
 	if err := patchSelector(&spec); err != nil {
 		return err
 	}
 	root.Properties["spec"] = spec
+	return nil
+}
+
+// maxPrefix bounds an envFrom entry's prefix, which Kubernetes does not:
+// the API server refuses a CEL rule whose estimated cost is unbounded, and
+// the rules that keep envFrom keys unique compare prefixes.
+const maxPrefix = 1024
+
+// maxObjectName is the longest name a ConfigMap or Secret may have (a
+// DNS-1123 subdomain), which a pod's envFrom entry is held to as well.
+const maxObjectName = 253
+
+// patchEnvFromKeys keeps envFrom keys unique within a preset (R1.5): the key
+// is R3.5's, the prefix and the name of the ConfigMap or of the Secret,
+// each empty when absent (merge.EnvFromKey). One rule per index, which
+// names every entry whose key others have too; the strings compared are
+// bounded, so that the API server can bound the rules' cost.
+func patchEnvFromKeys(spec *apiextensionsv1.JSONSchemaProps) error {
+	envFrom := spec.Properties["envFrom"]
+	if envFrom.MaxItems == nil || envFrom.Items == nil || envFrom.Items.Schema == nil {
+		return fmt.Errorf("spec.envFrom has no maxItems or items")
+	}
+	item := envFrom.Items.Schema
+	prefixLen, nameLen := int64(maxPrefix), int64(maxObjectName)
+	prefix := item.Properties["prefix"]
+	prefix.MaxLength = &prefixLen
+	item.Properties["prefix"] = prefix
+	for _, source := range []string{"configMapRef", "secretRef"} {
+		ref, ok := item.Properties[source]
+		if !ok {
+			return fmt.Errorf("no spec.envFrom[].%s in schema", source)
+		}
+		name, ok := ref.Properties["name"]
+		if !ok {
+			return fmt.Errorf("no spec.envFrom[].%s.name in schema", source)
+		}
+		name.MaxLength = &nameLen
+		ref.Properties["name"] = name
+		item.Properties[source] = ref
+	}
+	spec.Properties["envFrom"] = envFrom
+	key := func(e string) string {
+		return fmt.Sprintf("[has(%[1]s.prefix) ? %[1]s.prefix : '', "+
+			"has(%[1]s.configMapRef) && has(%[1]s.configMapRef.name) ? %[1]s.configMapRef.name : '', "+
+			"has(%[1]s.secretRef) && has(%[1]s.secretRef.name) ? %[1]s.secretRef.name : '']", e)
+	}
+	for i := int64(0); i < *envFrom.MaxItems; i++ {
+		at := fmt.Sprintf("self.envFrom[%d]", i)
+		spec.XValidations = append(spec.XValidations, apiextensionsv1.ValidationRule{
+			Rule: fmt.Sprintf("!has(self.envFrom) || size(self.envFrom) <= %d || "+
+				"self.envFrom.exists_one(e, %s == %s)", i, key("e"), key(at)),
+			Message:   fmt.Sprintf("spec.envFrom[%d]: Duplicate value: another entry has its prefix and source name", i),
+			FieldPath: ".envFrom",
+			Reason:    &fieldValueInvalid,
+		})
+	}
 	return nil
 }
 

@@ -48,11 +48,11 @@ func apart(seed uint64, c *Case) {
 		setApart(p, strconv.Itoa(i))
 	}
 	e := g.envFrom()
-	key := merge.EnvFromLabel(&e)
+	key := merge.EnvFromKey(&e)
 	order := g.r.Perm(len(selecting))
 	for _, i := range order[:min(len(order), 2+g.n(2))] {
 		p := selecting[i]
-		if !slices.ContainsFunc(p.Spec.EnvFrom, func(x corev1.EnvFromSource) bool { return merge.EnvFromLabel(&x) == key }) {
+		if !slices.ContainsFunc(p.Spec.EnvFrom, func(x corev1.EnvFromSource) bool { return merge.EnvFromKey(&x) == key }) {
 			p.Spec.EnvFrom = append(p.Spec.EnvFrom, *e.DeepCopy())
 		}
 	}

@@ -209,7 +209,9 @@ func (g gen) share(from, to *v1alpha1.PodPreset) {
 	switch {
 	case len(from.Spec.EnvFrom) > 0 && g.chance(50):
 		e := from.Spec.EnvFrom[g.n(len(from.Spec.EnvFrom))]
-		to.Spec.EnvFrom = append(to.Spec.EnvFrom, *e.DeepCopy())
+		if !slices.ContainsFunc(to.Spec.EnvFrom, func(x corev1.EnvFromSource) bool { return merge.EnvFromKey(&x) == merge.EnvFromKey(&e) }) {
+			to.Spec.EnvFrom = append(to.Spec.EnvFrom, *e.DeepCopy())
+		}
 	case len(from.Spec.Env) > 0:
 		e := from.Spec.Env[g.n(len(from.Spec.Env))]
 		if !slices.ContainsFunc(to.Spec.Env, func(x corev1.EnvVar) bool { return x.Name == e.Name }) {
@@ -277,7 +279,8 @@ func echoItems(c *corev1.Container, p *v1alpha1.PodPreset, volumes []corev1.Volu
 }
 
 // preset is a valid preset (R1): a selector, at least one item, mounts
-// that name its own volumes, unique volume names and mount paths.
+// that name its own volumes, unique keys (env names, volume names, mount
+// names and paths; it has one envFrom entry at most).
 func (g gen) preset(name, namespace string) *v1alpha1.PodPreset {
 	p := &v1alpha1.PodPreset{
 		TypeMeta:   metav1.TypeMeta{APIVersion: v1alpha1.SchemeGroupVersion.String(), Kind: "PodPreset"},
@@ -285,7 +288,11 @@ func (g gen) preset(name, namespace string) *v1alpha1.PodPreset {
 		Spec:       v1alpha1.PodPresetSpec{Selector: g.selector()},
 	}
 	for i := g.n(3); i > 0; i-- {
-		p.Spec.Env = append(p.Spec.Env, g.envVar(false))
+		// Keys are unique within a preset (R1.5): a name drawn again is
+		// left out.
+		if e := g.envVar(false); !slices.ContainsFunc(p.Spec.Env, func(x corev1.EnvVar) bool { return x.Name == e.Name }) {
+			p.Spec.Env = append(p.Spec.Env, e)
+		}
 	}
 	for i := g.n(2); i > 0; i-- {
 		p.Spec.EnvFrom = append(p.Spec.EnvFrom, g.envFrom())

@@ -59,6 +59,23 @@ var breakers = []struct {
 		p.Spec.Volumes = append(p.Spec.Volumes, v)
 		p.Spec.VolumeMounts = append(p.Spec.VolumeMounts, m, m)
 	}},
+	{"two env vars of one name", func(g gen, p *v1alpha1.PodPreset) {
+		e := g.envVar(false)
+		twice := g.envVar(false)
+		twice.Name = e.Name
+		p.Spec.Env = append(p.Spec.Env, e, twice)
+	}},
+	{"two envFrom entries of one key", func(g gen, p *v1alpha1.PodPreset) {
+		e := g.envFrom()
+		twice := *e.DeepCopy()
+		p.Spec.EnvFrom = append(p.Spec.EnvFrom, e, twice)
+	}},
+	{"two mounts of one name", func(g gen, p *v1alpha1.PodPreset) {
+		v := g.volume(false)
+		v.Name = "twice"
+		p.Spec.Volumes = append(p.Spec.Volumes, v)
+		p.Spec.VolumeMounts = append(p.Spec.VolumeMounts, corev1.VolumeMount{Name: v.Name, MountPath: "/twice/a"}, corev1.VolumeMount{Name: v.Name, MountPath: "/twice/b"})
+	}},
 	{"an env name with '='", func(g gen, p *v1alpha1.PodPreset) {
 		e := g.envVar(false)
 		e.Name = g.pick(envNames) + "=1"

@@ -2,15 +2,18 @@ package fuzz
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
 	"presetsim.dev/presetsim/presets/model"
 )
 
-// TestGeneratedPresetsValid: the generator's presets are valid unless a
-// breaker made them invalid, and every breaker makes any generated preset
+// TestGeneratedPresetsValid: the generator's presets (and those its
+// histories create again) are valid unless a breaker made them invalid, and every breaker makes any generated preset
 // invalid (model.Validate), so that "invalid" in a case is never chance.
 func TestGeneratedPresetsValid(t *testing.T) {
 	broken := 0
@@ -25,6 +28,12 @@ func TestGeneratedPresetsValid(t *testing.T) {
 		for _, p := range c.Others {
 			if r := model.Validate(p); len(r) > 0 {
 				t.Fatalf("seed %d: another namespace's preset %s is invalid: %v", seed, p.Name, r)
+			}
+		}
+		if h := c.Recreate; h != nil && !slices.ContainsFunc(c.Presets, func(p *v1alpha1.PodPreset) bool { return p.Name == h.Preset && len(model.Validate(p)) > 0 }) {
+			// (An invalid preset is never created, so never created again.)
+			if r := model.Validate(&v1alpha1.PodPreset{ObjectMeta: metav1.ObjectMeta{Name: h.Preset}, Spec: h.Spec}); len(r) > 0 {
+				t.Fatalf("seed %d: the preset %s created again is invalid: %v", seed, h.Preset, r)
 			}
 		}
 		if invalid > 1 {

@@ -52,9 +52,11 @@ var volumeMountKeys = []key[corev1.VolumeMount]{{
 
 // envFromKeys: an envFrom entry is keyed by the tuple (prefix,
 // configMapRef.name, secretRef.name); a missing reference counts as "".
-var envFromKeys = []key[corev1.EnvFromSource]{{of: envFromKey, label: EnvFromLabel}}
+var envFromKeys = []key[corev1.EnvFromSource]{{of: EnvFromKey, label: EnvFromLabel}}
 
-func envFromKey(e *corev1.EnvFromSource) [3]string {
+// EnvFromKey is an envFrom entry's key (R3.5): its prefix, the name of its
+// ConfigMap and the name of its Secret, each "" when absent.
+func EnvFromKey(e *corev1.EnvFromSource) [3]string {
 	k := [3]string{e.Prefix}
 	if e.ConfigMapRef != nil {
 		k[1] = e.ConfigMapRef.Name
@@ -69,7 +71,7 @@ func envFromKey(e *corev1.EnvFromSource) [3]string {
 // set, as conflict.Item.Key shows them, e.g.
 // "prefix DB_ configMapRef db-env" or "secretRef db-creds".
 func EnvFromLabel(e *corev1.EnvFromSource) string {
-	k := envFromKey(e)
+	k := EnvFromKey(e)
 	var parts []string
 	for i, name := range []string{"prefix", "configMapRef", "secretRef"} {
 		if k[i] != "" {
@@ -122,7 +124,7 @@ func (v Variant) envFromKeys() []key[corev1.EnvFromSource] {
 	}
 	return []key[corev1.EnvFromSource]{{
 		of: func(e *corev1.EnvFromSource) [3]string {
-			k := envFromKey(e)
+			k := EnvFromKey(e)
 			k[0] = ""
 			return k
 		},

@@ -7,6 +7,7 @@ import (
 	"presetsim.dev/presetsim/rule"
 
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
+	"presetsim.dev/presetsim/presets/merge"
 )
 
 // Invalid is one reason the specification refuses a preset: the rule and
@@ -64,15 +65,35 @@ func Validate(p *v1alpha1.PodPreset) []Invalid {
 		}
 		paths[m.MountPath] = true
 	}
+	envNames := map[string]bool{}
 	for i, e := range s.Env {
 		for _, msg := range validation.IsRelaxedEnvVarName(e.Name) {
 			add(rule.R1_5, field.Invalid(spec.Child("env").Index(i).Child("name"), e.Name, msg))
 		}
+		if envNames[e.Name] {
+			add(rule.R1_5, field.Duplicate(spec.Child("env").Index(i), e.Name))
+		}
+		envNames[e.Name] = true
 	}
+	envFromKeys := map[[3]string]bool{}
 	for i, e := range s.EnvFrom {
 		if (e.ConfigMapRef == nil) == (e.SecretRef == nil) {
 			add(rule.R1_5, field.Invalid(spec.Child("envFrom").Index(i), "", "must set exactly one of configMapRef or secretRef"))
 		}
+		if k := merge.EnvFromKey(&e); envFromKeys[k] {
+			add(rule.R1_5, field.Duplicate(spec.Child("envFrom").Index(i), merge.EnvFromLabel(&e)))
+		} else {
+			envFromKeys[k] = true
+		}
+	}
+	// Keys are unique within a preset (R3.5's: a mount's name too), so
+	// that a preset never conflicts with itself.
+	mountNames := map[string]bool{}
+	for i, m := range s.VolumeMounts {
+		if mountNames[m.Name] {
+			add(rule.R1_5, field.Duplicate(spec.Child("volumeMounts").Index(i).Child("name"), m.Name))
+		}
+		mountNames[m.Name] = true
 	}
 
 	// R1.6: the name fits the pod annotation's name part.

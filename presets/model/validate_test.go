@@ -10,7 +10,8 @@ import (
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
 )
 
-// TestValidate: each rule of R1.3–R1.6 refuses what it names, at the field
+// TestValidate: each rule of R1.3–R1.6 refuses what it names (keys unique
+// within a preset, as R3.5 keys them), at the field
 // path a refusal must carry (R1.8), and nothing else is refused.
 func TestValidate(t *testing.T) {
 	valid := func() *v1alpha1.PodPreset {
@@ -58,8 +59,31 @@ func TestValidate(t *testing.T) {
 			p.Spec.Volumes = append(p.Spec.Volumes, corev1.Volume{Name: "data"})
 		}, []string{"R1.5 spec.volumes[1].name"}},
 		{"two mounts at one path", func(p *v1alpha1.PodPreset) {
-			p.Spec.VolumeMounts = append(p.Spec.VolumeMounts, corev1.VolumeMount{Name: "data", MountPath: "/data"})
+			p.Spec.Volumes = append(p.Spec.Volumes, corev1.Volume{Name: "logs"})
+			p.Spec.VolumeMounts = append(p.Spec.VolumeMounts, corev1.VolumeMount{Name: "logs", MountPath: "/data"})
 		}, []string{"R1.5 spec.volumeMounts[1].mountPath"}},
+		{"two mounts of one name", func(p *v1alpha1.PodPreset) {
+			p.Spec.VolumeMounts = append(p.Spec.VolumeMounts, corev1.VolumeMount{Name: "data", MountPath: "/other"})
+		}, []string{"R1.5 spec.volumeMounts[1].name"}},
+		{"two env vars of one name", func(p *v1alpha1.PodPreset) {
+			p.Spec.Env = append(p.Spec.Env, corev1.EnvVar{Name: "db.host-1", Value: "y"})
+		}, []string{"R1.5 spec.env[1]"}},
+		{"env names that differ in case only", func(p *v1alpha1.PodPreset) {
+			p.Spec.Env = append(p.Spec.Env, corev1.EnvVar{Name: "DB.HOST-1", Value: "y"})
+		}, nil},
+		{"two envFrom entries of one key", func(p *v1alpha1.PodPreset) {
+			e := *p.Spec.EnvFrom[0].DeepCopy()
+			e.ConfigMapRef.Optional = new(true)
+			p.Spec.EnvFrom = append(p.Spec.EnvFrom, e)
+		}, []string{"R1.5 spec.envFrom[1]"}},
+		{"envFrom entries of one source with other prefixes", func(p *v1alpha1.PodPreset) {
+			e := *p.Spec.EnvFrom[0].DeepCopy()
+			e.Prefix = "DB_"
+			p.Spec.EnvFrom = append(p.Spec.EnvFrom, e)
+		}, nil},
+		{"a ConfigMap and a Secret of one name", func(p *v1alpha1.PodPreset) {
+			p.Spec.EnvFrom = append(p.Spec.EnvFrom, corev1.EnvFromSource{SecretRef: &corev1.SecretEnvSource{LocalObjectReference: corev1.LocalObjectReference{Name: "cm"}}})
+		}, nil},
 		{"an env name with '='", func(p *v1alpha1.PodPreset) { p.Spec.Env[0].Name = "A=B" },
 			[]string{"R1.5 spec.env[0].name"}},
 		{"an envFrom entry with both sources", func(p *v1alpha1.PodPreset) {

@@ -40,12 +40,17 @@ type PodPresetSpec struct {
 	// +required
 	Selector metav1.LabelSelector `json:"selector"`
 
-	// Env is injected into every container and init container.
+	// Env is injected into every container and init container. Names are
+	// unique (R1.5).
 	// +optional
+	// +listType=map
+	// +listMapKey=name
 	// +kubebuilder:validation:MaxItems=128
 	Env []corev1.EnvVar `json:"env,omitempty"`
 
-	// EnvFrom is injected into every container and init container.
+	// EnvFrom is injected into every container and init container. Keys
+	// (prefix and source name, R3.5) are unique, checked by one CEL rule per
+	// index added by hack/crdpatch.
 	// +optional
 	// +kubebuilder:validation:MaxItems=64
 	EnvFrom []corev1.EnvFromSource `json:"envFrom,omitempty"`
@@ -58,8 +63,9 @@ type PodPresetSpec struct {
 	Volumes []corev1.Volume `json:"volumes,omitempty"`
 
 	// VolumeMounts are injected into every container and init container; each
-	// names a volume of this preset (checked by one CEL rule per index, added by
-	// hack/crdpatch, so the message names the exact path). Mount paths are unique.
+	// names a volume of this preset, and no other mount of it (checked by CEL
+	// rules per index, added by hack/crdpatch, so the message names the exact
+	// path). Mount paths are unique.
 	// +optional
 	// +listType=map
 	// +listMapKey=mountPath
