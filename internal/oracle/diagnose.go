@@ -105,7 +105,7 @@ var hypotheses = []Hypothesis{
 	{"applies every preset of the namespace, whatever its selector", rule.R2_3, selection, everyPreset},
 	{"applies only the last matching preset", rule.R3_6, selection, lastOnly},
 	{"applies the namespace's last preset by name whenever any preset selects the pod", rule.R2_3, selection, lastListed},
-	{"applies the presets that do not conflict", rule.R4_2, injection, withConflicts(model.SkipPreset)},
+	{"applies the presets that do not conflict", rule.R4_2, injection, skipsConflicting},
 	{"refuses a pod with a conflict", rule.R4_2, injection, withConflicts(model.Reject)},
 	{"applies every matching preset whatever conflicts", rule.R4_2, injection, withConflicts(model.Apply)},
 	{"puts a conflicting item in place of the pod's own", rule.R4_4, injection, overwrites(false)},
@@ -114,7 +114,7 @@ var hypotheses = []Hypothesis{
 	{"appends a preset's env vars again to a pod it already mutated", rule.R3_8, injection, reapplied},
 	{"applies the presets in another order", rule.R3_6, injection, anyOrder},
 	{"applies the presets one by one in another order, each unless it conflicts", rule.R3_6, injection, oneByOneInAnotherOrder},
-	{"leaves init containers alone", rule.R3_2, injection, variant(func(v *merge.Variant) { v.InitContainersUntouched = true })},
+	{"leaves init containers alone", rule.R3_2, injection, initContainersUntouched},
 	{"injects into the first app container only", rule.R3_2, injection, firstContainerOnly},
 	{"never injects envFrom", rule.R3_2, injection, stripped(func(s *v1alpha1.PodPresetSpec) { s.EnvFrom = nil })},
 	{"never injects env", rule.R3_2, injection, stripped(func(s *v1alpha1.PodPresetSpec) { s.Env = nil })},
@@ -127,13 +127,16 @@ var hypotheses = []Hypothesis{
 		recursiveReadOnlyLost(s)
 	})},
 	{"puts injected items before the pod's own", rule.R3_3, injection, injectedFirst},
+	// An identical env var appended again is the simplest explanation of
+	// a duplicate: before a comparison of names without case, whose
+	// variants (the pod's names folded one way) append it too.
+	{"appends an env var again when the container has an identical one", rule.R3_4, injection, identicalEnvAgain},
 	{"compares env var names without regard to case", rule.R3_5, injection, envNamesCased},
 	{"keys envFrom entries without their prefix", rule.R3_5, injection, variant(func(v *merge.Variant) { v.EnvFromPrefixIgnored = true })},
 	{"drops envFrom prefixes", rule.R3_5, injection, prefixesDropped},
 	{"checks volume mounts by name only", rule.R4_1, injection, mountPathsUnchecked},
 	{"never compares envFrom entries", rule.R4_1, injection, variant(func(v *merge.Variant) { v.EnvFrom = merge.EnvFromDeduplicated })},
 	{"compares a preset's items with the pod's with the API server's defaults on one side only", rule.R3_4, injection, defaultsOnOneSide},
-	{"appends an env var again when the container has an identical one", rule.R3_4, injection, identicalEnvAgain},
 	{"appends envFrom entries again", rule.R3_4, injection, variant(func(v *merge.Variant) { v.EnvFrom = merge.EnvFromAppended })},
 	{"appends envFrom entries again unless the pod had them", rule.R3_4, injection, variant(func(v *merge.Variant) { v.EnvFrom = merge.EnvFromAppendedUnlessSubmitted })},
 	{"adds no applied annotation", rule.R3_7, annotation, reported(func(o *model.Outcome, _ hypothesisInput) { dropApplied(o) })},
@@ -816,6 +819,27 @@ func withConflicts(c model.Conflicts) func(hypothesisInput) []model.Outcome {
 	}
 }
 
+// skipsConflicting: the presets that conflict are skipped and the others
+// applied (model.SkipPreset), the conflicts reported as that model finds
+// them, one preset after the other, or as the specification reports them,
+// found with every matching preset at once: an implementation that checks
+// the presets first, then applies those that passed, reports so.
+func skipsConflicting(h hypothesisInput) []model.Outcome {
+	out := withConflicts(model.SkipPreset)(h)
+	if len(h.spec) == 0 {
+		return out
+	}
+	spec := h.spec[0]
+	for _, o := range slices.Clone(out) {
+		if o.Refused || o.Pod == nil {
+			continue
+		}
+		o.Conflicts, o.Warnings, o.Events = spec.Conflicts, spec.Warnings, spec.Events
+		out = append(out, o)
+	}
+	return out
+}
+
 // annotationsTrusted: a preset whose applied annotation the pod carries at
 // the preset's version is taken as applied already and skipped (R4.3: a
 // copied pod's conflicts with it go unreported).
@@ -1261,6 +1285,43 @@ func firstContainerOnly(h hypothesisInput) []model.Outcome {
 		if len(pod.Spec.InitContainers) == 0 {
 			break
 		}
+	}
+	// Or conflicts found in every container, as the specification finds
+	// them, and what it injects kept in the first app container only
+	// (and in the init containers, or not).
+	out = append(out, specUndone(h, func(made, submitted *corev1.Pod) {
+		made.Spec.Containers = append(made.Spec.Containers[:1], submitted.Spec.Containers[1:]...)
+	})...)
+	return append(out, specUndone(h, func(made, submitted *corev1.Pod) {
+		made.Spec.Containers = append(made.Spec.Containers[:1], submitted.Spec.Containers[1:]...)
+		made.Spec.InitContainers = submitted.Spec.InitContainers
+	})...)
+}
+
+// initContainersUntouched: init containers are left alone (R3.2), as a
+// merge that leaves them out does (merge.Variant.InitContainersUntouched),
+// or as one that finds conflicts in them too, as the specification does,
+// and then gives them back as submitted.
+func initContainersUntouched(h hypothesisInput) []model.Outcome {
+	out := variant(func(v *merge.Variant) { v.InitContainersUntouched = true })(h)
+	return append(out, specUndone(h, func(made, submitted *corev1.Pod) {
+		made.Spec.InitContainers = submitted.Spec.InitContainers
+	})...)
+}
+
+// specUndone is the specification's outcomes with part of what they made
+// undone: undo edits a copy of each pod made, given a copy of the pod as
+// submitted. A request the specification leaves alone stays so.
+func specUndone(h hypothesisInput, undo func(made, submitted *corev1.Pod)) []model.Outcome {
+	var out []model.Outcome
+	for _, o := range h.spec {
+		if o.Pod == nil {
+			continue
+		}
+		x := o
+		x.Pod = o.Pod.DeepCopy()
+		undo(x.Pod, h.a.Pod.DeepCopy())
+		out = append(out, x)
 	}
 	return out
 }
