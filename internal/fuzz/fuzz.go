@@ -1,6 +1,7 @@
 package fuzz
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -323,6 +324,16 @@ func kindOf(d oracle.Disagreement) string {
 	return rule.Join(d.Rules, ",") + "|" + string(d.Aspect)
 }
 
+// historyLast is 0 for the seed of a case with a history of its own
+// (Case.Recreate), 1 otherwise: what a case without one shows of state
+// over time comes from the cases before it.
+func historyLast(seed uint64) int {
+	if Generate(seed).Recreate != nil {
+		return 0
+	}
+	return 1
+}
+
 // shrinkAndWrite shrinks a report's case, when shrink is set, and writes
 // it as a feature, name.feature, when opts.Out is set. A case not shrunk
 // that no hypothesis explains, found while presets of other namespaces
@@ -354,8 +365,22 @@ func (r runner) shrinkAndWrite(ctx context.Context, rep *Report, opts Options, n
 		small, d = r.shrink(ctx, c, rep.found, events)
 		// A case that agrees run again alone showed what it showed beside
 		// other cases (state they left, R6; their presets, R2.2): the
-		// kind's next cases may show it on their own.
-		for _, seed := range rep.more {
+		// kind's next cases may show it on their own. When the rule is
+		// one of state, those with a history of their own are tried
+		// first, historyTries of them, since the others show only what
+		// earlier cases left.
+		next, tries := slices.Clone(rep.more), kindTries-1
+		if len(rep.found.Rules) > 0 && rep.found.Rules[0].Section() == "R6" {
+			slices.SortStableFunc(next, func(a, b uint64) int {
+				return cmp.Compare(historyLast(a), historyLast(b))
+			})
+			histories := slices.IndexFunc(next, func(seed uint64) bool { return historyLast(seed) == 1 })
+			if histories < 0 {
+				histories = len(next)
+			}
+			tries = max(tries, min(histories, historyTries))
+		}
+		for _, seed := range next[:min(len(next), tries)] {
 			if d != nil || ctx.Err() != nil {
 				break
 			}

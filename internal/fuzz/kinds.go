@@ -30,14 +30,18 @@ type group struct {
 	first   oracle.Disagreement
 	seed    uint64
 	count   int
-	// more are the seeds of the next cases of the key, kindCases-1 at
-	// most: a kind's first case may not disagree run again alone.
+	// more are the seeds of the key's next cases (eight bytes a case): a
+	// kind's first case may not disagree run again alone.
 	more []uint64
 }
 
-// kindCases bounds the cases of a kind that shrinking tries, one after
-// the other, until one disagrees run again alone.
-const kindCases = 4
+// kindTries bounds the cases of a kind that shrinking tries, one after the
+// other, until one disagrees run again alone; historyTries those with a
+// history of their own it tries first when the rule is one of state (R6).
+const (
+	kindTries    = 4
+	historyTries = 16
+)
 
 func newTally() *tally { return &tally{byKey: map[string]*group{}} }
 
@@ -49,9 +53,7 @@ func (t *tally) add(seed uint64, ds []oracle.Disagreement, explainedBy []*oracle
 	seen := func(key string, g group, shown oracle.Disagreement) {
 		if old, ok := t.byKey[key]; ok {
 			old.count++
-			if len(old.more) < kindCases-1 {
-				old.more = append(old.more, seed)
-			}
+			old.more = append(old.more, seed)
 			return
 		}
 		g.seed, g.count, g.crowded = seed, 1, crowded
@@ -120,7 +122,6 @@ func (t *tally) resolve() []*Report {
 			if rep, ok := byHypothesis[h]; ok {
 				rep.Count += g.count
 				rep.more = append(append(rep.more, g.seed), g.more...)
-				rep.more = rep.more[:min(len(rep.more), kindCases-1)]
 				continue
 			}
 		}
