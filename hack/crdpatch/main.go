@@ -109,36 +109,36 @@ func patch(root *apiextensionsv1.JSONSchemaProps) error {
 	})
 	spec.Properties["envFrom"] = envFrom
 
-	// R1.5: each mount names a volume of the preset. One rule per index:
-	// the CEL cost estimator loses the size of strings taken from filter()
-	// results, so a single rule whose message names the offending index is
-	// rejected as too expensive, while indexing the list directly is cheap.
+	// R1.5, per mount: it names a volume of the preset, and its name is
+	// unique within the preset. One rule per index: the CEL cost estimator
+	// loses the size of strings taken from filter() results, so a single
+	// rule whose message names the offending index is rejected as too
+	// expensive, while indexing the list directly is cheap. A duplicate
+	// name's rule names every mount of a name others have too; its reason
+	// is FieldValueInvalid, since the API server words a FieldValueDuplicate
+	// without the message, and so without the index. The rules of each
+	// check stay together, every index of one before the other's.
 	mounts := spec.Properties["volumeMounts"]
 	if mounts.MaxItems == nil {
 		return fmt.Errorf("spec.volumeMounts has no maxItems")
 	}
+	var named, unique []apiextensionsv1.ValidationRule
 	for i := int64(0); i < *mounts.MaxItems; i++ {
-		spec.XValidations = append(spec.XValidations, apiextensionsv1.ValidationRule{
-			Rule: fmt.Sprintf("!has(self.volumeMounts) || size(self.volumeMounts) <= %d || "+
-				"(has(self.volumes) && self.volumes.exists(v, v.name == self.volumeMounts[%d].name))", i, i),
+		present := fmt.Sprintf("!has(self.volumeMounts) || size(self.volumeMounts) <= %d || ", i)
+		named = append(named, apiextensionsv1.ValidationRule{
+			Rule:              present + fmt.Sprintf("(has(self.volumes) && self.volumes.exists(v, v.name == self.volumeMounts[%d].name))", i),
 			MessageExpression: fmt.Sprintf(`'spec.volumeMounts[%d].name: "' + self.volumeMounts[%d].name + '" does not name a volume of this preset'`, i, i),
 			FieldPath:         ".volumeMounts",
 			Reason:            &fieldValueInvalid,
 		})
-	}
-	// R1.5: keys are unique within a preset. A mount's name: one rule per
-	// index, which names every mount of a name others have too. (The reason
-	// is FieldValueInvalid: the API server words a FieldValueDuplicate
-	// without the message, and so without the index.)
-	for i := int64(0); i < *mounts.MaxItems; i++ {
-		spec.XValidations = append(spec.XValidations, apiextensionsv1.ValidationRule{
-			Rule: fmt.Sprintf("!has(self.volumeMounts) || size(self.volumeMounts) <= %d || "+
-				"self.volumeMounts.exists_one(m, m.name == self.volumeMounts[%d].name)", i, i),
+		unique = append(unique, apiextensionsv1.ValidationRule{
+			Rule:              present + fmt.Sprintf("self.volumeMounts.exists_one(m, m.name == self.volumeMounts[%d].name)", i),
 			MessageExpression: fmt.Sprintf(`'spec.volumeMounts[%d].name: Duplicate value: "' + self.volumeMounts[%d].name + '"'`, i, i),
 			FieldPath:         ".volumeMounts",
 			Reason:            &fieldValueInvalid,
 		})
 	}
+	spec.XValidations = append(append(spec.XValidations, named...), unique...)
 	if err := patchEnvFromKeys(&spec); err != nil {
 		return err
 	}

@@ -1,7 +1,6 @@
 package fuzz
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -324,14 +323,26 @@ func kindOf(d oracle.Disagreement) string {
 	return rule.Join(d.Rules, ",") + "|" + string(d.Aspect)
 }
 
-// historyLast is 0 for the seed of a case with a history of its own
-// (Case.Recreate), 1 otherwise: what a case without one shows of state
-// over time comes from the cases before it.
-func historyLast(seed uint64) int {
-	if Generate(seed).Recreate != nil {
-		return 0
+// historyFirst returns seeds with those of cases with a history of their
+// own (Case.Recreate) first, at most limit of them, the others after in
+// their order, and how many lead: what a case without one shows of state
+// over time comes from the cases before it. It generates each case once,
+// and none after the limit is reached.
+func historyFirst(seeds []uint64, limit int) ([]uint64, int) {
+	with := make([]uint64, 0, min(len(seeds), limit))
+	without := make([]uint64, 0, len(seeds))
+	for i, seed := range seeds {
+		if len(with) == limit {
+			without = append(without, seeds[i:]...)
+			break
+		}
+		if Generate(seed).Recreate != nil {
+			with = append(with, seed)
+		} else {
+			without = append(without, seed)
+		}
 	}
-	return 1
+	return append(with, without...), len(with)
 }
 
 // shrinkAndWrite shrinks a report's case, when shrink is set, and writes
@@ -369,16 +380,11 @@ func (r runner) shrinkAndWrite(ctx context.Context, rep *Report, opts Options, n
 		// one of state, those with a history of their own are tried
 		// first, historyTries of them, since the others show only what
 		// earlier cases left.
-		next, tries := slices.Clone(rep.more), kindTries-1
+		next, tries := rep.more, kindTries-1
 		if len(rep.found.Rules) > 0 && rep.found.Rules[0].Section() == "R6" {
-			slices.SortStableFunc(next, func(a, b uint64) int {
-				return cmp.Compare(historyLast(a), historyLast(b))
-			})
-			histories := slices.IndexFunc(next, func(seed uint64) bool { return historyLast(seed) == 1 })
-			if histories < 0 {
-				histories = len(next)
-			}
-			tries = max(tries, min(histories, historyTries))
+			var histories int
+			next, histories = historyFirst(rep.more, historyTries)
+			tries = max(tries, histories)
 		}
 		for _, seed := range next[:min(len(next), tries)] {
 			if d != nil || ctx.Err() != nil {

@@ -79,3 +79,47 @@ func TestKindOf(t *testing.T) {
 		})
 	}
 }
+
+// TestHistoryFirst: the seeds of cases with a history of their own lead,
+// no more of them than the limit, and every seed is kept, the others in
+// their order.
+func TestHistoryFirst(t *testing.T) {
+	seeds := make([]uint64, 200)
+	var histories int
+	for i := range seeds {
+		seeds[i] = uint64(i + 1)
+		if Generate(seeds[i]).Recreate != nil {
+			histories++
+		}
+	}
+	if histories < 3 {
+		t.Fatalf("%d of 200 cases have a history of their own; the test needs three", histories)
+	}
+	for _, tc := range []struct {
+		name  string
+		limit int
+		want  int
+	}{
+		{"all of them", len(seeds), histories},
+		{"two", 2, 2},
+		{"none", 0, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, n := historyFirst(seeds, tc.limit)
+			if n != tc.want {
+				t.Fatalf("%d lead, want %d", n, tc.want)
+			}
+			for _, seed := range got[:n] {
+				if Generate(seed).Recreate == nil {
+					t.Errorf("seed %d leads without a history", seed)
+				}
+			}
+			if sorted := slices.Sorted(slices.Values(got)); !slices.Equal(sorted, seeds) {
+				t.Errorf("seeds lost or repeated: %v", got)
+			}
+			if rest := got[n:]; !slices.IsSorted(rest) {
+				t.Errorf("the others out of their order: %v", rest)
+			}
+		})
+	}
+}
