@@ -4,10 +4,13 @@
 // mutant's own, and the cases of those kinds. make fuzz-rules runs it; the
 // figures in docs/mutation.md ("The rule fuzz names first") are its output.
 //
-//	go run ./hack/fuzzrules [-backend offline|envtest] [-cases 300] [-seed 7] [-concurrency 4] [-only NAME,...]
+//	go run ./hack/fuzzrules [-backend offline|envtest] [-cases 300] [-seed 7] [-concurrency 4] [-only NAME,...] [-wrong]
 //
 // It prints one line per mutant, then the totals, and exits 1 when a mutant
-// shows no disagreement at all.
+// shows no disagreement at all. With -wrong it also says, as it goes, each
+// kind whose first rule is not the mutant's: its rules, whether it was
+// reproduced run again alone, the seed of its case (fuzz.Generate's) and its
+// summary, which names the variant it behaves as if it were, if any.
 package main
 
 import (
@@ -39,6 +42,7 @@ func main() {
 	seed := flag.Uint64("seed", 7, "the runs' seed")
 	concurrency := flag.Int("concurrency", 4, "cases at once")
 	only := flag.String("only", "", "comma-separated mutant names (all when empty)")
+	wrong := flag.Bool("wrong", false, "say each kind whose first rule is not the mutant's")
 	backendName := flag.String("backend", "offline", "offline, or envtest (PRESETSIM_BIN_DIR names the control plane's binaries: presetsim tools dir)")
 	flag.Parse()
 	// envtest logs through controller-runtime's global logger as it
@@ -63,7 +67,7 @@ func main() {
 	if *only != "" {
 		names = strings.Split(*only, ",")
 	}
-	missed, err := run(ctx, os.Stdout, os.Stderr, newBackend, fuzz.Options{Cases: *cases, Seed: *seed, Concurrency: *concurrency}, names)
+	missed, err := run(ctx, os.Stdout, os.Stderr, newBackend, fuzz.Options{Cases: *cases, Seed: *seed, Concurrency: *concurrency}, names, *wrong)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "fuzzrules:", err)
 		os.Exit(2)
@@ -81,8 +85,9 @@ func (t *tally) add(o tally) {
 }
 
 // run fuzzes the named mutants (every one when names is empty) and prints
-// the table; it returns how many showed no disagreement.
-func run(ctx context.Context, out, progress io.Writer, newBackend func() backend.Backend, opts fuzz.Options, names []string) (missed int, err error) {
+// the table, and to progress, when wrong is set, each kind whose first rule
+// is not the mutant's; it returns how many showed no disagreement.
+func run(ctx context.Context, out, progress io.Writer, newBackend func() backend.Backend, opts fuzz.Options, names []string, wrong bool) (missed int, err error) {
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "mutant\trule\tkinds\tfirst rule right\tcases\tof them right")
 	var all tally
@@ -113,6 +118,9 @@ func run(ctx context.Context, out, progress io.Writer, newBackend func() backend
 			if len(d.Rules) > 0 && d.Rules[0] == m.Rule {
 				t.right++
 				t.rightCases += d.Count
+			} else if wrong {
+				fmt.Fprintf(progress, "fuzzrules: %s: wrong first rule %v (%d cases, seed %d)%s: %s\n",
+					m.Name, d.Rules, d.Count, d.CaseSeed, notReproduced(d.NotReproduced), firstLine(d.Summary))
 			}
 		}
 		if t.kinds == 0 {
@@ -128,6 +136,18 @@ func run(ctx context.Context, out, progress io.Writer, newBackend func() backend
 	}
 	fmt.Fprintf(tw, "all: %d of %d found\t\t%d\t%d (%.0f %%)\t%d\t%d (%.0f %%)\n", found, found+missed, all.kinds, all.right, percent(all.right, all.kinds), all.cases, all.rightCases, percent(all.rightCases, all.cases))
 	return missed, tw.Flush()
+}
+
+func notReproduced(why string) string {
+	if why == "" {
+		return ""
+	}
+	return ", not reproduced"
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
 }
 
 func percent(a, b int) float64 {

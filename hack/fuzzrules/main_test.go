@@ -16,7 +16,7 @@ import (
 // and the table says so; a name that is no mutant's shows nothing.
 func TestRun(t *testing.T) {
 	var out bytes.Buffer
-	missed, err := run(context.Background(), &out, io.Discard, func() backend.Backend { return offline.New() }, fuzz.Options{Cases: 60, Seed: 7, Concurrency: 2}, []string{"no-annotation"})
+	missed, err := run(context.Background(), &out, io.Discard, func() backend.Backend { return offline.New() }, fuzz.Options{Cases: 60, Seed: 7, Concurrency: 2}, []string{"no-annotation"}, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -406,6 +406,10 @@ func (r runner) shrinkAndWrite(ctx context.Context, rep *Report, opts Options, n
 	}
 	rep.NotShrunk = !shrink && opts.Out != ""
 	switch {
+	case d != nil && d.AsIf != "" && rep.found.AsIf == "":
+		// What no hypothesis explained beside other cases one explains
+		// alone: its rule comes first.
+		rep.Rules, rep.Summary, rep.Detail = d.Rules, d.Summary, d.Detail
 	case d != nil && shrink:
 		rep.Summary, rep.Detail = d.Summary, d.Detail
 	case d != nil:

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -36,7 +35,9 @@ type namespaces struct {
 	// emptied. Events are emptied only when a case may have left some
 	// (give's others): most cases list their namespace's events and see
 	// none.
-	resources  []schema.GroupVersionResource
+	resources []schema.GroupVersionResource
+	// presets is the resource of the implementation's presets.
+	presets    schema.GroupVersionResource
 	quarantine time.Duration
 	// forgetter is the implementation, when it applies deleted presets
 	// for a while.
@@ -87,6 +88,7 @@ func newNamespaces(w *harness.World) (*namespaces, error) {
 		// Pods first: an implementation may watch its presets and act on
 		// the pods that are still there.
 		resources:  []schema.GroupVersionResource{backend.Pods, mapping.Resource},
+		presets:    mapping.Resource,
 		quarantine: 2 * w.Timeouts.Settle,
 		free:       map[string][]freeNamespace{},
 		all:        map[string]bool{},
@@ -175,11 +177,10 @@ func (p *namespaces) forget(name string) {
 	}
 }
 
-// elsewhere are the presets stored in the pool's namespaces other than
-// these: those surely stored, and those on their way in or out (deleted
+// elsewhere are the presets stored in namespaces of the run other than
+// these (mine, physical names): those surely stored, and those on their way in or out (deleted
 // less than a quarantine ago).
-func (p *namespaces) elsewhere(own map[string]string) (held, passing []*v1alpha1.PodPreset) {
-	mine := slices.Collect(maps.Values(own))
+func (p *namespaces) elsewhere(mine []string) (held, passing []*v1alpha1.PodPreset) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for q, is := range p.stored {
@@ -224,6 +225,19 @@ func (p *namespaces) give(ctx context.Context, logical, name string, others ...s
 	defer p.mu.Unlock()
 	p.forget(name)
 	p.free[logical] = append(p.free[logical], freeNamespace{name: name, since: time.Now()})
+	return nil
+}
+
+// empty deletes the presets of a namespace the pool did not make (a case's
+// scenario did), noting that they are on their way out and then gone.
+func (p *namespaces) empty(ctx context.Context, name string) error {
+	p.leaving(name)
+	if err := p.w.Objects().DeleteAll(ctx, p.presets, name); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("unable to delete the %s of namespace %s: %w", p.presets.Resource, name, err)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.forget(name)
 	return nil
 }
 

@@ -3,6 +3,7 @@ package fuzz
 import (
 	"context"
 	"errors"
+	"maps"
 	"slices"
 	"testing"
 	"time"
@@ -156,7 +157,7 @@ func TestElsewhere(t *testing.T) {
 		slices.Sort(out)
 		return out
 	}
-	mine := map[string]string{"default": "default-aaaa", PeerNamespace: "default-aaaa-peer"}
+	mine := []string{"default-aaaa", "default-aaaa-peer"}
 	for _, tc := range []struct {
 		name                string
 		quarantine          time.Duration
@@ -209,6 +210,51 @@ func TestElsewhere(t *testing.T) {
 				t.Errorf("passing %q, want %q", got, tc.wantGoing)
 			}
 		})
+	}
+}
+
+// TestPeerPresetsGone: the presets of the namespace a case's scenario makes
+// (PeerNamespace) are deleted with it, and from then on no other case sees
+// them held; before, they were noted without a namespace and held for the
+// rest of the run.
+func TestPeerPresetsGone(t *testing.T) {
+	ctx := context.Background()
+	w := offlinetest.Start(t)
+	pool, err := newNamespaces(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c Case
+	for seed := uint64(1); ; seed++ {
+		if c = Generate(seed); len(c.Others) > 0 && c.Others[0].Namespace == PeerNamespace {
+			break
+		}
+	}
+	r := runner{w: w, namespaces: pool}
+	tr, err := r.admit(ctx, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.made) != 1 {
+		t.Fatalf("the case made namespaces %v, want one", tr.made)
+	}
+	mine := slices.Collect(maps.Values(tr.taken))
+	held, _ := pool.elsewhere(mine)
+	if len(held) != len(c.Others) || slices.ContainsFunc(held, func(p *v1alpha1.PodPreset) bool { return p.Namespace != tr.made[0] }) {
+		t.Errorf("while the case runs, held %v elsewhere than %v, want its %d presets of namespace %v", held, mine, len(c.Others), tr.made)
+	}
+	if held, _ := pool.elsewhere(append(mine, tr.made...)); len(held) > 0 {
+		t.Errorf("held %v elsewhere than every namespace of the case, want none", held)
+	}
+	peer := tr.made[0]
+	if err := r.release(ctx, tr); err != nil {
+		t.Fatal(err)
+	}
+	if held, _ := pool.elsewhere(nil); len(held) > 0 {
+		t.Errorf("once the case is released, held %v, want none", held)
+	}
+	if presets, err := w.Objects().List(ctx, pool.presets, peer); err == nil && len(presets) > 0 {
+		t.Errorf("%d presets left in namespace %s", len(presets), peer)
 	}
 }
 

@@ -78,7 +78,10 @@ func (r runner) shrink(ctx context.Context, c Case, found oracle.Disagreement, e
 
 // still returns the disagreement of a smaller case that shows what was
 // found: one the same hypothesis explains, when one explained it (named in
-// it); otherwise one with a rule in common. Nil when there is none.
+// it); otherwise one with a rule in common, explained by the hypothesis
+// that explains the smaller case, if one does (what no hypothesis
+// explained among other cases' presets may be explained alone). Nil when
+// there is none.
 func still(found oracle.Disagreement, ds []oracle.Disagreement, explainedBy []*oracle.Hypothesis) *oracle.Disagreement {
 	if found.AsIf != "" {
 		i := slices.IndexFunc(explainedBy, func(h *oracle.Hypothesis) bool { return h.Name == found.AsIf })
@@ -91,7 +94,11 @@ func still(found oracle.Disagreement, ds []oracle.Disagreement, explainedBy []*o
 	}
 	for i := range ds {
 		if slices.ContainsFunc(ds[i].Rules, func(r rule.ID) bool { return slices.Contains(found.Rules, r) }) {
-			return &ds[i]
+			d := ds[i]
+			if len(explainedBy) > 0 {
+				d.Explain(explainedBy[0])
+			}
+			return &d
 		}
 	}
 	return nil

@@ -248,6 +248,8 @@ func compareOutcome(ctx context.Context, w *harness.World, pods *scenario.Scenar
 		rules := []rule.ID{rule.R4_3}
 		if foreign(obs, got.Warnings) {
 			rules = []rule.ID{rule.R2_2}
+		} else if r := unselectedMention(obs, got.Warnings, want); r != "" {
+			rules = []rule.ID{r, rule.R4_3}
 		}
 		return &Disagreement{Rules: rules, Aspect: Warnings, Summary: fmt.Sprintf("%s returned the warnings %q; the model returns %q", name, got.Warnings, wantWarnings)}, nil
 	}
@@ -271,7 +273,10 @@ func checkEvents(obs Observed, want Expectation) *Disagreement {
 	if foreign(obs, got) {
 		return &Disagreement{Rules: []rule.ID{rule.R2_2}, Aspect: aspect, Summary: fmt.Sprintf("conflict events %q name presets of another namespace; the model records %q", got, expected)}
 	}
-	if len(got) > len(expected) && len(want.DryRun) > 0 && len(want.DryRun[0].Conflicts) > 0 {
+	switch r := unselectedMention(obs, got, want.Create[0]); {
+	case r != "":
+		rules = []rule.ID{r, rule.R4_3} // a conflict of a preset the pod is not selected by
+	case len(got) > len(expected) && len(want.DryRun) > 0 && len(want.DryRun[0].Conflicts) > 0:
 		rules = []rule.ID{rule.R2_1, rule.R4_3} // the dry run's conflict recorded too, most likely
 	}
 	return &Disagreement{Rules: rules, Aspect: aspect, Summary: fmt.Sprintf("conflict events %q; the model records %q", got, expected)}

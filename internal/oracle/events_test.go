@@ -4,7 +4,12 @@ import (
 	"slices"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
 	"presetsim.dev/presetsim/presets/conflict"
+	"presetsim.dev/presetsim/presets/model"
+	"presetsim.dev/presetsim/rule"
 )
 
 // TestSameEvents: events compare as recorded, and where client-go's
@@ -47,5 +52,44 @@ func TestImplementationWarnings(t *testing.T) {
 	want := []string{"Conflict on pod preset b.edge: duplicate env B in container side", "podpresets-ns: Conflict on pod preset a: duplicate env B"}
 	if !slices.Equal(got, want) {
 		t.Errorf("ImplementationWarnings = %q, want %q", got, want)
+	}
+}
+
+// TestCheckEventsRules: conflict events the model does not record name the
+// rule their presets show broken: selection when a preset of the pod's
+// namespace that does not select the pod is reported (the exclusion when
+// the pod is excluded), R2.2 when another namespace's is, else reporting.
+func TestCheckEventsRules(t *testing.T) {
+	preset := func(ns, name string) *v1alpha1.PodPreset {
+		return &v1alpha1.PodPreset{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+	}
+	ev := func(preset string) conflict.Event {
+		return conflict.Event{Kind: "Pod", Name: "website", Type: "Warning", Reason: conflict.Reason, Message: "Conflict on pod preset " + preset + ": duplicate env PORT in container app"}
+	}
+	obs := Observed{Presets: []*v1alpha1.PodPreset{preset("ns", "a"), preset("ns", "b")}, Others: []*v1alpha1.PodPreset{preset("ns-peer", "c")}}
+	selected := model.Outcome{Matching: []string{"a"}, Applied: []string{"a"}}
+	for _, tc := range []struct {
+		name   string
+		events []conflict.Event
+		want   model.Outcome
+		rules  []rule.ID
+	}{
+		{"a preset that does not select the pod", []conflict.Event{ev("b")}, selected, []rule.ID{rule.R2_3, rule.R4_3}},
+		{"a preset of an excluded pod", []conflict.Event{ev("a")}, model.Outcome{Skipped: "excluded"}, []rule.ID{rule.R2_4, rule.R4_3}},
+		{"another namespace's preset", []conflict.Event{ev("c")}, selected, []rule.ID{rule.R2_2}},
+		{"a preset that selects the pod", []conflict.Event{ev("a")}, selected, []rule.ID{rule.R4_3}},
+		{"none", nil, model.Outcome{Matching: []string{"a"}, Events: []conflict.Event{ev("a")}}, []rule.ID{rule.R4_3}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := obs
+			o.Events = tc.events
+			d := checkEvents(o, Expectation{Create: []model.Outcome{tc.want}})
+			if d == nil {
+				t.Fatal("no disagreement")
+			}
+			if !slices.Equal(d.Rules, tc.rules) {
+				t.Errorf("rules %v, want %v", d.Rules, tc.rules)
+			}
+		})
 	}
 }

@@ -262,6 +262,27 @@ func foreign(obs Observed, texts []string) bool {
 	return slices.ContainsFunc(conflict.Mentions(texts), func(name string) bool { return isOther(obs, name) })
 }
 
+// unselectedMention is the rule broken when texts (warnings, conflict
+// events) report a conflict of a preset of the pod's namespace that the
+// model does not select for the pod: the implementation selected it. R2.4
+// when the pod is excluded, R2.5 when it is a mirror pod, else R2.3; ""
+// when every preset the texts name is selected (or of another namespace:
+// foreign).
+func unselectedMention(obs Observed, texts []string, want model.Outcome) rule.ID {
+	if !slices.ContainsFunc(conflict.Mentions(texts), func(name string) bool {
+		return !isOther(obs, name) && !slices.Contains(want.Matching, name)
+	}) {
+		return ""
+	}
+	switch want.Skipped {
+	case "excluded":
+		return rule.R2_4
+	case "mirror":
+		return rule.R2_5
+	}
+	return rule.R2_3
+}
+
 // prefixDropped reports whether an envFrom entry the model expects is
 // missing where one with the same source and another prefix is present:
 // the entries were keyed without their prefix (R3.5).
