@@ -6,8 +6,10 @@
 //
 //	go run ./hack/fuzzrules [-backend offline|envtest] [-cases 300] [-seed 7] [-concurrency 4] [-only NAME,...] [-wrong]
 //
-// It prints one line per mutant, then the totals, and exits 1 when a mutant
-// shows no disagreement at all. With -wrong it also says, as it goes, each
+// It prints one line per mutant — its kinds, those whose first rule is the
+// mutant's, their cases, and how long the run took to find the first
+// disagreement and after how many cases — then the totals, and exits 1
+// when a mutant shows no disagreement at all. With -wrong it also says, as it goes, each
 // kind whose first rule is not the mutant's: its rules, whether it was
 // reproduced run again alone, the seed of its case (fuzz.Generate's) and its
 // summary, which names the variant it behaves as if it were, if any.
@@ -89,9 +91,9 @@ func (t *tally) add(o tally) {
 // is not the mutant's; it returns how many showed no disagreement.
 func run(ctx context.Context, out, progress io.Writer, newBackend func() backend.Backend, opts fuzz.Options, names []string, wrong bool) (missed int, err error) {
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "mutant\trule\tkinds\tfirst rule right\tcases\tof them right")
+	fmt.Fprintln(tw, "mutant\trule\tkinds\tfirst rule right\tcases\tof them right\tfirst found (s)\tafter cases")
 	var all tally
-	found := 0
+	found, slowest := 0, 0.0
 	for _, m := range mutants.All {
 		if len(names) > 0 && !slices.Contains(names, m.Name) {
 			continue
@@ -129,12 +131,13 @@ func run(ctx context.Context, out, progress io.Writer, newBackend func() backend
 			found++
 		}
 		all.add(t)
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\n", m.Name, m.Rule, t.kinds, t.right, t.cases, t.rightCases)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%.2f\t%d\n", m.Name, m.Rule, t.kinds, t.right, t.cases, t.rightCases, sum.FirstSeconds, sum.FirstCases)
 		// The table is written once aligned, at the end; a run of many
 		// minutes says each mutant's line as it goes.
-		fmt.Fprintf(progress, "fuzzrules: %s (%s): %d kinds, %d first rule right; %d cases, %d right\n", m.Name, m.Rule, t.kinds, t.right, t.cases, t.rightCases)
+		fmt.Fprintf(progress, "fuzzrules: %s (%s): %d kinds, %d first rule right; %d cases, %d right; first found after %.2f s\n", m.Name, m.Rule, t.kinds, t.right, t.cases, t.rightCases, sum.FirstSeconds)
+		slowest = max(slowest, sum.FirstSeconds)
 	}
-	fmt.Fprintf(tw, "all: %d of %d found\t\t%d\t%d (%.0f %%)\t%d\t%d (%.0f %%)\n", found, found+missed, all.kinds, all.right, percent(all.right, all.kinds), all.cases, all.rightCases, percent(all.rightCases, all.cases))
+	fmt.Fprintf(tw, "all: %d of %d found\t\t%d\t%d (%.0f %%)\t%d\t%d (%.0f %%)\t%.2f (the longest)\t\n", found, found+missed, all.kinds, all.right, percent(all.right, all.kinds), all.cases, all.rightCases, percent(all.rightCases, all.cases), slowest)
 	return missed, tw.Flush()
 }
 

@@ -82,6 +82,11 @@ type Summary struct {
 	// one per kind).
 	Disagreeing int     `json:"disagreeingCases"`
 	Seconds     float64 `json:"seconds"`
+	// FirstSeconds is how long the run took to find its first
+	// disagreement, and FirstCases how many cases it had done then; both
+	// zero when it found none.
+	FirstSeconds float64 `json:"firstSeconds,omitempty"`
+	FirstCases   int     `json:"firstCases,omitempty"`
 	// PeakRSSMiB is the peak memory of the process that ran the cases,
 	// when its caller measured it.
 	PeakRSSMiB float64 `json:"peakRSSMiB,omitempty"`
@@ -183,6 +188,8 @@ func Run(ctx context.Context, w *harness.World, opts Options) (_ Summary, err er
 	)
 	progress := newProgress(opts.Progress, own)
 	disagreeing := 0 // cases with a disagreement, under mu
+	var firstSeconds float64
+	var firstCases int
 	record := func(c Case, ds []oracle.Disagreement, explainedBy []*oracle.Hypothesis, crowded bool, err error) {
 		mu.Lock()
 		defer mu.Unlock()
@@ -195,6 +202,9 @@ func Run(ctx context.Context, w *harness.World, opts Options) (_ Summary, err er
 		done.Add(1)
 		if len(ds) > 0 {
 			disagreeing++
+			if disagreeing == 1 {
+				firstSeconds, firstCases = time.Since(start).Seconds(), int(done.Load())
+			}
 		}
 		for _, d := range kinds.add(c.Seed, ds, explainedBy, crowded) {
 			if opts.Log != nil {
@@ -256,6 +266,7 @@ func Run(ctx context.Context, w *harness.World, opts Options) (_ Summary, err er
 	}
 	sum := Summary{Seed: opts.Seed, Shard: opts.Shard.String(), Cases: int(done.Load())}
 	sum.Disagreeing = disagreeing
+	sum.FirstSeconds, sum.FirstCases = firstSeconds, firstCases
 	written := map[string]bool{}
 	for i, rep := range found {
 		// A kind that no hypothesis explains, found while presets of other
