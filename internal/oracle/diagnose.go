@@ -119,7 +119,7 @@ var hypotheses = []Hypothesis{
 	{"never injects envFrom", rule.R3_2, injection, stripped(func(s *v1alpha1.PodPresetSpec) { s.EnvFrom = nil })},
 	{"never injects env", rule.R3_2, injection, stripped(func(s *v1alpha1.PodPresetSpec) { s.Env = nil })},
 	{"never injects volume mounts", rule.R3_2, injection, stripped(func(s *v1alpha1.PodPresetSpec) { s.VolumeMounts = nil })},
-	{"never adds volumes", rule.R3_1, injection, stripped(func(s *v1alpha1.PodPresetSpec) { s.Volumes = nil })},
+	{"never adds volumes", rule.R3_1, injection, volumesNeverAdded},
 	{"reads presets through API types that lack image volumes: one is injected as an emptyDir", rule.R3_1, injection, stripped(imageVolumesLost)},
 	{"reads presets through API types that lack a mount's recursiveReadOnly: it is dropped", rule.R3_2, injection, stripped(recursiveReadOnlyLost)},
 	{"reads presets through older API types: an image volume injected as an emptyDir, a mount's recursiveReadOnly dropped", rule.R3_1, injection, stripped(func(s *v1alpha1.PodPresetSpec) {
@@ -292,6 +292,9 @@ func (h *Hypothesis) explainsAll(w *harness.World, obs Observed, ins []hypothesi
 		return own
 	}
 	// The events of the case: what its dry run and its create recorded.
+	// Of a pod the API server refused once the implementation had made it
+	// (an invalid pod), the events are the outcome's or none: the pod they
+	// are about never existed.
 	recorded := func(per [][]model.Outcome) bool {
 		var combine func(i int, acc []conflict.Event) bool
 		combine = func(i int, acc []conflict.Event) bool {
@@ -301,7 +304,10 @@ func (h *Hypothesis) explainsAll(w *harness.World, obs Observed, ins []hypothesi
 			if ins[i].later {
 				return combine(i+1, acc)
 			}
-			return slices.ContainsFunc(per[i], func(o model.Outcome) bool { return combine(i+1, slices.Concat(acc, o.Events)) })
+			if slices.ContainsFunc(per[i], func(o model.Outcome) bool { return combine(i+1, slices.Concat(acc, o.Events)) }) {
+				return true
+			}
+			return ins[i].got.Err != nil && invalidPod(ins[i].got.Err) && combine(i+1, acc)
 		}
 		return combine(0, nil)
 	}
@@ -401,18 +407,32 @@ func invalidPod(err error) bool {
 }
 
 // refusedAsMade reports whether err is the API server's refusal of pod
-// for what the pod itself breaks: a volume mount that names no volume of
-// the pod, which pod validation reports as the mount's name not found.
+// for what the pod itself breaks, as pod validation words it: a volume
+// mount that names no volume of the pod (the mount's name not found), two
+// mounts of a container at one path (the path must be unique), two volumes
+// of one name (a duplicate value).
 func refusedAsMade(pod *corev1.Pod, err error) bool {
+	if !invalidPod(err) {
+		return false
+	}
+	msg := err.Error()
 	volumes := map[string]bool{}
 	for _, v := range pod.Spec.Volumes {
+		if volumes[v.Name] && strings.Contains(msg, "volumes") && strings.Contains(msg, "Duplicate value: "+strconv.Quote(v.Name)) {
+			return true
+		}
 		volumes[v.Name] = true
 	}
 	for _, c := range containers(pod) {
+		paths := map[string]bool{}
 		for _, m := range c.VolumeMounts {
 			if !volumes[m.Name] && mountWithoutVolume(err, m.Name) {
 				return true
 			}
+			if paths[m.MountPath] && strings.Contains(msg, "mountPath: Invalid value: "+strconv.Quote(m.MountPath)+": must be unique") {
+				return true
+			}
+			paths[m.MountPath] = true
 		}
 	}
 	return false
@@ -1306,6 +1326,17 @@ func initContainersUntouched(h hypothesisInput) []model.Outcome {
 	out := variant(func(v *merge.Variant) { v.InitContainersUntouched = true })(h)
 	return append(out, specUndone(h, func(made, submitted *corev1.Pod) {
 		made.Spec.InitContainers = submitted.Spec.InitContainers
+	})...)
+}
+
+// volumesNeverAdded: the presets' volumes never reach the pod, read out of
+// the presets before the merge (they then conflict with nothing) or taken
+// away from what the merge made (they still conflict, and a conflict of
+// volumes alone leaves every preset out, R4.2).
+func volumesNeverAdded(h hypothesisInput) []model.Outcome {
+	out := stripped(func(s *v1alpha1.PodPresetSpec) { s.Volumes = nil })(h)
+	return append(out, specUndone(h, func(made, submitted *corev1.Pod) {
+		made.Spec.Volumes = submitted.Spec.Volumes
 	})...)
 }
 

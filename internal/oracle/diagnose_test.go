@@ -104,6 +104,14 @@ func TestDiagnose(t *testing.T) {
 	foreignLabels.Spec.Volumes = []corev1.Volume{{Name: "v-1", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}}
 	imageVolume := preset("tools")
 	imageVolume.Spec.Volumes = []corev1.Volume{{Name: "tools", VolumeSource: corev1.VolumeSource{Image: &corev1.ImageVolumeSource{Reference: "registry.example/tools:1.2"}}}}
+	// A preset whose volume shares the pod's own volume's name, and two
+	// presets that conflict: an implementation that drops the pod's
+	// shadowed items then finds the presets' conflict and leaves them out,
+	// so the pod's mount names a volume it no longer has.
+	shadowing := []*v1alpha1.PodPreset{preset("a", corev1.EnvVar{Name: "X", Value: "1"}), preset("b", corev1.EnvVar{Name: "X", Value: "2"})}
+	shadowing[0].Spec.Volumes = []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/tmp"}}}}
+	shadowedPod := withVolumes(webPod(nil, corev1.Container{Name: "app", Image: "nginx", VolumeMounts: []corev1.VolumeMount{{Name: "data", MountPath: "/data"}}}),
+		corev1.Volume{Name: "data", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}})
 	for _, tc := range []struct {
 		name     string
 		obs      Observed
@@ -229,6 +237,8 @@ func TestDiagnose(t *testing.T) {
 				o.Pod.Annotations = map[string]string{merge.AnnotationKey("queue"): o.Pod.Annotations[merge.AnnotationKey("queue")]}
 			}),
 			"replaces the pod's own annotations", rule.R3_7},
+		{"the pod's own volume taken away, the pod refused by the API server, no events", refusedByServer(shadowing, shadowedPod, "data"),
+			"puts a conflicting item in place of the pod's own", rule.R4_4},
 		{"the presets of another case's namespace taken", elsewhere(faulty([]*v1alpha1.PodPreset{db}, webPod(nil, app), model.Options{},
 			func(a *model.Admission) { a.Presets = append(a.Presets, queue) }, nil), queue),
 			"takes presets of other namespaces", rule.R2_2},
@@ -275,6 +285,13 @@ func history(presets []*v1alpha1.PodPreset, pod *corev1.Pod, edit func(*model.Ad
 		after(&create)
 	}
 	return observe(presets, pod, dry, create)
+}
+
+// refusedByServer is what an implementation whose pod the API server
+// refused for a mount of volume shows: both requests refused, no events.
+func refusedByServer(presets []*v1alpha1.PodPreset, pod *corev1.Pod, volume string) Observed {
+	err := apierrors.NewInvalid(schema.GroupKind{Kind: "Pod"}, pod.Name, field.ErrorList{field.NotFound(field.NewPath("spec", "containers").Index(0).Child("volumeMounts").Index(0).Child("name"), volume)})
+	return Observed{Presets: presets, Pod: pod, DryRun: Request{Err: err}, Create: Request{Err: err}}
 }
 
 // elsewhere is obs with presets another namespace held during both
@@ -377,14 +394,21 @@ func withVolumes(pod *corev1.Pod, volumes ...corev1.Volume) *corev1.Pod {
 	return pod
 }
 
-// TestRefusedAsMade: an outcome whose pod mounts a volume it lacks explains
-// the API server's refusal that names that mount, as the API server
-// returns it or as a scenario words it; nothing else.
+// TestRefusedAsMade: an outcome whose pod mounts a volume it lacks, mounts
+// two volumes at one path of a container or holds two volumes of one name
+// explains the API server's refusal that names that mount, path or volume,
+// as the API server returns it or as a scenario words it; nothing else.
 func TestRefusedAsMade(t *testing.T) {
 	dangling := webPod(nil, corev1.Container{Name: "app", Image: "nginx", VolumeMounts: []corev1.VolumeMount{{Name: "cache", MountPath: "/cache"}}})
 	whole := dangling.DeepCopy()
 	whole.Spec.Volumes = []corev1.Volume{{Name: "cache", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}}
 	invalid := apierrors.NewInvalid(schema.GroupKind{Kind: "Pod"}, "website", field.ErrorList{field.NotFound(field.NewPath("spec", "containers").Index(0).Child("volumeMounts").Index(0).Child("name"), "cache")})
+	samePath := whole.DeepCopy()
+	samePath.Spec.Containers[0].VolumeMounts = append(samePath.Spec.Containers[0].VolumeMounts, corev1.VolumeMount{Name: "cache", MountPath: "/cache", SubPath: "x"})
+	pathTwice := apierrors.NewInvalid(schema.GroupKind{Kind: "Pod"}, "website", field.ErrorList{field.Invalid(field.NewPath("spec", "containers").Index(0).Child("volumeMounts").Index(1).Child("mountPath"), "/cache", "must be unique")})
+	volumeTwice := whole.DeepCopy()
+	volumeTwice.Spec.Volumes = append(volumeTwice.Spec.Volumes, corev1.Volume{Name: "cache", VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/tmp"}}})
+	nameTwice := apierrors.NewInvalid(schema.GroupKind{Kind: "Pod"}, "website", field.ErrorList{field.Duplicate(field.NewPath("spec", "volumes").Index(1).Child("name"), "cache")})
 	for _, tc := range []struct {
 		name string
 		pod  *corev1.Pod
@@ -394,12 +418,58 @@ func TestRefusedAsMade(t *testing.T) {
 		{"the API server's refusal of the mount", dangling, invalid, true},
 		{"the same, as a scenario words it", dangling, fmt.Errorf("unable to create Pod %q: %s", "website", invalid.Error()), true},
 		{"a pod whose volume is there", whole, invalid, false},
+		{"two mounts at one path", samePath, pathTwice, true},
+		{"one mount at the path named", whole, pathTwice, false},
+		{"two volumes of one name", volumeTwice, nameTwice, true},
+		{"one volume of the name", whole, nameTwice, false},
 		{"a webhook's denial", dangling, apierrors.NewForbidden(schema.GroupResource{Resource: "pods"}, "website", fmt.Errorf("volumeMounts: Not found: %q", "cache")), false},
 		{"another mount named", dangling, apierrors.NewInvalid(schema.GroupKind{Kind: "Pod"}, "website", field.ErrorList{field.NotFound(field.NewPath("spec", "containers").Index(0).Child("volumeMounts").Index(0).Child("name"), "data")}), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := refusedAsMade(tc.pod, tc.err); got != tc.want {
 				t.Errorf("refusedAsMade: %v, want %v (%v)", got, tc.want, tc.err)
+			}
+		})
+	}
+}
+
+// TestVolumesNeverAdded: an implementation that never adds a preset's
+// volumes may read them out of the presets (then they conflict with
+// nothing) or take them away from what it merged (then a conflict of
+// volumes still leaves every preset out): both are outcomes of the
+// variant.
+func TestVolumesNeverAdded(t *testing.T) {
+	w := &harness.World{Profile: profile.Canonical()}
+	withVolume := func(name string, source corev1.VolumeSource) *v1alpha1.PodPreset {
+		p := preset(name)
+		p.Spec.Volumes = []corev1.Volume{{Name: "cache", VolumeSource: source}}
+		p.Spec.VolumeMounts = []corev1.VolumeMount{{Name: "cache", MountPath: "/cache-" + name}}
+		return p
+	}
+	a := withVolume("a", corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}})
+	b := withVolume("b", corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/tmp"}})
+	b.Spec.VolumeMounts = nil // its volume alone conflicts with a's
+	app := corev1.Container{Name: "app", Image: "nginx"}
+	for _, tc := range []struct {
+		name    string
+		presets []*v1alpha1.PodPreset
+		want    func(model.Outcome) bool
+	}{
+		{"read out of the presets: the mount without its volume", []*v1alpha1.PodPreset{a}, func(o model.Outcome) bool {
+			return o.Pod != nil && len(o.Pod.Spec.Volumes) == 0 && len(o.Pod.Spec.Containers[0].VolumeMounts) == 1
+		}},
+		{"read out of the presets: no conflict left, both applied", []*v1alpha1.PodPreset{a, b}, func(o model.Outcome) bool {
+			return len(o.Applied) == 2 && len(o.Warnings) == 0
+		}},
+		{"taken away after the merge: the conflict of volumes still leaves both out", []*v1alpha1.PodPreset{a, b}, func(o model.Outcome) bool {
+			return len(o.Applied) == 0 && len(o.Warnings) > 0 && o.Pod != nil && len(o.Pod.Spec.Containers[0].VolumeMounts) == 0
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			obs := faulty(tc.presets, webPod(nil, app), model.Options{}, nil, nil)
+			outs := volumesNeverAdded(newHypothesisInput(w, obs, false, obs.Create))
+			if !slices.ContainsFunc(outs, tc.want) {
+				t.Errorf("no outcome of the %d as wanted", len(outs))
 			}
 		})
 	}
