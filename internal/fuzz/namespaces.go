@@ -178,8 +178,8 @@ func (p *namespaces) forget(name string) {
 }
 
 // elsewhere are the presets stored in namespaces of the run other than
-// these (mine, physical names): those surely stored, and those on their way in or out (deleted
-// less than a quarantine ago).
+// mine (physical names): those surely stored, and those on their way in
+// or out (deleted less than a quarantine ago).
 func (p *namespaces) elsewhere(mine []string) (held, passing []*v1alpha1.PodPreset) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
