@@ -9,10 +9,11 @@
 // It prints one line per mutant — its kinds, those whose first rule is the
 // mutant's, their cases, and how long the run took to find the first
 // disagreement and after how many cases — then the totals, and exits 1
-// when a mutant shows no disagreement at all. With -wrong it also says, as it goes, each
-// kind whose first rule is not the mutant's: its rules, whether it was
-// reproduced run again alone, the seed of its case (fuzz.Generate's) and its
-// summary, which names the variant it behaves as if it were, if any.
+// when a mutant shows no disagreement at all. With -wrong it also says, as
+// it goes, each kind whose first rule is not the mutant's: its rules,
+// whether it was reproduced run again alone, the seed of its case
+// (fuzz.Generate's) and its summary, which names the variant it behaves as
+// if it were, if any.
 package main
 
 import (

@@ -8,21 +8,22 @@ import (
 	"presetsim.dev/presetsim/rule"
 )
 
+// hypothesis is the oracle's hypothesis of that name.
+func hypothesis(t *testing.T, name string) *oracle.Hypothesis {
+	t.Helper()
+	hs := oracle.HypothesesInOrder()
+	i := slices.IndexFunc(hs, func(h *oracle.Hypothesis) bool { return h.Name == name })
+	if i < 0 {
+		t.Fatalf("no hypothesis %q", name)
+	}
+	return hs[i]
+}
+
 // TestTallyResolve: cases two hypotheses explain alike are credited to the
 // one that explains the run's other cases too; a case no hypothesis
 // explains stays a kind of its own; a kind keeps its next cases' seeds.
 func TestTallyResolve(t *testing.T) {
-	hs := oracle.HypothesesInOrder()
-	find := func(name string) *oracle.Hypothesis {
-		for _, h := range hs {
-			if h.Name == name {
-				return h
-			}
-		}
-		t.Fatalf("no hypothesis %q", name)
-		return nil
-	}
-	empty, unreported := find("does not select presets with the empty selector"), find("reports no conflict")
+	empty, unreported := hypothesis(t, "does not select presets with the empty selector"), hypothesis(t, "reports no conflict")
 	d := oracle.Disagreement{Rules: []rule.ID{rule.R4_3}, Aspect: oracle.Warnings, Summary: "the create returned the warnings []"}
 	tl := newTally()
 	tl.add(1, []oracle.Disagreement{d}, []*oracle.Hypothesis{empty, unreported}, false) // ambiguous: the empty selector's preset conflicted

@@ -13,15 +13,7 @@ import (
 // disagreement shares a rule with it; then the hypothesis that explains
 // the smaller case, if one does, names its rule first.
 func TestStill(t *testing.T) {
-	hs := oracle.HypothesesInOrder()
-	byName := func(name string) *oracle.Hypothesis {
-		i := slices.IndexFunc(hs, func(h *oracle.Hypothesis) bool { return h.Name == name })
-		if i < 0 {
-			t.Fatalf("no hypothesis %q", name)
-		}
-		return hs[i]
-	}
-	others, unreported := byName("takes presets of other namespaces"), byName("reports no conflict")
+	others, unreported := hypothesis(t, "takes presets of other namespaces"), hypothesis(t, "reports no conflict")
 	pod := oracle.Disagreement{Rules: []rule.ID{rule.R3_1, rule.R3_2}, Aspect: oracle.Pod, Summary: "the create made another pod than the model"}
 	explained := pod
 	explained.Explain(unreported)
