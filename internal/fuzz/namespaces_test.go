@@ -235,18 +235,19 @@ func TestPeerPresetsGone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tr.made) != 1 {
-		t.Fatalf("the case made namespaces %v, want one", tr.made)
+	made := tr.s.OwnNamespaces()
+	if len(made) != 1 {
+		t.Fatalf("the case made namespaces %v, want one", made)
 	}
 	mine := slices.Collect(maps.Values(tr.taken))
 	held, _ := pool.elsewhere(mine)
-	if len(held) != len(c.Others) || slices.ContainsFunc(held, func(p *v1alpha1.PodPreset) bool { return p.Namespace != tr.made[0] }) {
-		t.Errorf("while the case runs, held %v elsewhere than %v, want its %d presets of namespace %v", held, mine, len(c.Others), tr.made)
+	if len(held) != len(c.Others) || slices.ContainsFunc(held, func(p *v1alpha1.PodPreset) bool { return p.Namespace != made[0] }) {
+		t.Errorf("while the case runs, held %v elsewhere than %v, want its %d presets of namespace %v", held, mine, len(c.Others), made)
 	}
-	if held, _ := pool.elsewhere(append(mine, tr.made...)); len(held) > 0 {
+	if held, _ := pool.elsewhere(append(mine, made...)); len(held) > 0 {
 		t.Errorf("held %v elsewhere than every namespace of the case, want none", held)
 	}
-	peer := tr.made[0]
+	peer := made[0]
 	if err := r.release(ctx, tr); err != nil {
 		t.Fatal(err)
 	}

@@ -76,9 +76,6 @@ type trial struct {
 	obs oracle.Observed
 	// taken are the case's namespaces from the pool, by logical name.
 	taken map[string]string
-	// made are the namespaces the case's scenario made for its presets
-	// (PeerNamespace), deleted with the scenario.
-	made []string
 	// owner is the UID of the pod's owner, when it has one.
 	owner types.UID
 	// settled is when the case's settle window ends.
@@ -329,7 +326,9 @@ func (r runner) settle(ctx context.Context, t *trial) (err error) {
 // create creates the case's pod, with a dry run or not.
 func (r runner) create(ctx context.Context, t *trial, pod *corev1.Pod, dryRun bool) oracle.Request {
 	warnings := &backend.Warnings{}
-	mine := slices.Concat(slices.Collect(maps.Values(t.taken)), t.made)
+	// The case's namespaces: the pool's, and those its scenario made
+	// (PeerNamespace).
+	mine := slices.Concat(slices.Collect(maps.Values(t.taken)), t.s.OwnNamespaces())
 	heldBefore, passingBefore := r.namespaces.elsewhere(mine)
 	created, err := t.s.CreateObject(ctx, pod, &backend.CreateOptions{DryRun: dryRun, Warnings: warnings})
 	heldAfter, passingAfter := r.namespaces.elsewhere(mine)
@@ -344,16 +343,9 @@ func (r runner) create(ctx context.Context, t *trial, pod *corev1.Pod, dryRun bo
 // long as it may be stored (namespaces.elsewhere).
 func (r runner) createPreset(ctx context.Context, t *trial, p *v1alpha1.PodPreset) (*unstructured.Unstructured, *scenario.Pending, error) {
 	here := p.DeepCopy()
-	logical := cmp.Or(p.Namespace, "default")
-	ns, ok := t.taken[logical]
-	if !ok {
-		var err error
-		if ns, err = t.s.Namespace(ctx, logical); err != nil {
-			return nil, nil, err
-		}
-		if !slices.Contains(t.made, ns) {
-			t.made = append(t.made, ns)
-		}
+	ns, err := t.s.Namespace(ctx, cmp.Or(p.Namespace, "default"))
+	if err != nil {
+		return nil, nil, err
 	}
 	here.Namespace = ns
 	noted := r.namespaces.storing(here)
@@ -428,13 +420,12 @@ func (o caseObjects) about(e *corev1.Event) bool {
 // other namespace it made.
 func (r runner) release(ctx context.Context, t *trial) error {
 	var errs []error
-	for _, name := range t.made {
+	for _, name := range t.s.OwnNamespaces() {
 		// Its presets go before the namespace, whose deletion the
 		// namespace controller finishes some time later: from then on no
 		// admission of another case sees them (elsewhere).
 		errs = append(errs, r.namespaces.empty(ctx, name))
 	}
-	t.made = nil
 	errs = append(errs, t.s.DeleteNamespaces(ctx))
 	for logical, name := range t.taken {
 		switch logical {
