@@ -167,8 +167,15 @@ func TestWebhookFaults(t *testing.T) {
 			if strings.Contains(failed, strconv.Quote("healthy")) {
 				t.Errorf("failurePolicy %s: the answered request for healthy counts as failed:\n%s", policy, failed)
 			}
-			// What a failure's message adds says how the process ended.
-			if out := w.ModuleOutput(); !strings.Contains(out, "the webhook's process exited (signal: killed)") {
+			// What a failure's message adds says how the process ended:
+			// the harness notes it once its wait for the process returns,
+			// which may come after the request the kill failed.
+			const exited = "the webhook's process exited (signal: killed)"
+			out := w.ModuleOutput()
+			for deadline := time.Now().Add(5 * time.Second); !strings.Contains(out, exited) && time.Now().Before(deadline); out = w.ModuleOutput() {
+				time.Sleep(20 * time.Millisecond)
+			}
+			if !strings.Contains(out, exited) {
 				t.Errorf("failurePolicy %s: the webhook's output for a failure does not say that its process was killed:\n%s", policy, out)
 			}
 		})
