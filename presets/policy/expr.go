@@ -283,16 +283,20 @@ func (c *compiler) additions() []string {
 	c.add("add_annotations", `!has(object.metadata.annotations) ? [[dyn("/metadata/annotations"), dyn(variables.annotations.transformMapEntry(i, a, {a[0]: a[2]}))]] : `+
 		`variables.annotations.filter(a, !(a[0] in object.metadata.annotations) || object.metadata.annotations[a[0]] != a[2]).map(a, [dyn(a[1]), dyn(a[2])])`)
 	names := []string{"variables.add_annotations"}
-	for _, l := range lists {
+	for n, l := range lists {
+		if len(c.items[n]) == 0 {
+			// No preset adds an item to this list: nothing to patch.
+			continue
+		}
 		if l.field == "volumes" {
-			c.add("add_volumes", c.appendTo(l, "object.spec.volumes", `"/spec/volumes"`))
+			c.add("add_volumes", c.appendTo(l, "object.spec.volumes", pointer{literal: "/spec/volumes"}))
 			names = append(names, "variables.add_volumes")
 			continue
 		}
 		for _, containers := range []string{"initContainers", "containers"} {
 			name := "add_" + l.field + "_" + containers
-			c.add(name, fmt.Sprintf(`has(object.spec.%[1]s) ? object.spec.%[1]s.transformList(i, c, %[2]s).flatten() : []`,
-				containers, c.appendTo(l, "c."+l.field, fmt.Sprintf(`"/spec/%s/" + string(i) + "/%s"`, containers, l.field))))
+			c.add(name, fmt.Sprintf(`has(object.spec.%[1]s) ? object.spec.%[1]s.transformList(i, c, ["/spec/%[1]s/" + string(i) + "/%[2]s"].map(p, %[3]s)[0]).flatten() : []`,
+				containers, l.field, c.appendTo(l, "c."+l.field, pointer{bound: "p"})))
 			names = append(names, "variables."+name)
 		}
 	}
@@ -346,26 +350,44 @@ func own(list, field string) string {
 // those keys sorted with duplicates dropped (a pod may repeat an item; a
 // map may not repeat a key). The environment has no cel.bind:
 // [x].map(v, e(v))[0] binds v to x in e.
-func (c *compiler) appendTo(l itemList, list, path string) string {
+//
+// Each item's key is written once, and a container's path is computed
+// once (pointer): the API server's type checker costs the square of the
+// calls in an expression (docs/policy.md), and these are the largest.
+func (c *compiler) appendTo(l itemList, list string, path pointer) string {
 	key := l.keys[0]
 	var known []string
 	for _, m := range c.keyed[l.field+"By"+key.name] {
-		known = append(known, fmt.Sprintf("%s in %s", key.expr("a"), m))
+		known = append(known, "k in "+m)
 	}
 	if len(known) == 0 {
 		known = []string{"false"}
 	}
-	present := fmt.Sprintf(`[%[1]s.filter(a, %[2]s).map(a, %[3]s).sort()].map(s, `+
+	present := fmt.Sprintf(`[%[1]s.map(a, %[2]s).filter(k, %[3]s).sort()].map(s, `+
 		`s.transformList(j, k, j == 0 || s[j - 1] != k, k).transformMapEntry(j, k, {k: true}))[0]`,
-		list, strings.Join(known, " || "), key.expr("a"))
+		list, key.expr("a"), strings.Join(known, " || "))
 	missing := fmt.Sprintf(`[%[1]s].map(present, variables.%[2]s.filter(b, !(%[3]s in present)))[0]`, present, l.field, key.expr("b"))
-	tmp := path + ` + "-presetsim"`
-	insert := fmt.Sprintf(`size(%[1]s) + 1 >= size(m) ? m.map(b, [dyn(%[2]s + "/-"), dyn(b)]) : `+
-		`[[dyn(%[3]s), dyn(m)]] + %[1]s.transformList(oi, ov, [dyn(%[3]s + "/0"), dyn(%[2]s + "/" + string(size(%[1]s) - 1 - oi)), dyn("move")]) + [[dyn(%[2]s), dyn(%[3]s), dyn("move")]]`,
-		list, path, tmp)
+	insert := fmt.Sprintf(`size(%[1]s) + 1 >= size(m) ? m.map(b, [dyn(%[2]s), dyn(b)]) : `+
+		`[[dyn(%[3]s), dyn(m)]] + %[1]s.transformList(oi, ov, [dyn(%[4]s), dyn(%[5]s + string(size(%[1]s) - 1 - oi)), dyn("move")]) + [[dyn(%[6]s), dyn(%[3]s), dyn("move")]]`,
+		list, path.at("/-"), path.at("-presetsim"), path.at("-presetsim/0"), path.at("/"), path.at(""))
 	return fmt.Sprintf(`(has(%[1]s) ? (%[4]s ? [] : [%[5]s].map(m, %[6]s)[0]) : `+
 		`size(variables.%[3]s) == 0 ? [] : [[dyn(%[2]s), dyn(variables.%[3]s)]])`,
-		list, path, l.field, appended(list, l.field), missing, insert)
+		list, path.at(""), l.field, appended(list, l.field), missing, insert)
+}
+
+// pointer is where appendTo's patches go: a JSON pointer known when the
+// policy is compiled (literal), or a CEL variable bound to one (bound).
+type pointer struct{ literal, bound string }
+
+// at is the CEL expression of the pointer with suffix appended.
+func (p pointer) at(suffix string) string {
+	switch {
+	case p.bound == "":
+		return quote(p.literal + suffix)
+	case suffix == "":
+		return p.bound
+	}
+	return p.bound + " + " + quote(suffix)
 }
 
 // escapeKey escapes a JSON pointer token (RFC 6901): ~ as ~0, / as ~1.
