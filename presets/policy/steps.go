@@ -142,12 +142,13 @@ func (s *steps) scope() string {
 	return "[object.spec]"
 }
 
-// in is appended to a conflict's description: the container.
-func (s *steps) in() string {
+// label is the CEL string of a conflict's description: the container's
+// name appended to it for the lists of a container.
+func (s *steps) label(description string) string {
 	if s.inContainers() {
-		return " + " + quote(conflict.InContainer) + " + c.name"
+		return quote(description+conflict.InContainer) + " + c.name"
 	}
-	return ""
+	return quote(description)
 }
 
 func (s *steps) list() string { return "c." + s.l.field }
@@ -159,8 +160,25 @@ func (s *steps) podHolds(n int) string {
 
 // podHasKey: the pod holds an item with step n's key k.
 func (s *steps) podHasKey(n, k int) string {
-	key := s.l.keys[k]
-	return fmt.Sprintf("(has(%[1]s) && %[1]s.exists(a, %[2]s == %[3]s))", s.list(), key.expr("a"), quote(key.value(s.steps[n].item)))
+	return fmt.Sprintf("(%s in variables.%s[ci])", quote(s.l.keys[k].value(s.steps[n].item)), s.keysName(k))
+}
+
+// keysName names the variable of the keys k of the items of each element
+// of the scope (keys).
+func (s *steps) keysName(k int) string { return "keys_" + s.l.field + s.l.keys[k].name }
+
+// keys are the variables of the keys of the items the pod holds, a list
+// per element of the scope, one variable per key: each step looks its
+// keys up in them, where writing the key's expression in each step would
+// cost the API server's type checker the square of their number
+// (docs/policy.md).
+func (s *steps) keys() []admissionregistrationv1.Variable {
+	vars := make([]admissionregistrationv1.Variable, len(s.l.keys))
+	for k, key := range s.l.keys {
+		vars[k] = admissionregistrationv1.Variable{Name: s.keysName(k), Expression: fmt.Sprintf(
+			"%[1]s.map(c, has(%[2]s) ? %[2]s.map(a, %[3]s) : [])", s.scope(), s.list(), key.expr("a"))}
+	}
+	return vars
 }
 
 func (s *steps) heldName(n int) string { return fmt.Sprintf("held_%s_%d", s.l.field, n) }
@@ -219,7 +237,7 @@ func (s *steps) conflicts(i int) []string {
 		}
 		labels := make([]string, len(s.l.keys))
 		for k, key := range s.l.keys {
-			labels[k] = fmt.Sprintf("(%s ? [%s%s] : [])", s.clash(n, k), quote(conflictLabel(s.l.field, key, st.item)), s.in())
+			labels[k] = fmt.Sprintf("(%s ? [%s] : [])", s.clash(n, k), s.label(conflictLabel(s.l.field, key, st.item)))
 		}
 		terms = append(terms, fmt.Sprintf("(%s ? [] : %s)", s.before(n), concat(labels, " ")))
 	}

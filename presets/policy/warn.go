@@ -63,6 +63,9 @@ func (c *compiler) warnVariables() ([]admissionregistrationv1.Variable, error) {
 			return nil, err
 		}
 		all[n] = s
+		if len(s.steps) > 0 {
+			vars = append(vars, s.keys()...)
+		}
 		vars = append(vars, s.variables(c)...)
 	}
 	for i := range c.presets {
