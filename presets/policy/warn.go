@@ -42,7 +42,8 @@ import (
 // held, whether each list of the pod ends with the items of the presets
 // that select it (tails.go: then none conflicts), and the lists it
 // compares with, tail_<list>; containers, every init container and
-// container; the held_<list>_<n> of steps.go; and w<i>, one per preset.
+// container; the keys_<list><Key> and held_<list>_<n> of steps.go; and
+// w<i>, one per preset.
 func (c *compiler) warnVariables() ([]admissionregistrationv1.Variable, error) {
 	var vars []admissionregistrationv1.Variable
 	ends := make([]string, len(lists))
