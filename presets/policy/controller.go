@@ -59,6 +59,15 @@ const (
 	maxRetry = 5 * time.Second
 )
 
+// batch is how long after a change of its presets a namespace is
+// compiled: the changes of that moment are compiled together (presets
+// applied from one file, a namespace's presets deleted at once). Each
+// policy written costs the API server a compilation, whose type checking
+// is the most expensive thing the policy costs it (docs/policy.md); the
+// API server applies a written policy at its next refresh, up to a second
+// later.
+const batch = 10 * time.Millisecond
+
 // NewController returns a controller over every namespace's presets; Run
 // starts it.
 func NewController(client kubernetes.Interface, dyn dynamic.Interface, o ControllerOptions) *Controller {
@@ -79,7 +88,7 @@ func (c *Controller) Run(ctx context.Context) error {
 			obj = d.Obj
 		}
 		if m, err := metaOf(obj); err == nil {
-			c.queue.Add(m.GetNamespace())
+			c.queue.AddAfter(m.GetNamespace(), batch)
 		}
 	}
 	reg, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
