@@ -51,9 +51,12 @@ type state struct {
 	holding bool
 	// tags are the scenario's tags with its feature's ("@R2.4").
 	tags []string
-	// step is the text of the step running now, and began when it began.
-	step  string
-	began time.Time
+	// step is the text of the step running now, and began when it began:
+	// when the step before it ended (ended), so that the steps' phases are
+	// contiguous and count the time between steps too, or at its own
+	// start for the first.
+	step         string
+	began, ended time.Time
 	// phases are where the scenario's time went so far (outcome.Phase).
 	phases []outcome.Phase
 	// checks are the outcomes of the steps so far (see Check).
@@ -211,7 +214,10 @@ func initializer(w *harness.World, fsys fs.FS, work *slots) func(*godog.Scenario
 		})
 		sc.StepContext().Before(func(ctx context.Context, st *godog.Step) (context.Context, error) {
 			s := from(ctx)
-			s.step, s.window, s.began = st.Text, 0, time.Now()
+			s.step, s.window, s.began = st.Text, 0, s.ended
+			if s.began.IsZero() {
+				s.began = time.Now()
+			}
 			for i, candidate := range s.steps {
 				if candidate.Id == st.Id {
 					s.current = s.locs[i]
@@ -226,7 +232,8 @@ func initializer(w *harness.World, fsys fs.FS, work *slots) func(*godog.Scenario
 			}
 			result := stepResult{status: status, err: err}
 			if !s.began.IsZero() { // a step godog skipped had no Before
-				result.duration = time.Since(s.began)
+				s.ended = time.Now()
+				result.duration = s.ended.Sub(s.began)
 				s.phases = append(s.phases, outcome.Phase{Name: st.Text, Duration: result.duration})
 				s.began = time.Time{}
 			}
