@@ -93,7 +93,7 @@ fuzz-rules: ## fuzz every module mutant offline (300 cases each, seed 7) and cou
 	$(GO) run ./hack/fuzzrules $(ARGS)
 
 .PHONY: mutation
-mutation: ## mutation-test presets/ with gremlins: admission, merge, model by the offline suite; explain by its goldens; policy by the suite on envtest; fails below 90 % of all mutants (docs/mutation.md)
+mutation: ## mutation-test presets/ with gremlins: admission, merge, model by the offline suite; explain by its goldens; policy by the suite on envtest and by generated cases offline; fails below 90 % of all mutants (docs/mutation.md)
 	hack/mutation.sh
 
 .PHONY: generate

@@ -14,7 +14,12 @@
 #           tables, run as one test suite (gremlins --integration);
 #   policy  presets/policy: the feature suite on envtest against the
 #           presets compiled into MutatingAdmissionPolicies
-#           (TestEnvtestPolicySuite), which the offline backend cannot run.
+#           (TestEnvtestPolicySuite);
+#   policy-fuzz
+#           presets/policy again, judged by generated cases instead:
+#           presetsim fuzz offline, where k8s.io/apiserver's own plug-ins
+#           evaluate the compiled policies (TestOfflinePolicyFuzz, 200
+#           cases, stopped at the first disagreement).
 #
 # The gate counts every mutant: killed / (killed + lived + not covered +
 # timed out), over the groups run, must be at least 90 %. gremlins' own
@@ -34,7 +39,8 @@
 # no run can tell a mutant of it from the original; its unit tests judge
 # it.
 #
-# MUTATION_GROUPS picks groups (default "suite model explain policy");
+# MUTATION_GROUPS picks groups (default "suite model explain policy
+# policy-fuzz");
 # MUTATION_ARGS adds gremlins flags, e.g. MUTATION_ARGS="--workers 1".
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -75,7 +81,7 @@ unleash() {
 	"$score" rejudge "$out/$group.json" "$stage" "$path" "$packages" "-run=$tests" 2>&1 | tee -a "$out/log"
 }
 
-groups=${MUTATION_GROUPS:-suite model explain policy}
+groups=${MUTATION_GROUPS:-suite model explain policy policy-fuzz}
 for group in $groups; do
 	case $group in
 	suite) unleash suite '^TestOfflineFeatureSuite$' ./presets . \
@@ -87,7 +93,8 @@ for group in $groups; do
 	policy)
 		export PRESETSIM_BIN_DIR=${PRESETSIM_BIN_DIR:-$("$root/hack/build-tools.sh")}
 		unleash policy '^TestEnvtestPolicySuite$' ./presets/policy . --workers 1 ;;
-	*) echo "make mutation: unknown group $group (suite, model, explain, policy)" >&2; exit 2 ;;
+	policy-fuzz) unleash policy-fuzz '^TestOfflinePolicyFuzz$' ./presets/policy . --workers 1 ;;
+	*) echo "make mutation: unknown group $group (suite, model, explain, policy, policy-fuzz)" >&2; exit 2 ;;
 	esac
 done
 

@@ -3,6 +3,7 @@ package fuzz
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -38,10 +39,19 @@ type Options struct {
 	// Shrink is how many distinct disagreements are shrunk (the first of
 	// each kind); DefaultShrink when zero, none when negative.
 	Shrink int
+	// StopAtFirst ends the run at the first case that disagrees with the
+	// model: the cases not yet done are dropped, not counted, and the
+	// disagreements found are reported (and written and shrunk as Out and
+	// Shrink say) as at the end of a whole run. A mutation test wants
+	// only whether a run finds anything.
+	StopAtFirst bool
 	// Progress receives a progress line now and then, and Log one line per
 	// disagreement found; both may be nil.
 	Progress, Log io.Writer
 }
+
+// errFound is why a StopAtFirst run's cases ended early.
+var errFound = errors.New("a case disagreed with the model")
 
 // Shard is shard I of N of a run's cases.
 type Shard struct{ I, N int }
@@ -169,6 +179,10 @@ func Run(ctx context.Context, w *harness.World, opts Options) (_ Summary, err er
 		ctx, cancel = context.WithTimeout(ctx, opts.Time)
 		defer cancel()
 	}
+	// stopCases ends the run's cases, not the run, at its first disagreement
+	// (StopAtFirst).
+	ctx, stopCases := context.WithCancelCause(ctx)
+	defer stopCases(nil)
 	pool, err := newNamespaces(w)
 	if err != nil {
 		return Summary{}, err
@@ -204,6 +218,9 @@ func Run(ctx context.Context, w *harness.World, opts Options) (_ Summary, err er
 			disagreeing++
 			if disagreeing == 1 {
 				firstSeconds, firstCases = time.Since(start).Seconds(), int(done.Load())
+				if opts.StopAtFirst {
+					stopCases(errFound)
+				}
 			}
 		}
 		for _, d := range kinds.add(c.Seed, ds, explainedBy, crowded) {
@@ -262,7 +279,9 @@ func Run(ctx context.Context, w *harness.World, opts Options) (_ Summary, err er
 	}
 	interrupted := context.Cause(parent)
 	if interrupted == nil && opts.Time == 0 {
-		interrupted = context.Cause(ctx)
+		if interrupted = context.Cause(ctx); errors.Is(interrupted, errFound) {
+			interrupted = nil
+		}
 	}
 	sum := Summary{Seed: opts.Seed, Shard: opts.Shard.String(), Cases: int(done.Load())}
 	sum.Disagreeing = disagreeing

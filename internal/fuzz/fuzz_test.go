@@ -190,6 +190,36 @@ func TestShards(t *testing.T) {
 	}
 }
 
+// TestStopAtFirst: a run told to stop at its first disagreement ends
+// there, without error, with that disagreement reported and fewer cases
+// done than asked; the same run without it does them all.
+func TestStopAtFirst(t *testing.T) {
+	w := startOffline(t, mutants.Prefix+"skips-init-containers")
+	const cases = 300
+	tests := []struct {
+		name        string
+		stopAtFirst bool
+		whole       bool // all the cases done
+	}{
+		{name: "stopped at the first", stopAtFirst: true},
+		{name: "the whole run", whole: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sum, err := fuzz.Run(context.Background(), w, fuzz.Options{Cases: cases, Seed: 3, Concurrency: 2, Shrink: -1, StopAtFirst: tt.stopAtFirst})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(sum.Disagreements) == 0 || sum.Interrupted != "" {
+				t.Fatalf("%d disagreements, interrupted %q: want some, not interrupted", len(sum.Disagreements), sum.Interrupted)
+			}
+			if (sum.Cases == cases) != tt.whole {
+				t.Errorf("%d of %d cases done (%d disagreeing); want all of them: %v", sum.Cases, cases, sum.Disagreeing, tt.whole)
+			}
+		})
+	}
+}
+
 // TestEnvtest: on a real control plane, the reference agrees with the
 // model on every case of a fixed seed (dry runs, creates, warnings and
 // conflict events), and a mutant is found with its rule named.
