@@ -71,14 +71,28 @@ func denied(err error, _ string) []rule.ID {
 func check(kind string, rules ...rule.ID) checkSpec { return checkSpec{rules: rules, shows: kind} }
 
 // podCheck compares a pod with an expectation; a failure is narrowed by its
-// differences.
+// differences, or by a workload the implementation changed.
 func podCheck(rules ...rule.ID) checkSpec {
 	return checkSpec{rules: slices.Concat(rule.PodContent, rules), shows: shows.content, narrow: func(err error, prefix string) []rule.ID {
 		if r := denied(err, prefix); r != nil {
 			return r // a workload's pods refused at admission
 		}
+		if r := workloadChanged(err); r != nil {
+			return r
+		}
 		return oracle.DifferenceRules(err, prefix)
 	}}
+}
+
+// workloadChanged narrows an error that holds a workload the
+// implementation changed at admission (*scenario.ObjectChanged: the
+// scenario's own, or a ReplicaSet its Deployment made): R2.6.
+func workloadChanged(err error) []rule.ID {
+	var changed *scenario.ObjectChanged
+	if errors.As(err, &changed) {
+		return []rule.ID{rule.R2_6}
+	}
+	return nil
 }
 
 // updateCheck is "the pod … should be as updated": an update refused or
@@ -95,15 +109,18 @@ func updateCheck() checkSpec {
 
 // asSubmittedCheck is "the <Kind> … should be as submitted": for a pod, a
 // pod comparison; for a workload, its template changed breaks R2.6.
-func asSubmittedCheck() checkSpec {
-	c := podCheck(rule.R2_6)
-	pods := c.narrow
+func asSubmittedCheck() checkSpec { return podCheck(rule.R2_6) }
+
+// workloadUpdate is a step that updates a workload (scale it, roll it
+// out): a workload the implementation changed at admission breaks R2.6,
+// named by the step itself, before what the change leads to later.
+func workloadUpdate() checkSpec {
+	c := setup("")
 	c.narrow = func(err error, prefix string) []rule.ID {
-		var changed *scenario.ObjectChanged
-		if errors.As(err, &changed) {
-			return []rule.ID{rule.R2_6}
+		if r := workloadChanged(err); r != nil {
+			return r
 		}
-		return pods(err, prefix)
+		return denied(err, prefix)
 	}
 	return c
 }

@@ -411,7 +411,7 @@ func registerWorkloads(sc registrar) {
 		}
 		return from(ctx).scenario.SetNodes(ctx, count)
 	})
-	sc.Step(`^I scale the (\w+) "([^"]*)" to (\d+)$`, setup(""), func(ctx context.Context, kind, name, n string) error {
+	sc.Step(`^I scale the (\w+) "([^"]*)" to (\d+)$`, workloadUpdate(), func(ctx context.Context, kind, name, n string) error {
 		count, err := strconv.Atoi(n)
 		if err != nil {
 			return err
@@ -424,7 +424,7 @@ func registerWorkloads(sc registrar) {
 	sc.Step(`^I delete the pod "([^"]*)"$`, setup(""), func(ctx context.Context, name string) error {
 		return from(ctx).scenario.DeletePod(ctx, name)
 	})
-	sc.Step(`^I trigger a rollout of the (\w+) "([^"]*)"$`, setup(""), func(ctx context.Context, kind, name string) error {
+	sc.Step(`^I trigger a rollout of the (\w+) "([^"]*)"$`, workloadUpdate(), func(ctx context.Context, kind, name string) error {
 		return from(ctx).scenario.Rollout(ctx, kind, name)
 	})
 	sc.Step(`^the pods of the (\w+) "([^"]*)" should have been created in order$`, check("", rule.R2_6), func(ctx context.Context, kind, name string) error {

@@ -4,13 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"presetsim.dev/presetsim/harness/backend"
+	"presetsim.dev/presetsim/internal/compare/valuediff"
 	"presetsim.dev/presetsim/internal/manifest"
 )
 
@@ -43,9 +48,22 @@ func (s *Scenario) WaitForPods(ctx context.Context, n int, kind, name string) ([
 			}
 		}
 		var ok bool
-		ok, status = settled(owner)
+		if ok, status = settled(owner); !ok {
+			// Why it does not settle, when the implementation is why.
+			changed, err := s.changedReplicaSet(ctx, owner)
+			if err != nil {
+				return false, err
+			}
+			if changed != nil {
+				return false, changed
+			}
+		}
 		return ok && len(pods) == n, nil
 	}, backend.Pods, ownerGVR, backend.ReplicaSets)
+	var changed *ObjectChanged
+	if errors.As(err, &changed) {
+		return nil, fmt.Errorf("want %d pods owned by %s %q, have %d: %w", n, kind, name, len(pods), changed)
+	}
 	if err != nil {
 		if status != "" {
 			status = fmt.Sprintf(" (%s %q not settled: %s)", gvk, name, status)
@@ -60,6 +78,44 @@ func (s *Scenario) WaitForPods(ctx context.Context, n int, kind, name string) ([
 		return nil, errors.New(msg)
 	}
 	return pods, nil
+}
+
+// changedReplicaSet is a ReplicaSet of the Deployment whose pod template
+// bears an annotation under the implementation's prefix that the
+// Deployment's template does not: the implementation was sent its
+// CREATE and changed the template (R2.6). The Deployment's controller
+// then never finds the ReplicaSet of its template (it compares them),
+// makes another, and never settles. Nil when there is none.
+func (s *Scenario) changedReplicaSet(ctx context.Context, deployment *unstructured.Unstructured) (*ObjectChanged, error) {
+	if deployment.GetKind() != "Deployment" {
+		return nil, nil
+	}
+	rss, err := s.Objects().List(ctx, backend.ReplicaSets, deployment.GetNamespace())
+	if err != nil {
+		return nil, err
+	}
+	own, _, _ := unstructured.NestedStringMap(deployment.Object, "spec", "template", "metadata", "annotations")
+	wantSpec, _, _ := unstructured.NestedFieldNoCopy(deployment.Object, "spec", "template", "spec")
+	for i := range rss {
+		rs := &rss[i]
+		if c := metav1.GetControllerOf(rs); c == nil || c.UID != deployment.GetUID() {
+			continue
+		}
+		annotations, _, _ := unstructured.NestedStringMap(rs.Object, "spec", "template", "metadata", "annotations")
+		var diffs []valuediff.Difference
+		for _, k := range slices.Sorted(maps.Keys(annotations)) {
+			if _, ok := own[k]; !ok && strings.HasPrefix(k, s.World().AnnotationPrefix) {
+				diffs = append(diffs, valuediff.Difference{Path: "spec.template.metadata.annotations[" + k + "]", Want: valuediff.Absent, Got: fmt.Sprintf("%q", annotations[k])})
+			}
+		}
+		if len(diffs) == 0 {
+			continue
+		}
+		gotSpec, _, _ := unstructured.NestedFieldNoCopy(rs.Object, "spec", "template", "spec")
+		diffs = append(diffs, valuediff.Values("spec.template.spec", wantSpec, gotSpec)...)
+		return &ObjectChanged{Kind: "ReplicaSet", Name: rs.GetName(), MadeBy: fmt.Sprintf("Deployment %q", deployment.GetName()), Differences: diffs}, nil
+	}
+	return nil, nil
 }
 
 // OwnedPodsShouldBe waits as WaitForPods, then compares each pod with the

@@ -294,9 +294,16 @@ func (s *Scenario) CreatableUnadmitted(ctx context.Context, obj runtime.Object) 
 }
 
 // ObjectChanged is an object other than a pod (a workload) that is not as
-// the scenario submitted it: its template changed breaks R2.6.
+// the scenario submitted it, or not as the harness's update of it would
+// leave it: its template changed breaks R2.6.
 type ObjectChanged struct {
 	Kind, Name string
+	// Verb is the harness's update of the object that the implementation
+	// changed ("scale", "roll out"); empty for its creation.
+	Verb string
+	// MadeBy names the object's controller when a controller made it
+	// (`Deployment "web"` for its ReplicaSet), not the scenario.
+	MadeBy string
 	// Refused is the API server's refusal of the object, which it would
 	// have stored without the implementation; nil when it stored it.
 	Refused     error
@@ -310,6 +317,12 @@ func (e *ObjectChanged) Error() string {
 	lines := make([]string, len(e.Differences))
 	for i, d := range e.Differences {
 		lines[i] = d.String()
+	}
+	switch {
+	case e.Verb != "":
+		return fmt.Sprintf("%s %q was changed at admission when asked to %s it:\n%s", e.Kind, e.Name, e.Verb, strings.Join(lines, "\n"))
+	case e.MadeBy != "":
+		return fmt.Sprintf("%s %q, which %s made from its template, was changed at admission:\n%s", e.Kind, e.Name, e.MadeBy, strings.Join(lines, "\n"))
 	}
 	return fmt.Sprintf("%s %q is not as submitted:\n%s", e.Kind, e.Name, strings.Join(lines, "\n"))
 }

@@ -2,7 +2,10 @@ package scenario
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -16,7 +19,10 @@ import (
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/wait"
 
+	jsonpatch "github.com/evanphx/json-patch/v5"
+
 	"presetsim.dev/presetsim/harness/backend"
+	"presetsim.dev/presetsim/internal/compare/valuediff"
 	"presetsim.dev/presetsim/internal/rollout"
 )
 
@@ -98,32 +104,78 @@ func (s *Scenario) object(ctx context.Context, kind, name string) (*unstructured
 	return obj, mapping.Resource, ns, nil
 }
 
-// Scale sets a workload's spec.replicas.
+// Scale sets a workload's spec.replicas, as `kubectl scale` does.
 func (s *Scenario) Scale(ctx context.Context, kind, name string, replicas int) error {
-	_, gvr, ns, err := s.object(ctx, kind, name)
+	return s.patchWorkload(ctx, kind, name, "scale", fmt.Sprintf(`{"spec":{"replicas":%d}}`, replicas))
+}
+
+// Rollout restarts a workload's pods the way `kubectl rollout restart`
+// does: a new annotation on its pod template.
+func (s *Scenario) Rollout(ctx context.Context, kind, name string) error {
+	return s.patchWorkload(ctx, kind, name, "roll out", fmt.Sprintf(`{"spec":{"template":{"metadata":{"annotations":{"kubectl.kubernetes.io/restartedAt":%q}}}}}`,
+		time.Now().Format(time.RFC3339Nano)))
+}
+
+// patchWorkload merge-patches a workload, as a user's UPDATE of it, and
+// checks what the API server stored (updatedAsAsked). An implementation
+// whose own registration sends it the UPDATE must change nothing in it
+// (R2.1, R2.6): a changed workload is an *ObjectChanged, so that the step
+// names R2.6, not what the change leads to later (a rollout that never
+// settles).
+func (s *Scenario) patchWorkload(ctx context.Context, kind, name, verb, patch string) error {
+	before, gvr, ns, err := s.object(ctx, kind, name)
 	if err != nil {
 		return err
 	}
-	patch := fmt.Sprintf(`{"spec":{"replicas":%d}}`, replicas)
 	if err := s.Objects().MergePatch(ctx, gvr, ns, name, []byte(patch)); err != nil {
-		return s.Failed(err, "unable to scale %s %q", kind, name)
+		return s.Failed(err, "unable to %s %s %q", verb, kind, name)
+	}
+	after, err := s.Objects().Get(ctx, gvr, ns, name)
+	if err != nil {
+		return s.Failed(err, "unable to get %s %q", kind, name)
+	}
+	changed, err := updatedAsAsked(before, after, verb, []byte(patch), s.World().AnnotationPrefix)
+	if err != nil {
+		return fmt.Errorf("the harness's patch to %s %s %q: %w", verb, kind, name, err)
+	}
+	if changed != nil {
+		return changed
 	}
 	return nil
 }
 
-// Rollout restarts a workload's pods the way `kubectl rollout restart`
-// does: by stamping its pod template.
-func (s *Scenario) Rollout(ctx context.Context, kind, name string) error {
-	_, gvr, ns, err := s.object(ctx, kind, name)
+// updatedAsAsked compares a workload as stored after a merge patch with
+// the workload before it with the patch applied: nothing else in its
+// spec, and no annotation under the implementation's prefix added. Nil
+// when they agree, and when the spec changed more than once meanwhile
+// (its generation by more than one), so that a controller's update beside
+// the harness's (the reference's rollouts stamp a template) is never
+// taken for the implementation's.
+func updatedAsAsked(before, after *unstructured.Unstructured, verb string, patch []byte, prefix string) (*ObjectChanged, error) {
+	if after.GetGeneration() > before.GetGeneration()+1 {
+		return nil, nil
+	}
+	doc, err := json.Marshal(before.Object)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	patch := fmt.Sprintf(`{"spec":{"template":{"metadata":{"annotations":{"kubectl.kubernetes.io/restartedAt":%q}}}}}`,
-		time.Now().Format(time.RFC3339Nano))
-	if err := s.Objects().MergePatch(ctx, gvr, ns, name, []byte(patch)); err != nil {
-		return s.Failed(err, "unable to roll out %s %q", kind, name)
+	if doc, err = jsonpatch.MergePatch(doc, patch); err != nil {
+		return nil, err
 	}
-	return nil
+	var want map[string]any
+	if err := json.Unmarshal(doc, &want); err != nil {
+		return nil, err
+	}
+	diffs := valuediff.Values("spec", want["spec"], after.Object["spec"])
+	for _, k := range slices.Sorted(maps.Keys(after.GetAnnotations())) {
+		if _, ok := before.GetAnnotations()[k]; !ok && strings.HasPrefix(k, prefix) {
+			diffs = append(diffs, valuediff.Difference{Path: "metadata.annotations[" + k + "]", Want: valuediff.Absent, Got: fmt.Sprintf("%q", after.GetAnnotations()[k])})
+		}
+	}
+	if len(diffs) == 0 {
+		return nil, nil
+	}
+	return &ObjectChanged{Kind: after.GetKind(), Name: after.GetName(), Verb: verb, Differences: diffs}, nil
 }
 
 // DeletePod deletes a pod and waits until it is gone (a controller may
