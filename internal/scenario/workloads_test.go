@@ -26,10 +26,10 @@ func TestUpdatedAsAsked(t *testing.T) {
 			after: `{apiVersion: apps/v1, kind: Deployment, metadata: {name: web, generation: 2}, spec: {replicas: 3.0, template: {metadata: {labels: {app: web}}, spec: {containers: [{name: web, image: nginx}]}}}}`},
 		{name: "its template changed", verb: "roll out", patch: rollout,
 			after: `{apiVersion: apps/v1, kind: Deployment, metadata: {name: web, generation: 2}, spec: {replicas: 1, template: {metadata: {labels: {app: web}, annotations: {kubectl.kubernetes.io/restartedAt: now}}, spec: {containers: [{name: web, image: nginx, env: [{name: A, value: "1"}]}]}}}}`,
-			want: `Deployment "web" was changed at admission when asked to roll out it:` + "\n" + `spec.template.spec.containers[web].env: want <absent>, got [{"name":"A","value":"1"}]`},
+			want:  `Deployment "web" was changed at admission when asked to roll out it:` + "\n" + `spec.template.spec.containers[web].env: want <absent>, got [{"name":"A","value":"1"}]`},
 		{name: "annotated under the prefix", verb: "scale", patch: `{"spec":{"replicas":3}}`,
 			after: `{apiVersion: apps/v1, kind: Deployment, metadata: {name: web, generation: 2, annotations: {podpreset.admission.kubernetes.io/podpreset-a: "7"}}, spec: {replicas: 3, template: {metadata: {labels: {app: web}}, spec: {containers: [{name: web, image: nginx}]}}}}`,
-			want: `metadata.annotations[podpreset.admission.kubernetes.io/podpreset-a]: want <absent>, got "7"`},
+			want:  `metadata.annotations[podpreset.admission.kubernetes.io/podpreset-a]: want <absent>, got "7"`},
 		{name: "changed twice meanwhile", verb: "roll out", patch: rollout,
 			after: `{apiVersion: apps/v1, kind: Deployment, metadata: {name: web, generation: 3}, spec: {replicas: 1, template: {metadata: {labels: {app: web}, annotations: {kubectl.kubernetes.io/restartedAt: now, presets.presetsim.dev/restarted-for: a}}, spec: {containers: [{name: web, image: nginx}]}}}}`},
 	}
