@@ -298,9 +298,10 @@ func (s *Scenario) CreatableUnadmitted(ctx context.Context, obj runtime.Object) 
 // leave it: its template changed breaks R2.6.
 type ObjectChanged struct {
 	Kind, Name string
-	// Verb is the harness's update of the object that the implementation
-	// changed ("scale", "roll out"); empty for its creation.
-	Verb string
+	// Update is the harness's update of the object that the
+	// implementation changed ("scaling", "rollout"); empty for its
+	// creation.
+	Update string
 	// MadeBy names the object's controller when a controller made it
 	// (`Deployment "web"` for its ReplicaSet), not the scenario.
 	MadeBy string
@@ -319,8 +320,8 @@ func (e *ObjectChanged) Error() string {
 		lines[i] = d.String()
 	}
 	switch {
-	case e.Verb != "":
-		return fmt.Sprintf("%s %q was changed at admission when asked to %s it:\n%s", e.Kind, e.Name, e.Verb, strings.Join(lines, "\n"))
+	case e.Update != "":
+		return fmt.Sprintf("%s %q was changed at admission of its %s:\n%s", e.Kind, e.Name, e.Update, strings.Join(lines, "\n"))
 	case e.MadeBy != "":
 		return fmt.Sprintf("%s %q, which %s made from its template, was changed at admission:\n%s", e.Kind, e.Name, e.MadeBy, strings.Join(lines, "\n"))
 	}

@@ -106,13 +106,13 @@ func (s *Scenario) object(ctx context.Context, kind, name string) (*unstructured
 
 // Scale sets a workload's spec.replicas, as `kubectl scale` does.
 func (s *Scenario) Scale(ctx context.Context, kind, name string, replicas int) error {
-	return s.patchWorkload(ctx, kind, name, "scale", fmt.Sprintf(`{"spec":{"replicas":%d}}`, replicas))
+	return s.patchWorkload(ctx, kind, name, "scaling", fmt.Sprintf(`{"spec":{"replicas":%d}}`, replicas))
 }
 
 // Rollout restarts a workload's pods the way `kubectl rollout restart`
 // does: a new annotation on its pod template.
 func (s *Scenario) Rollout(ctx context.Context, kind, name string) error {
-	return s.patchWorkload(ctx, kind, name, "roll out", fmt.Sprintf(`{"spec":{"template":{"metadata":{"annotations":{"kubectl.kubernetes.io/restartedAt":%q}}}}}`,
+	return s.patchWorkload(ctx, kind, name, "rollout", fmt.Sprintf(`{"spec":{"template":{"metadata":{"annotations":{"kubectl.kubernetes.io/restartedAt":%q}}}}}`,
 		time.Now().Format(time.RFC3339Nano)))
 }
 
@@ -122,21 +122,21 @@ func (s *Scenario) Rollout(ctx context.Context, kind, name string) error {
 // (R2.1, R2.6): a changed workload is an *ObjectChanged, so that the step
 // names R2.6, not what the change leads to later (a rollout that never
 // settles).
-func (s *Scenario) patchWorkload(ctx context.Context, kind, name, verb, patch string) error {
+func (s *Scenario) patchWorkload(ctx context.Context, kind, name, update, patch string) error {
 	before, gvr, ns, err := s.object(ctx, kind, name)
 	if err != nil {
 		return err
 	}
 	if err := s.Objects().MergePatch(ctx, gvr, ns, name, []byte(patch)); err != nil {
-		return s.Failed(err, "unable to %s %s %q", verb, kind, name)
+		return s.Failed(err, "unable to apply the %s of %s %q", update, kind, name)
 	}
 	after, err := s.Objects().Get(ctx, gvr, ns, name)
 	if err != nil {
 		return s.Failed(err, "unable to get %s %q", kind, name)
 	}
-	changed, err := updatedAsAsked(before, after, verb, []byte(patch), s.World().AnnotationPrefix)
+	changed, err := updatedAsAsked(before, after, update, []byte(patch), s.World().AnnotationPrefix)
 	if err != nil {
-		return fmt.Errorf("the harness's patch to %s %s %q: %w", verb, kind, name, err)
+		return fmt.Errorf("the harness's %s of %s %q: %w", update, kind, name, err)
 	}
 	if changed != nil {
 		return changed
@@ -151,7 +151,7 @@ func (s *Scenario) patchWorkload(ctx context.Context, kind, name, verb, patch st
 // (its generation by more than one), so that a controller's update beside
 // the harness's (the reference's rollouts stamp a template) is never
 // taken for the implementation's.
-func updatedAsAsked(before, after *unstructured.Unstructured, verb string, patch []byte, prefix string) (*ObjectChanged, error) {
+func updatedAsAsked(before, after *unstructured.Unstructured, update string, patch []byte, prefix string) (*ObjectChanged, error) {
 	if after.GetGeneration() > before.GetGeneration()+1 {
 		return nil, nil
 	}
@@ -175,7 +175,7 @@ func updatedAsAsked(before, after *unstructured.Unstructured, verb string, patch
 	if len(diffs) == 0 {
 		return nil, nil
 	}
-	return &ObjectChanged{Kind: after.GetKind(), Name: after.GetName(), Verb: verb, Differences: diffs}, nil
+	return &ObjectChanged{Kind: after.GetKind(), Name: after.GetName(), Update: update, Differences: diffs}, nil
 }
 
 // DeletePod deletes a pod and waits until it is gone (a controller may

@@ -17,25 +17,25 @@ func TestUpdatedAsAsked(t *testing.T) {
 	const before = `{apiVersion: apps/v1, kind: Deployment, metadata: {name: web, generation: 1}, spec: {replicas: 1, template: {metadata: {labels: {app: web}}, spec: {containers: [{name: web, image: nginx}]}}}}`
 	const rollout = `{"spec":{"template":{"metadata":{"annotations":{"kubectl.kubernetes.io/restartedAt":"now"}}}}}`
 	tests := []struct {
-		name, verb, patch, after string
-		want                     string // in the error; none when empty
+		name, update, patch, after string
+		want                       string // in the error; none when empty
 	}{
-		{name: "rolled out as asked", verb: "roll out", patch: rollout,
+		{name: "rolled out as asked", update: "rollout", patch: rollout,
 			after: `{apiVersion: apps/v1, kind: Deployment, metadata: {name: web, generation: 2}, spec: {replicas: 1, template: {metadata: {labels: {app: web}, annotations: {kubectl.kubernetes.io/restartedAt: now}}, spec: {containers: [{name: web, image: nginx}]}}}}`},
-		{name: "scaled as asked", verb: "scale", patch: `{"spec":{"replicas":3}}`,
-			after: `{apiVersion: apps/v1, kind: Deployment, metadata: {name: web, generation: 2}, spec: {replicas: 3.0, template: {metadata: {labels: {app: web}}, spec: {containers: [{name: web, image: nginx}]}}}}`},
-		{name: "its template changed", verb: "roll out", patch: rollout,
+		{name: "scaled as asked", update: "scaling", patch: `{"spec":{"replicas":3}}`,
+			after: `{apiVersion: apps/v1, kind: Deployment, metadata: {name: web, generation: 2}, spec: {replicas: 3, template: {metadata: {labels: {app: web}}, spec: {containers: [{name: web, image: nginx}]}}}}`},
+		{name: "its template changed", update: "rollout", patch: rollout,
 			after: `{apiVersion: apps/v1, kind: Deployment, metadata: {name: web, generation: 2}, spec: {replicas: 1, template: {metadata: {labels: {app: web}, annotations: {kubectl.kubernetes.io/restartedAt: now}}, spec: {containers: [{name: web, image: nginx, env: [{name: A, value: "1"}]}]}}}}`,
-			want:  `Deployment "web" was changed at admission when asked to roll out it:` + "\n" + `spec.template.spec.containers[web].env: want <absent>, got [{"name":"A","value":"1"}]`},
-		{name: "annotated under the prefix", verb: "scale", patch: `{"spec":{"replicas":3}}`,
+			want:  `Deployment "web" was changed at admission of its rollout:` + "\n" + `spec.template.spec.containers[web].env: want <absent>, got [{"name":"A","value":"1"}]`},
+		{name: "annotated under the prefix", update: "scaling", patch: `{"spec":{"replicas":3}}`,
 			after: `{apiVersion: apps/v1, kind: Deployment, metadata: {name: web, generation: 2, annotations: {podpreset.admission.kubernetes.io/podpreset-a: "7"}}, spec: {replicas: 3, template: {metadata: {labels: {app: web}}, spec: {containers: [{name: web, image: nginx}]}}}}`,
 			want:  `metadata.annotations[podpreset.admission.kubernetes.io/podpreset-a]: want <absent>, got "7"`},
-		{name: "changed twice meanwhile", verb: "roll out", patch: rollout,
+		{name: "changed twice meanwhile", update: "rollout", patch: rollout,
 			after: `{apiVersion: apps/v1, kind: Deployment, metadata: {name: web, generation: 3}, spec: {replicas: 1, template: {metadata: {labels: {app: web}, annotations: {kubectl.kubernetes.io/restartedAt: now, presets.presetsim.dev/restarted-for: a}}, spec: {containers: [{name: web, image: nginx}]}}}}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			changed, err := updatedAsAsked(object(t, before), object(t, tt.after), tt.verb, []byte(tt.patch), "podpreset.admission.kubernetes.io/")
+			changed, err := updatedAsAsked(object(t, before), object(t, tt.after), tt.update, []byte(tt.patch), "podpreset.admission.kubernetes.io/")
 			if err != nil {
 				t.Fatal(err)
 			}
