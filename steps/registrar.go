@@ -2,6 +2,7 @@ package steps
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"regexp"
@@ -12,6 +13,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"presetsim.dev/presetsim/internal/scenario"
 	"presetsim.dev/presetsim/internal/words"
 
 	"github.com/cucumber/godog"
@@ -255,14 +257,26 @@ func (s *state) judge(ctx context.Context, spec checkSpec, err error) error {
 	}
 	v := s.againstModel(ctx)
 	if d := v.disagreement; d != nil {
-		if d.AsIf != "" {
+		switch {
+		case d.AsIf != "":
 			// A variant of the model explains what the implementation
 			// did: its rule is the cause, the check's are what it led to.
 			rules = mergeRules(d.Rules, rules)
-		} else {
+		case slices.Contains(d.Rules, rule.R4_4):
+			// The pod lost some of its own items or fields: whatever the
+			// scenario is about, that is the fault to name, and no
+			// declaration excuses it.
+			rules = mergeRules([]rule.ID{rule.R4_4}, mergeRules(rules, d.Rules))
+		default:
 			rules = mergeRules(rules, d.Rules)
 		}
 		s.model.reported = true
+	}
+	var lost *scenario.LostOwn
+	if errors.As(err, &lost) {
+		// A workload's pod lost what its template gave it, where no model
+		// of its admission says so (the scenario submitted the workload).
+		rules = mergeRules([]rule.ID{rule.R4_4}, rules)
 	}
 	reason, declared := s.declared(rules, spec)
 	if len(v.explained) > 0 {

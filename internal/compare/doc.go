@@ -13,4 +13,8 @@
 // carries a unified diff of both pods rendered as YAML. The recursive
 // differ is package valuediff's, which other checks use for other objects
 // (a ReplicaSet that should be as submitted, an object that should match).
+//
+// [LostItems] and [LostFields] say what a pod lost of what it was
+// submitted with (R4.4): the oracle reads them against the pod a scenario
+// or a case submitted, the scenario against a workload's pod template.
 package compare

@@ -11,14 +11,12 @@ import (
 	"presetsim.dev/presetsim/rule"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/internal/admit"
 	"presetsim.dev/presetsim/internal/compare"
 	"presetsim.dev/presetsim/internal/scenario"
-	"presetsim.dev/presetsim/presets/merge"
 	"presetsim.dev/presetsim/presets/model"
 )
 
@@ -347,52 +345,6 @@ func oneLine(s string) string {
 func firstLine(s string) string {
 	first, _, _ := strings.Cut(s, "\n")
 	return first
-}
-
-// lostItems lists what the submitted pod (defaulted) had that an admitted
-// pod lacks, against R4.4: its labels and annotations, its volumes, and
-// each container's env vars, envFrom entries and volume mounts.
-func lostItems(submitted, got *corev1.Pod) []string {
-	var lost []string
-	for k, v := range submitted.Labels {
-		if got.Labels[k] != v {
-			lost = append(lost, "label "+k)
-		}
-	}
-	for k, v := range submitted.Annotations {
-		if got.Annotations[k] != v {
-			lost = append(lost, "annotation "+k)
-		}
-	}
-	for _, v := range submitted.Spec.Volumes {
-		if !slices.ContainsFunc(got.Spec.Volumes, func(g corev1.Volume) bool { return g.Name == v.Name }) {
-			lost = append(lost, "volume "+v.Name)
-		}
-	}
-	byName := map[string]corev1.Container{}
-	for _, c := range slices.Concat(got.Spec.InitContainers, got.Spec.Containers) {
-		byName[c.Name] = c
-	}
-	for _, c := range slices.Concat(submitted.Spec.InitContainers, submitted.Spec.Containers) {
-		g := byName[c.Name]
-		for _, e := range c.Env {
-			if !slices.ContainsFunc(g.Env, func(x corev1.EnvVar) bool { return equality.Semantic.DeepEqual(x, e) }) {
-				lost = append(lost, fmt.Sprintf("env %s of container %s", e.Name, c.Name))
-			}
-		}
-		for _, e := range c.EnvFrom {
-			if !slices.ContainsFunc(g.EnvFrom, func(x corev1.EnvFromSource) bool { return merge.EnvFromLabel(&x) == merge.EnvFromLabel(&e) }) {
-				lost = append(lost, fmt.Sprintf("envFrom %s of container %s", merge.EnvFromLabel(&e), c.Name))
-			}
-		}
-		for _, m := range c.VolumeMounts {
-			if !slices.ContainsFunc(g.VolumeMounts, func(x corev1.VolumeMount) bool { return x.Name == m.Name && x.MountPath == m.MountPath }) {
-				lost = append(lost, fmt.Sprintf("volumeMount %s of container %s", m.MountPath, c.Name))
-			}
-		}
-	}
-	slices.Sort(lost)
-	return lost
 }
 
 // CheckAdmission compares one pod admission a scenario's step made with

@@ -11,7 +11,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
-	"k8s.io/apimachinery/pkg/runtime"
 
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/internal/compare"
@@ -61,7 +60,7 @@ func podRules(w *harness.World, obs Observed, want model.Outcome, got Request, d
 	}
 	submitted := defaults.Pod(obs.Pod)
 	submitted.Annotations = w.Profile.Annotations(submitted.Annotations)
-	if lost := lostItems(submitted, got.Pod); len(lost) > 0 || lostField(obs.Pod, got.Pod) {
+	if len(compare.LostItems(submitted, got.Pod)) > 0 || len(compare.LostFields(obs.Pod, got.Pod)) > 0 {
 		add(rule.R4_4)
 	}
 	if onlyAnnotations(m.Differences) {
@@ -114,25 +113,6 @@ func podRules(w *harness.World, obs Observed, want model.Outcome, got Request, d
 		add(rule.R3_5, rule.R4_1) // the items differ in a way none of the above names
 	}
 	return rules
-}
-
-// lostField reports whether a field of the submitted pod's spec is gone
-// from the implementation's pod: the API server only adds defaults, so the
-// implementation dropped it, as a webhook built on older API types does
-// with fields it cannot decode (spec.schedulingGates, an init container's
-// restartPolicy, a mount's recursiveReadOnly).
-func lostField(submitted, got *corev1.Pod) bool {
-	want, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&submitted.Spec)
-	if err != nil {
-		return false
-	}
-	have, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&got.Spec)
-	if err != nil {
-		return false
-	}
-	return slices.ContainsFunc(valuediff.Subset("spec", want, have, &corev1.PodSpec{}), func(d valuediff.Difference) bool {
-		return d.Got == valuediff.Absent
-	})
 }
 
 // itemRules reads the differences of a pod to which the right presets

@@ -15,7 +15,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"presetsim.dev/presetsim/harness/backend"
+	"presetsim.dev/presetsim/internal/compare"
 	"presetsim.dev/presetsim/internal/compare/valuediff"
+	"presetsim.dev/presetsim/internal/defaults"
 	"presetsim.dev/presetsim/internal/manifest"
 )
 
@@ -137,6 +139,9 @@ func (s *Scenario) OwnedPodsShouldBe(ctx context.Context, n int, kind, name stri
 	for i := range pods {
 		if err := s.Compare(ctx, want, &pods[i]); err != nil {
 			errs = append(errs, fmt.Errorf("pod %s:\n%w\n", pods[i].Name, err))
+			if lost := s.lostFromTemplate(ctx, kind, name, &pods[i]); lost != nil {
+				errs = append(errs, lost)
+			}
 		}
 	}
 	if len(errs) > 0 {
@@ -146,6 +151,56 @@ func (s *Scenario) OwnedPodsShouldBe(ctx context.Context, n int, kind, name stri
 	return nil
 }
 
+// LostOwn is a workload's pod that lacks what its template gave it: the
+// implementation removed some of the pod's own items or fields (what R4.4
+// forbids, whatever a profile declares), where no model of the pod's
+// admission says so, the scenario having submitted the workload, not the
+// pod.
+type LostOwn struct {
+	Pod  string
+	Lost []string
+}
+
+func (e *LostOwn) Error() string {
+	return fmt.Sprintf("pod %s lacks what its template gave it: %s", e.Pod, strings.Join(e.Lost, ", "))
+}
+
+// lostFromTemplate is a *LostOwn when the pod, made by the workload's
+// controller, lacks an item or a field of the workload's pod template;
+// nil when it lacks none, or the template cannot be read.
+func (s *Scenario) lostFromTemplate(ctx context.Context, kind, name string, pod *corev1.Pod) *LostOwn {
+	owner, _, _, err := s.object(ctx, kind, name)
+	if err != nil {
+		return nil
+	}
+	made, err := s.controllerPod(owner)
+	if err != nil {
+		return nil
+	}
+	lost := slices.Concat(compare.LostItems(defaults.Pod(made), pod), compare.LostFields(made, pod))
+	if len(lost) == 0 {
+		return nil
+	}
+	return &LostOwn{Pod: pod.Name, Lost: lost}
+}
+
+// controllerPod is the pod a workload's controller makes from its template
+// (manifest.ControllerPod), before admission.
+func (s *Scenario) controllerPod(owner *unstructured.Unstructured) (*corev1.Pod, error) {
+	obj, err := s.World().Scheme.New(owner.GroupVersionKind())
+	if err != nil {
+		return nil, err
+	}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(owner.Object, obj); err != nil {
+		return nil, err
+	}
+	template, ok := manifest.PodTemplate(obj)
+	if !ok {
+		return nil, fmt.Errorf("%s has no pod template", owner.GetKind())
+	}
+	return manifest.ControllerPod(owner, owner.GroupVersionKind(), template), nil
+}
+
 // refusedPods is the error of a workload whose controller fails to create
 // its pods: the API server's own answer to a dry-run create of the pod
 // the controller makes from the template, so that what refused it (the
@@ -153,15 +208,10 @@ func (s *Scenario) OwnedPodsShouldBe(ctx context.Context, n int, kind, name stri
 // status (admit.Denied), not only in the condition's words; the
 // condition's message when the dry run is admitted now.
 func (s *Scenario) refusedPods(ctx context.Context, owner *unstructured.Unstructured, condition string) error {
-	obj, err := s.World().Scheme.New(owner.GroupVersionKind())
-	if err == nil {
-		err = runtime.DefaultUnstructuredConverter.FromUnstructured(owner.Object, obj)
-	}
-	template, ok := manifest.PodTemplate(obj)
-	if err != nil || !ok {
+	pod, err := s.controllerPod(owner)
+	if err != nil {
 		return fmt.Errorf("the implementation refused its pods: %s", condition)
 	}
-	pod := manifest.ControllerPod(owner, owner.GroupVersionKind(), template)
 	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(pod)
 	if err != nil {
 		return fmt.Errorf("the implementation refused its pods: %s", condition)

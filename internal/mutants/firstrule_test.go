@@ -50,3 +50,28 @@ func TestTemplatesChangedNamed(t *testing.T) {
 		t.Errorf("%d scenarios failed, want the three whose workloads the module is sent: a Deployment's and a ReplicaSet's creation, and the Deployment's rollout", failed)
 	}
 }
+
+// TestDataLossNamedFirst: offline, a module that takes some of a pod's
+// own items away on a conflict fails every scenario it fails with R4.4
+// named first, whatever the scenario is about (a second pod told of the
+// same conflict, R6.3; a ReplicaSet's pods, R2.6, which no model of an
+// admission judges, the scenario having submitted the ReplicaSet).
+func TestDataLossNamedFirst(t *testing.T) {
+	for _, name := range []string{"wipes-env-on-conflict", "conflict-overrides"} {
+		t.Run(name, func(t *testing.T) {
+			failed := 0
+			for _, s := range runOffline(t, mutants.Prefix+name, harness.Options{}) {
+				if !s.Failed {
+					continue
+				}
+				failed++
+				if rules := s.FailedRules(); len(rules) == 0 || rules[0] != rule.R4_4 {
+					t.Errorf("%s names %v first, want %s", s.Scenario, rules, rule.R4_4)
+				}
+			}
+			if failed == 0 {
+				t.Error("the mutant fails no scenario")
+			}
+		})
+	}
+}
