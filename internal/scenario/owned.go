@@ -136,17 +136,19 @@ func (s *Scenario) OwnedPodsShouldBe(ctx context.Context, n int, kind, name stri
 		return err
 	}
 	var errs []error
+	differ := 0
 	for i := range pods {
 		if err := s.Compare(ctx, want, &pods[i]); err != nil {
+			differ++
 			errs = append(errs, fmt.Errorf("pod %s:\n%w\n", pods[i].Name, err))
 			if lost := s.lostFromTemplate(ctx, kind, name, &pods[i]); lost != nil {
 				errs = append(errs, lost)
 			}
 		}
 	}
-	if len(errs) > 0 {
+	if differ > 0 {
 		// Wrapped, so that callers can read each pod's differences.
-		return fmt.Errorf("%d of %d pods differ:\n%w", len(errs), n, errors.Join(errs...))
+		return fmt.Errorf("%d of %d pods differ:\n%w", differ, n, errors.Join(errs...))
 	}
 	return nil
 }
