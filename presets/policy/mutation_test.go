@@ -22,9 +22,9 @@ import (
 )
 
 // TestEnvtestPolicySuite is the test make mutation's policy group runs
-// against every mutant of this package: the feature suite on envtest against the
-// presets compiled into MutatingAdmissionPolicies, under the policy's
-// profile.
+// against every mutant of this package: the feature suite on envtest
+// against the presets compiled into MutatingAdmissionPolicies, under the
+// policy's profile.
 func TestEnvtestPolicySuite(t *testing.T) {
 	if os.Getenv("PRESETSIM_BIN_DIR") == "" {
 		t.Skip("PRESETSIM_BIN_DIR is not set: the policy needs a real API server (make mutation sets it)")
@@ -32,9 +32,10 @@ func TestEnvtestPolicySuite(t *testing.T) {
 	suitetest.Run(t, harness.Options{Backend: envtest.New(envtest.Options{}), Implementation: policyimpl.New(policyimpl.Options{}), Profile: policyProfile(t)}, "../../features")
 }
 
-// Generated cases judge a mutant of the policy group "policy-fuzz": how
-// many, of which seed. Offline the policy runs about ten cases a second
-// on two cores, so a mutant that lives costs about twenty seconds.
+// Generated cases judge a mutant of the group "policy-fuzz": how many, of
+// which seed. Offline the policy runs about ten cases a second on two
+// cores, so a mutant that lives costs twenty seconds of cases, a minute
+// with its build; one killed stops at its first disagreeing case.
 const (
 	fuzzCases = 200
 	fuzzSeed  = 1
