@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -41,7 +40,11 @@ func (s *Scenario) WaitForPods(ctx context.Context, n int, kind, name string) ([
 			return false, err
 		}
 		gvk = owner.GetKind()
-		if pods, err = s.ownedPods(ctx, owner); err != nil {
+		rss, err := s.replicaSetsOf(ctx, owner)
+		if err != nil {
+			return false, err
+		}
+		if pods, err = s.podsOf(ctx, owner, rss); err != nil {
 			return false, err
 		}
 		if len(pods) < n {
@@ -52,11 +55,7 @@ func (s *Scenario) WaitForPods(ctx context.Context, n int, kind, name string) ([
 		var ok bool
 		if ok, status = settled(owner); !ok {
 			// Why it does not settle, when the implementation is why.
-			changed, err := s.changedReplicaSet(ctx, owner)
-			if err != nil {
-				return false, err
-			}
-			if changed != nil {
+			if changed := s.changedReplicaSet(owner, rss); changed != nil {
 				return false, changed
 			}
 		}
@@ -82,27 +81,18 @@ func (s *Scenario) WaitForPods(ctx context.Context, n int, kind, name string) ([
 	return pods, nil
 }
 
-// changedReplicaSet is a ReplicaSet of the Deployment whose pod template
-// bears an annotation under the implementation's prefix that the
-// Deployment's template does not: the implementation was sent its
-// CREATE and changed the template (R2.6). The Deployment's controller
-// then never finds the ReplicaSet of its template (it compares them),
-// makes another, and never settles. Nil when there is none.
-func (s *Scenario) changedReplicaSet(ctx context.Context, deployment *unstructured.Unstructured) (*ObjectChanged, error) {
-	if deployment.GetKind() != "Deployment" {
-		return nil, nil
-	}
-	rss, err := s.Objects().List(ctx, backend.ReplicaSets, deployment.GetNamespace())
-	if err != nil {
-		return nil, err
-	}
+// changedReplicaSet is a ReplicaSet of the Deployment (one of rss, those
+// it controls) whose pod template bears an annotation under the
+// implementation's prefix that the Deployment's template does not: the
+// implementation was sent its CREATE and changed the template (R2.6). The
+// Deployment's controller then never finds the ReplicaSet of its template
+// (it compares them), makes another, and never settles. Nil when there is
+// none.
+func (s *Scenario) changedReplicaSet(deployment *unstructured.Unstructured, rss []unstructured.Unstructured) *ObjectChanged {
 	own, _, _ := unstructured.NestedStringMap(deployment.Object, "spec", "template", "metadata", "annotations")
 	wantSpec, _, _ := unstructured.NestedFieldNoCopy(deployment.Object, "spec", "template", "spec")
 	for i := range rss {
 		rs := &rss[i]
-		if c := metav1.GetControllerOf(rs); c == nil || c.UID != deployment.GetUID() {
-			continue
-		}
 		annotations, _, _ := unstructured.NestedStringMap(rs.Object, "spec", "template", "metadata", "annotations")
 		var diffs []valuediff.Difference
 		for _, k := range slices.Sorted(maps.Keys(annotations)) {
@@ -115,9 +105,9 @@ func (s *Scenario) changedReplicaSet(ctx context.Context, deployment *unstructur
 		}
 		gotSpec, _, _ := unstructured.NestedFieldNoCopy(rs.Object, "spec", "template", "spec")
 		diffs = append(diffs, valuediff.Values("spec.template.spec", wantSpec, gotSpec)...)
-		return &ObjectChanged{Kind: "ReplicaSet", Name: rs.GetName(), MadeBy: fmt.Sprintf("Deployment %q", deployment.GetName()), Differences: diffs}, nil
+		return &ObjectChanged{Kind: "ReplicaSet", Name: rs.GetName(), MadeBy: fmt.Sprintf("Deployment %q", deployment.GetName()), Differences: diffs}
 	}
-	return nil, nil
+	return nil
 }
 
 // OwnedPodsShouldBe waits as WaitForPods, then compares each pod with the
@@ -135,13 +125,21 @@ func (s *Scenario) OwnedPodsShouldBe(ctx context.Context, n int, kind, name stri
 	if err != nil {
 		return err
 	}
-	var errs []error
-	differ := 0
+	var (
+		errs   []error
+		differ int
+		made   *corev1.Pod // from the template, read at the first pod that differs
+	)
 	for i := range pods {
 		if err := s.Compare(ctx, want, &pods[i]); err != nil {
 			differ++
 			errs = append(errs, fmt.Errorf("pod %s:\n%w\n", pods[i].Name, err))
-			if lost := s.lostFromTemplate(ctx, kind, name, &pods[i]); lost != nil {
+			if made == nil {
+				if made, err = s.templatePod(ctx, kind, name); err != nil {
+					continue // the pod's differences say enough
+				}
+			}
+			if lost := lostFromTemplate(made, &pods[i]); lost != nil {
 				errs = append(errs, lost)
 			}
 		}
@@ -167,18 +165,20 @@ func (e *LostOwn) Error() string {
 	return fmt.Sprintf("pod %s lacks what its template gave it: %s", e.Pod, strings.Join(e.Lost, ", "))
 }
 
-// lostFromTemplate is a *LostOwn when the pod, made by the workload's
-// controller, lacks an item or a field of the workload's pod template;
-// nil when it lacks none, or the template cannot be read.
-func (s *Scenario) lostFromTemplate(ctx context.Context, kind, name string, pod *corev1.Pod) *LostOwn {
+// templatePod is the pod the workload's controller makes from its
+// template now, before admission.
+func (s *Scenario) templatePod(ctx context.Context, kind, name string) (*corev1.Pod, error) {
 	owner, _, _, err := s.object(ctx, kind, name)
 	if err != nil {
-		return nil
+		return nil, err
 	}
-	made, err := s.controllerPod(owner)
-	if err != nil {
-		return nil
-	}
+	return s.controllerPod(owner)
+}
+
+// lostFromTemplate is a *LostOwn when pod lacks an item or a field of
+// made, the pod its workload's controller makes from the template before
+// admission; nil when it lacks none.
+func lostFromTemplate(made, pod *corev1.Pod) *LostOwn {
 	lost := slices.Concat(compare.LostItems(defaults.Pod(made), pod), compare.LostFields(made, pod))
 	if len(lost) == 0 {
 		return nil

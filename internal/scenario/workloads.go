@@ -208,17 +208,38 @@ func (s *Scenario) DeletePod(ctx context.Context, name string) error {
 // ownedPods returns the pods controlled by the workload (for a Deployment,
 // by its ReplicaSets), leaving out pods being deleted.
 func (s *Scenario) ownedPods(ctx context.Context, owner *unstructured.Unstructured) ([]corev1.Pod, error) {
+	rss, err := s.replicaSetsOf(ctx, owner)
+	if err != nil {
+		return nil, err
+	}
+	return s.podsOf(ctx, owner, rss)
+}
+
+// replicaSetsOf returns the ReplicaSets a Deployment controls; none for
+// another kind.
+func (s *Scenario) replicaSetsOf(ctx context.Context, owner *unstructured.Unstructured) ([]unstructured.Unstructured, error) {
+	if owner.GetKind() != "Deployment" {
+		return nil, nil
+	}
+	list, err := s.Objects().List(ctx, backend.ReplicaSets, owner.GetNamespace())
+	if err != nil {
+		return nil, err
+	}
+	var rss []unstructured.Unstructured
+	for i := range list {
+		if c := metav1.GetControllerOf(&list[i]); c != nil && c.UID == owner.GetUID() {
+			rss = append(rss, list[i])
+		}
+	}
+	return rss, nil
+}
+
+// podsOf returns the pods controlled by the workload or by one of its
+// ReplicaSets, rss, leaving out pods being deleted.
+func (s *Scenario) podsOf(ctx context.Context, owner *unstructured.Unstructured, rss []unstructured.Unstructured) ([]corev1.Pod, error) {
 	owners := sets.New(owner.GetUID())
-	if owner.GetKind() == "Deployment" {
-		rss, err := s.Objects().List(ctx, backend.ReplicaSets, owner.GetNamespace())
-		if err != nil {
-			return nil, err
-		}
-		for i := range rss {
-			if c := metav1.GetControllerOf(&rss[i]); c != nil && c.UID == owner.GetUID() {
-				owners.Insert(rss[i].GetUID())
-			}
-		}
+	for i := range rss {
+		owners.Insert(rss[i].GetUID())
 	}
 	list, err := s.podsIn(ctx, owner.GetNamespace())
 	if err != nil {
