@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilrand "k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/harness/backend"
@@ -46,6 +48,9 @@ type namespaces struct {
 	mu   sync.Mutex
 	free map[string][]freeNamespace // by logical name, oldest first
 	all  map[string]bool            // every namespace the pool made
+	// peers are the namespaces made for PeerNamespace, by the physical
+	// name of the pool's namespace each extends (peer).
+	peers map[string]string
 	// held are the presets each namespace held for earlier cases
 	// (record), by physical name: of each preset name, the first version
 	// and the last.
@@ -92,6 +97,7 @@ func newNamespaces(w *harness.World) (*namespaces, error) {
 		quarantine: 2 * w.Timeouts.Settle,
 		free:       map[string][]freeNamespace{},
 		all:        map[string]bool{},
+		peers:      map[string]string{},
 		held:       map[string][]*v1alpha1.PodPreset{},
 		stored:     map[*v1alpha1.PodPreset]presence{},
 	}, nil
@@ -115,6 +121,51 @@ func (p *namespaces) take(ctx context.Context, logical string) (string, error) {
 	p.all[name] = true
 	p.mu.Unlock()
 	return name, nil
+}
+
+// peer returns the namespace of PeerNamespace for a case whose pod's
+// namespace is base: base's name extended as a scenario extends a
+// namespace it made ("-peer"), made the first time a case in base needs it
+// and kept with base: a case gives it back emptied (emptyPeer), and the
+// next case in base that needs it takes it again. A namespace made and
+// deleted for each case cost the API server about sixty requests (the
+// default ServiceAccount, the namespace controller's list and delete of
+// every resource), a third of a run's requests (docs/performance.md).
+func (p *namespaces) peer(ctx context.Context, base string) (string, error) {
+	p.mu.Lock()
+	name, made := p.peers[base]
+	p.mu.Unlock()
+	if made {
+		return name, nil
+	}
+	name = base + strings.TrimPrefix(PeerNamespace, "default")
+	if errs := validation.IsDNS1123Label(name); len(errs) > 0 {
+		return "", fmt.Errorf("the namespace %s of presets in another namespace: %s", name, strings.Join(errs, "; "))
+	}
+	if err := p.w.Objects().CreateNamespace(ctx, name, p.w.NamespaceLabels(PeerNamespace)); err != nil {
+		return "", err
+	}
+	p.mu.Lock()
+	p.all[name] = true
+	p.peers[base] = name
+	p.mu.Unlock()
+	return name, nil
+}
+
+// emptyPeer empties a namespace peer made, of the presets a case created
+// there, once the case is done; one that cannot be emptied is deleted, and
+// made again when next needed.
+func (p *namespaces) emptyPeer(ctx context.Context, base, name string) error {
+	if err := p.clean(ctx, name, p.presets); err != nil {
+		p.mu.Lock()
+		delete(p.peers, base)
+		p.mu.Unlock()
+		return errors.Join(err, p.drop(ctx, name))
+	}
+	p.mu.Lock()
+	p.forget(name)
+	p.mu.Unlock()
+	return nil
 }
 
 // storing notes a preset a case is about to create in one of the pool's
@@ -204,28 +255,33 @@ func (p *namespaces) elsewhere(mine []string) (held, passing []*v1alpha1.PodPres
 // others the case created) and puts it back; a namespace that cannot be
 // emptied is deleted instead.
 func (p *namespaces) give(ctx context.Context, logical, name string, others ...schema.GroupVersionResource) error {
-	p.leaving(name)
-	var errs []error
-	for _, gvr := range slices.Concat(p.resources, others) {
-		if err := p.w.Objects().DeleteAll(ctx, gvr, name); err != nil && !apierrors.IsNotFound(err) {
-			errs = append(errs, fmt.Errorf("unable to delete the %s of namespace %s: %w", gvr.Resource, name, err))
-		}
-	}
-	if len(errs) == 0 {
-		if p.forgetter != nil {
-			if err := p.forgetter.WaitForgotten(ctx, name); err != nil {
-				errs = append(errs, err)
-			}
-		}
-	}
-	if len(errs) > 0 {
-		return errors.Join(append(errs, p.drop(ctx, name))...)
+	if err := p.clean(ctx, name, slices.Concat(p.resources, others)...); err != nil {
+		return errors.Join(err, p.drop(ctx, name))
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.forget(name)
 	p.free[logical] = append(p.free[logical], freeNamespace{name: name, since: time.Now()})
 	return nil
+}
+
+// clean deletes the resources of a namespace of the pool's, noting that
+// its presets are on their way out, and waits until the implementation has
+// forgotten them (implementation.Forgetter).
+func (p *namespaces) clean(ctx context.Context, name string, resources ...schema.GroupVersionResource) error {
+	p.leaving(name)
+	var errs []error
+	for _, gvr := range resources {
+		if err := p.w.Objects().DeleteAll(ctx, gvr, name); err != nil && !apierrors.IsNotFound(err) {
+			errs = append(errs, fmt.Errorf("unable to delete the %s of namespace %s: %w", gvr.Resource, name, err))
+		}
+	}
+	if len(errs) == 0 && p.forgetter != nil {
+		if err := p.forgetter.WaitForgotten(ctx, name); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // empty deletes the presets of a namespace the pool did not make (a case's
@@ -275,17 +331,27 @@ func (p *namespaces) heldBefore(name string) []*v1alpha1.PodPreset {
 	return slices.Clone(p.held[name])
 }
 
-// drop deletes a namespace of the pool.
+// drop deletes a namespace of the pool, and the one peer made for it.
 func (p *namespaces) drop(ctx context.Context, name string) error {
 	p.mu.Lock()
-	delete(p.all, name)
-	delete(p.held, name)
-	p.forget(name)
-	p.mu.Unlock()
-	if err := p.w.Objects().Delete(ctx, backend.Namespaces, "", name); err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("unable to delete namespace %s: %w", name, err)
+	names := []string{name}
+	if peer, ok := p.peers[name]; ok {
+		names = append(names, peer) // made for name's cases: it goes with it
+		delete(p.peers, name)
 	}
-	return nil
+	for _, n := range names {
+		delete(p.all, n)
+		delete(p.held, n)
+		p.forget(n)
+	}
+	p.mu.Unlock()
+	var errs []error
+	for _, n := range names {
+		if err := p.w.Objects().Delete(ctx, backend.Namespaces, "", n); err != nil && !apierrors.IsNotFound(err) {
+			errs = append(errs, fmt.Errorf("unable to delete namespace %s: %w", n, err))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // close deletes every namespace of the pool (without waiting for them to
@@ -297,6 +363,7 @@ func (p *namespaces) close(ctx context.Context) error {
 		names = append(names, name)
 	}
 	p.free = map[string][]freeNamespace{}
+	p.peers = map[string]string{}
 	p.held = map[string][]*v1alpha1.PodPreset{}
 	p.stored = map[*v1alpha1.PodPreset]presence{}
 	p.mu.Unlock()

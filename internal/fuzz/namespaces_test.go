@@ -213,10 +213,11 @@ func TestElsewhere(t *testing.T) {
 	}
 }
 
-// TestPeerPresetsGone: the presets of the namespace a case's scenario makes
-// (PeerNamespace) are deleted with it, and from then on no other case sees
-// them held; before, they were noted without a namespace and held for the
-// rest of the run.
+// TestPeerPresetsGone: the presets of the namespace made for a case's
+// other presets (PeerNamespace) are deleted when the case is released, and
+// from then on no other case sees them held; the namespace itself stays,
+// named after the pod's namespace, and the next case in that namespace
+// takes it again rather than a new one.
 func TestPeerPresetsGone(t *testing.T) {
 	ctx := context.Background()
 	w := offlinetest.Start(t)
@@ -224,6 +225,7 @@ func TestPeerPresetsGone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	pool.quarantine = 0
 	var c Case
 	for seed := uint64(1); ; seed++ {
 		if c = Generate(seed); len(c.Others) > 0 && c.Others[0].Namespace == PeerNamespace {
@@ -235,27 +237,37 @@ func TestPeerPresetsGone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	made := tr.s.OwnNamespaces()
-	if len(made) != 1 {
-		t.Fatalf("the case made namespaces %v, want one", made)
+	if made := tr.s.OwnNamespaces(); len(made) > 0 {
+		t.Errorf("the case's scenario made namespaces %v, want none", made)
+	}
+	base, peer := tr.taken["default"], tr.taken[PeerNamespace]
+	if want := base + "-peer"; peer != want {
+		t.Fatalf("the other presets' namespace is %q, want %q (named after the pod's)", peer, want)
 	}
 	mine := slices.Collect(maps.Values(tr.taken))
-	held, _ := pool.elsewhere(mine)
-	if len(held) != len(c.Others) || slices.ContainsFunc(held, func(p *v1alpha1.PodPreset) bool { return p.Namespace != made[0] }) {
-		t.Errorf("while the case runs, held %v elsewhere than %v, want its %d presets of namespace %v", held, mine, len(c.Others), made)
+	held, _ := pool.elsewhere(slices.DeleteFunc(slices.Clone(mine), func(n string) bool { return n == peer }))
+	if len(held) != len(c.Others) || slices.ContainsFunc(held, func(p *v1alpha1.PodPreset) bool { return p.Namespace != peer }) {
+		t.Errorf("while the case runs, held %v elsewhere than the pod's namespace, want its %d presets of namespace %s", held, len(c.Others), peer)
 	}
-	if held, _ := pool.elsewhere(append(mine, made...)); len(held) > 0 {
+	if held, _ := pool.elsewhere(mine); len(held) > 0 {
 		t.Errorf("held %v elsewhere than every namespace of the case, want none", held)
 	}
-	peer := made[0]
 	if err := r.release(ctx, tr); err != nil {
 		t.Fatal(err)
 	}
 	if held, _ := pool.elsewhere(nil); len(held) > 0 {
 		t.Errorf("once the case is released, held %v, want none", held)
 	}
-	if presets, err := w.Objects().List(ctx, pool.presets, peer); err == nil && len(presets) > 0 {
-		t.Errorf("%d presets left in namespace %s", len(presets), peer)
+	if presets, err := w.Objects().List(ctx, pool.presets, peer); err != nil || len(presets) > 0 {
+		t.Errorf("namespace %s after the case: %d presets (%v), want none and the namespace kept", peer, len(presets), err)
+	}
+	again, err := r.admit(ctx, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = r.release(ctx, again) }()
+	if again.taken["default"] != base || again.taken[PeerNamespace] != peer {
+		t.Errorf("the same case again took %v, want %s and %s again", again.taken, base, peer)
 	}
 }
 

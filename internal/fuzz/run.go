@@ -108,12 +108,15 @@ func (r runner) admit(ctx context.Context, c Case) (_ *trial, err error) {
 		}
 	}()
 	for _, logical := range c.namespaces() {
+		take := r.namespaces.take
 		if logical == PeerNamespace {
-			// Named after the pod's namespace, which the pool's is not:
-			// the scenario makes it on first use, and deletes it.
-			continue
+			// Named after the pod's namespace (c.namespaces gives it
+			// first), as a scenario names it.
+			take = func(ctx context.Context, _ string) (string, error) {
+				return r.namespaces.peer(ctx, t.taken["default"])
+			}
 		}
-		name, err := r.namespaces.take(ctx, logical)
+		name, err := take(ctx, logical)
 		if err != nil {
 			return nil, err
 		}
@@ -427,8 +430,16 @@ func (r runner) release(ctx context.Context, t *trial) error {
 		errs = append(errs, r.namespaces.empty(ctx, name))
 	}
 	errs = append(errs, t.s.DeleteNamespaces(ctx))
+	if peer, ok := t.taken[PeerNamespace]; ok {
+		// Emptied before the pod's namespace is given back, with which
+		// the next case that needs it takes it.
+		r.namespaces.record(peer, t.obs.Others)
+		errs = append(errs, r.namespaces.emptyPeer(ctx, t.taken["default"], peer))
+	}
 	for logical, name := range t.taken {
 		switch logical {
+		case PeerNamespace:
+			continue
 		case "default":
 			created := t.obs.Presets
 			if t.obs.Again != nil {
