@@ -90,6 +90,7 @@ func (r runner) followUps(ctx context.Context, t *trial, f *FollowUp, pod *corev
 		}
 		return nil
 	}
+	t.admissions++
 	if err := t.s.SetPodMetadata(ctx, pod.Name, "label", f.Label[0], f.Label[1]); err != nil {
 		return nil, fmt.Errorf("the follow-up UPDATE: %w", err)
 	}
@@ -102,8 +103,11 @@ func (r runner) followUps(ctx context.Context, t *trial, f *FollowUp, pod *corev
 		if _, unsupported := backend.IsUnsupported(err); !unsupported {
 			return nil, fmt.Errorf("the follow-up ephemeral container: %w", err)
 		}
-	} else if err := judge(t.s.PodShouldBeAsUpdated(ctx, pod.Name)); err != nil {
-		return nil, err
+	} else {
+		t.admissions++
+		if err := judge(t.s.PodShouldBeAsUpdated(ctx, pod.Name)); err != nil {
+			return nil, err
+		}
 	}
 	rs := FollowUpReplicaSetOf(submitted)
 	if err := t.s.CreatableUnadmitted(ctx, rs); err != nil {
@@ -111,6 +115,7 @@ func (r runner) followUps(ctx context.Context, t *trial, f *FollowUp, pod *corev
 		// implementation: this follow-up is not sent.
 		return changed, nil
 	}
+	t.admissions++
 	if _, err := t.s.CreateObject(ctx, rs, nil); err != nil {
 		return append(changed, &scenario.ObjectChanged{Kind: "ReplicaSet", Name: rs.Name, Refused: err}), nil
 	}

@@ -92,6 +92,12 @@ type Summary struct {
 	// one per kind).
 	Disagreeing int     `json:"disagreeingCases"`
 	Seconds     float64 `json:"seconds"`
+	// CasesSeconds is how long the cases took, before any shrinking, and
+	// Admissions how many requests they had the implementation admit (a
+	// pod's creations, a dry run among them, and its follow-ups): the
+	// run's pace is Cases and Admissions over CasesSeconds.
+	CasesSeconds float64 `json:"casesSeconds"`
+	Admissions   int     `json:"admissions"`
 	// FirstSeconds is how long the run took to find its first
 	// disagreement, and FirstCases how many cases it had done then; both
 	// zero when it found none.
@@ -202,9 +208,10 @@ func Run(ctx context.Context, w *harness.World, opts Options) (_ Summary, err er
 	)
 	progress := newProgress(opts.Progress, own)
 	disagreeing := 0 // cases with a disagreement, under mu
+	admissions := 0  // the done cases', under mu
 	var firstSeconds float64
 	var firstCases int
-	record := func(c Case, ds []oracle.Disagreement, explainedBy []*oracle.Hypothesis, crowded bool, err error) {
+	record := func(c Case, t *trial, ds []oracle.Disagreement, explainedBy []*oracle.Hypothesis, crowded bool, err error) {
 		mu.Lock()
 		defer mu.Unlock()
 		if err != nil {
@@ -214,6 +221,7 @@ func Run(ctx context.Context, w *harness.World, opts Options) (_ Summary, err er
 			return
 		}
 		done.Add(1)
+		admissions += t.admissions
 		if len(ds) > 0 {
 			disagreeing++
 			if disagreeing == 1 {
@@ -258,22 +266,23 @@ func Run(ctx context.Context, w *harness.World, opts Options) (_ Summary, err er
 						_ = r.settle(ctx, t)
 					}
 					<-inflight
-					record(c, nil, nil, false, err)
+					record(c, t, nil, nil, false, err)
 					continue
 				}
 				settlers.Go(func() {
 					defer func() { <-inflight }()
 					err := r.settle(ctx, t)
 					ds = append(ds, oracle.EventDisagreements(w, t.obs)...)
-					record(c, ds, oracle.Diagnose(w, t.obs, ds, true), t.obs.SelectedElsewhere(), err)
+					record(c, t, ds, oracle.Diagnose(w, t.obs, ds, true), t.obs.SelectedElsewhere(), err)
 				})
 			}
 		})
 	}
 	wg.Wait()
 	settlers.Wait()
+	casesSeconds := time.Since(start).Seconds()
 	found := kinds.resolve()
-	progress.finish(int(done.Load()), len(found))
+	progress.finish(int(done.Load()), admissions, len(found))
 	if failed != nil {
 		return Summary{}, failed
 	}
@@ -285,6 +294,7 @@ func Run(ctx context.Context, w *harness.World, opts Options) (_ Summary, err er
 	}
 	sum := Summary{Seed: opts.Seed, Shard: opts.Shard.String(), Cases: int(done.Load())}
 	sum.Disagreeing = disagreeing
+	sum.CasesSeconds, sum.Admissions = casesSeconds, admissions
 	sum.FirstSeconds, sum.FirstCases = firstSeconds, firstCases
 	written := map[string]bool{}
 	for i, rep := range found {

@@ -46,7 +46,8 @@ func (p *progress) update(done, kinds int) {
 	}
 }
 
-func (p *progress) finish(done, kinds int) {
+// finish says how many cases ran, and admissions, at what pace.
+func (p *progress) finish(done, admissions, kinds int) {
 	if p.out == nil {
 		return
 	}
@@ -54,5 +55,6 @@ func (p *progress) finish(done, kinds int) {
 		fmt.Fprint(p.out, "\r\033[K")
 	}
 	elapsed := time.Since(p.start)
-	fmt.Fprintf(p.out, "%d cases in %s (%.0f cases/s), %s of disagreement\n", done, elapsed.Round(time.Millisecond), float64(done)/elapsed.Seconds(), words.Count(kinds, "kind"))
+	fmt.Fprintf(p.out, "%d cases (%s) in %s (%.0f cases/s, %.0f admissions/s), %s of disagreement\n", done, words.Count(admissions, "admission"),
+		elapsed.Round(time.Millisecond), float64(done)/elapsed.Seconds(), float64(admissions)/elapsed.Seconds(), words.Count(kinds, "kind"))
 }

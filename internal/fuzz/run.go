@@ -80,6 +80,10 @@ type trial struct {
 	owner types.UID
 	// settled is when the case's settle window ends.
 	settled time.Time
+	// admissions are the requests of the case the implementation was to
+	// admit: the pod's creations (a dry run, for real, again), its
+	// follow-ups.
+	admissions int
 	// quiet is true when the case's last look at its namespace's events
 	// saw none at all: there are none to delete.
 	quiet bool
@@ -333,6 +337,7 @@ func (r runner) create(ctx context.Context, t *trial, pod *corev1.Pod, dryRun bo
 	// (PeerNamespace).
 	mine := slices.Concat(slices.Collect(maps.Values(t.taken)), t.s.OwnNamespaces())
 	heldBefore, passingBefore := r.namespaces.elsewhere(mine)
+	t.admissions++
 	created, err := t.s.CreateObject(ctx, pod, &backend.CreateOptions{DryRun: dryRun, Warnings: warnings})
 	heldAfter, passingAfter := r.namespaces.elsewhere(mine)
 	req := oracle.Request{Err: err, Warnings: oracle.ImplementationWarnings(warnings.List()), Elsewhere: elsewhere(heldBefore, heldAfter, passingBefore, passingAfter)}

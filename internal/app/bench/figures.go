@@ -30,7 +30,11 @@ type Figures struct {
 	// "offline", "external" (presetsim serve as the webhook, on envtest),
 	// "policyOffline".
 	FuzzCasesPerSecond map[string]Rate `json:"fuzzCasesPerSecond,omitempty"`
-	Apply              *ApplyFigures   `json:"apply,omitempty"`
+	// FuzzAdmissionsPerSecond is, for the same runs, the requests their
+	// cases had the implementation admit, a second (no goal: to be read
+	// beside a bare pod create's rate).
+	FuzzAdmissionsPerSecond map[string]Rate `json:"fuzzAdmissionsPerSecond,omitempty"`
+	Apply                   *ApplyFigures   `json:"apply,omitempty"`
 	// ShrinkSecondsPerKind is how long fuzz took to shrink a kind of
 	// disagreement of a module mutant on envtest.
 	ShrinkSecondsPerKind *ShrinkFigure `json:"shrinkSecondsPerKind,omitempty"`

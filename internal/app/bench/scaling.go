@@ -216,7 +216,7 @@ func scaling(ctx context.Context, stdout io.Writer, dir string, figures *Figures
 	// fuzz beside the module in-process.
 	external := []string{"--webhook-url", fmt.Sprintf("https://127.0.0.1:%d/mutate-pods", port),
 		"--webhook-command", fmt.Sprintf("%s serve --kubeconfig {kubeconfig} --addr 127.0.0.1:%d --cert {cert} --key {key}", exe, port)}
-	for _, f := range []struct {
+	for i, f := range []struct {
 		name, figure string
 		args         []string
 		cases        int
@@ -229,18 +229,27 @@ func scaling(ctx context.Context, stdout io.Writer, dir string, figures *Figures
 		{name: "envtest, presetsim serve as the webhook", figure: "external", args: external, cases: 200, goal: fuzzExternalGoal},
 		{name: "offline, the policy", figure: "policyOffline", args: []string{"--backend", "offline", "--implementation", "policy"}, cases: 200, goal: fuzzPolicyOfflineGoal},
 	} {
-		u, err := runSelf(ctx, append([]string{"fuzz", "--cases", fmt.Sprint(f.cases), "--seed", "1"}, f.args...)...)
+		report := filepath.Join(dir, fmt.Sprintf("fuzz-%d", i))
+		u, err := runSelf(ctx, append([]string{"fuzz", "--cases", fmt.Sprint(f.cases), "--seed", "1", "--report-dir", report}, f.args...)...)
 		if err != nil {
 			return err
 		}
-		rate := float64(f.cases) / u.wall.Seconds()
-		fmt.Fprintf(stdout, "%-52s %12.0f %10s %9.0f MiB\n", fmt.Sprintf("  fuzz %s, %d cases", f.name, f.cases),
-			rate, u.wall.Round(time.Millisecond), float64(u.peakRSS)/(1<<20))
+		sum, err := readFuzzSummary(report)
+		if err != nil {
+			return fmt.Errorf("fuzz %s: %w", f.name, err)
+		}
+		// The run's pace is its cases' own: the process's wall time adds
+		// the backend's start and stop.
+		rate, admissions := float64(sum.Cases)/sum.CasesSeconds, float64(sum.Admissions)/sum.CasesSeconds
+		fmt.Fprintf(stdout, "%-52s %12.0f %10s %9.0f MiB  (%.0f admissions/s)\n", fmt.Sprintf("  fuzz %s, %d cases", f.name, f.cases),
+			rate, u.wall.Round(time.Millisecond), float64(u.peakRSS)/(1<<20), admissions)
 		if f.figure != "" {
 			if figures.FuzzCasesPerSecond == nil {
 				figures.FuzzCasesPerSecond = map[string]Rate{}
+				figures.FuzzAdmissionsPerSecond = map[string]Rate{}
 			}
 			figures.FuzzCasesPerSecond[f.figure] = atLeast(rate, f.goal)
+			figures.FuzzAdmissionsPerSecond[f.figure] = atLeast(admissions, 0)
 		}
 	}
 	return shrinking(ctx, stdout, dir, figures)
@@ -262,13 +271,9 @@ func shrinking(ctx context.Context, stdout io.Writer, dir string, figures *Figur
 	if err != nil && !(errors.As(err, &exit) && exit.ExitCode() == 1) { // 1: it disagreed, as a mutant must
 		return err
 	}
-	data, err := os.ReadFile(filepath.Join(report, "fuzz.json"))
+	sum, err := readFuzzSummary(report)
 	if err != nil {
 		return fmt.Errorf("shrinking %s: %w", shrinkMutant, err)
-	}
-	var sum fuzz.Summary
-	if err := json.Unmarshal(data, &sum); err != nil {
-		return fmt.Errorf("shrinking %s: fuzz.json: %w", shrinkMutant, err)
 	}
 	var seconds []float64
 	for _, d := range sum.Disagreements {
@@ -287,6 +292,23 @@ func shrinking(ctx context.Context, stdout io.Writer, dir string, figures *Figur
 		fmt.Sprintf("%.1fs/kind", mean), u.wall.Round(time.Millisecond), float64(u.peakRSS)/(1<<20))
 	figures.ShrinkSecondsPerKind = &ShrinkFigure{Mutant: shrinkMutant, Kinds: len(seconds), Mean: atMost(mean, shrinkSecondsGoal), Max: round3(slices.Max(seconds))}
 	return nil
+}
+
+// readFuzzSummary reads the fuzz.json a fuzz run wrote into dir
+// (--report-dir).
+func readFuzzSummary(dir string) (fuzz.Summary, error) {
+	var sum fuzz.Summary
+	data, err := os.ReadFile(filepath.Join(dir, "fuzz.json"))
+	if err != nil {
+		return sum, err
+	}
+	if err := json.Unmarshal(data, &sum); err != nil {
+		return sum, fmt.Errorf("fuzz.json: %w", err)
+	}
+	if sum.CasesSeconds <= 0 || sum.Cases == 0 {
+		return sum, fmt.Errorf("fuzz.json: %d cases in %gs: no pace to read", sum.Cases, sum.CasesSeconds)
+	}
+	return sum, nil
 }
 
 // freePort is a TCP port of 127.0.0.1 that nothing listens on now.
