@@ -307,7 +307,7 @@ func (e *Webhook) WaitForPreset(ctx context.Context, namespace, name, _ string) 
 	if e.relay != nil {
 		d = e
 	}
-	return implementation.ProbePreset(ctx, e.cluster, e.profile, namespace, name, "", e.spec.SyncTimeout, d)
+	return implementation.ProbePresetModelled(ctx, e.cluster, e.profile, namespace, name, e.spec.SyncTimeout, d)
 }
 
 func (e *Webhook) start(kubeconfig []byte, keepDir func(string) error) error {

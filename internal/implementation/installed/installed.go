@@ -19,16 +19,11 @@ import (
 	"presetsim.dev/presetsim/harness/backend"
 	"presetsim.dev/presetsim/harness/implementation"
 	"presetsim.dev/presetsim/harness/profile"
-	"presetsim.dev/presetsim/internal/audit"
-	"presetsim.dev/presetsim/internal/defaults"
-	"presetsim.dev/presetsim/presets/merge"
-	"presetsim.dev/presetsim/presets/model"
 )
 
 // Installed is an implementation installed on the cluster.
 type Installed struct {
 	cluster backend.Objects
-	clients audit.Clients
 	profile *profile.Profile
 	wait    time.Duration
 	host    string
@@ -55,7 +50,6 @@ func (i *Installed) Install(_ context.Context, t implementation.Target) error {
 		return fmt.Errorf("the %s backend has no API server an implementation could be installed on", t.Backend)
 	}
 	i.cluster, i.profile, i.wait, i.host = t.Cluster, t.Profile, t.Wait, api.Config.Host
-	i.clients = audit.Clients{Typed: api.Client, Dynamic: api.Dynamic}
 	gvk := t.Profile.PresetGVK()
 	fmt.Fprintf(t.Progress, "checking that %s is served ...\n", gvk.Kind)
 	gv := gvk.GroupVersion().String()
@@ -95,12 +89,8 @@ func (i *Installed) WaitForPreset(ctx context.Context, namespace, name, resource
 		}
 	}
 	shows := func(probe *corev1.Pod) bool {
-		presets, err := audit.Presets(ctx, i.clients, i.profile, namespace)
-		if err != nil {
-			return false
-		}
-		outcomes := model.Admit(model.Admission{Presets: presets, Pod: defaults.Pod(probe)}, i.profile.Options())
-		return len(outcomes) == 1 && outcomes[0].Pod != nil && outcomes[0].Pod.Annotations[merge.AnnotationKey(name)] != ""
+		ok, err := implementation.ModelShows(ctx, i.cluster, i.profile, namespace, name, probe)
+		return err == nil && ok
 	}
 	err := implementation.ProbePresetExpected(ctx, i.cluster, i.profile, namespace, name, resourceVersion, min(i.wait, probeWait), shows)
 	if ctx.Err() != nil {
