@@ -48,7 +48,7 @@ CHAINSAW ?=
 bench: ## start-up, per-scenario overhead, parallel speed-up, pod-create latency (webhook, policy), merge pods/s, scaling: offline scenarios/s, apply and fuzz cases/s with peak memory; with CHAINSAW=path, side by side with chainsaw; every figure beside its goal in reports/bench.json
 	$(GO) test -run '^$$' -bench . -benchtime 2s ./presets/merge/ ./steps/
 	mkdir -p reports
-	PRESETSIM_BIN_DIR=$(BIN_DIR) $(GO) run ./cmd/presetsim bench --json reports/bench.json $(if $(CHAINSAW),--chainsaw $(CHAINSAW)) $(if $(wildcard .cache/make-test.seconds),--make-test-seconds $(shell cat .cache/make-test.seconds))
+	PRESETSIM_BIN_DIR=$(BIN_DIR) $(GO) run -buildvcs=true ./cmd/presetsim bench --json reports/bench.json $(if $(CHAINSAW),--chainsaw $(CHAINSAW)) $(if $(wildcard .cache/make-test.seconds),--make-test-seconds $(shell cat .cache/make-test.seconds))
 	$(MAKE) --no-print-directory conformance-fuzz CASES=2000
 
 # The five seed features; internal/app/bench/bench.go's seedFeatures lists them too.
