@@ -128,9 +128,9 @@ func (p *namespaces) take(ctx context.Context, logical string) (string, error) {
 // namespace it made ("-peer"), made the first time a case in base needs it
 // and kept with base: a case gives it back emptied (emptyPeer), and the
 // next case in base that needs it takes it again. A namespace made and
-// deleted for each case cost the API server about sixty requests (the
-// default ServiceAccount, the namespace controller's list and delete of
-// every resource), a third of a run's requests (docs/performance.md).
+// deleted for each such case (the default ServiceAccount, the namespace
+// controller's list and delete of every resource) cost a run on an API
+// server about four requests a case, a sixth of them (docs/performance.md).
 func (p *namespaces) peer(ctx context.Context, base string) (string, error) {
 	p.mu.Lock()
 	name, made := p.peers[base]
