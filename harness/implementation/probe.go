@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -19,7 +18,6 @@ import (
 	"presetsim.dev/presetsim/harness/backend"
 	"presetsim.dev/presetsim/harness/profile"
 	"presetsim.dev/presetsim/internal/defaults"
-	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
 	"presetsim.dev/presetsim/presets/merge"
 	"presetsim.dev/presetsim/presets/model"
 	"presetsim.dev/presetsim/presets/policy"
@@ -98,19 +96,10 @@ func ModelShows(ctx context.Context, c backend.Objects, p *profile.Profile, name
 	if err != nil {
 		return false, err
 	}
-	presets := make([]*v1alpha1.PodPreset, 0, len(list))
-	for i := range list {
-		canonical, err := p.CanonicalPreset(&list[i])
-		if err != nil {
-			return false, err
-		}
-		preset := &v1alpha1.PodPreset{}
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(canonical.Object, preset); err != nil {
-			return false, fmt.Errorf("%s %s/%s: %w", gvk.Kind, namespace, list[i].GetName(), err)
-		}
-		presets = append(presets, preset)
+	presets, err := p.CanonicalPresets(list)
+	if err != nil {
+		return false, err
 	}
-	slices.SortFunc(presets, func(a, b *v1alpha1.PodPreset) int { return strings.Compare(a.Name, b.Name) })
 	outcomes := model.Admit(model.Admission{Presets: presets, Pod: defaults.Pod(probe)}, p.Options())
 	return len(outcomes) == 1 && outcomes[0].Pod != nil && outcomes[0].Pod.Annotations[merge.AnnotationKey(name)] != "", nil
 }

@@ -14,6 +14,7 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"presetsim.dev/presetsim"
@@ -424,6 +425,27 @@ func (p *Profile) Preset(canonical *unstructured.Unstructured) (*unstructured.Un
 			return nil, fmt.Errorf("profile %s: unable to set %s: %w", p.Metadata.Name, p.Spec.Preset.Fields[from], err)
 		}
 	}
+	return out, nil
+}
+
+// CanonicalPresets translates the implementation's preset objects into
+// typed canonical PodPresets (CanonicalPreset), by namespace and name.
+func (p *Profile) CanonicalPresets(own []unstructured.Unstructured) ([]*v1alpha1.PodPreset, error) {
+	out := make([]*v1alpha1.PodPreset, 0, len(own))
+	for i := range own {
+		canonical, err := p.CanonicalPreset(&own[i])
+		if err != nil {
+			return nil, err
+		}
+		preset := &v1alpha1.PodPreset{}
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(canonical.Object, preset); err != nil {
+			return nil, fmt.Errorf("%s %s/%s: %w", p.PresetGVK().Kind, own[i].GetNamespace(), own[i].GetName(), err)
+		}
+		out = append(out, preset)
+	}
+	slices.SortFunc(out, func(a, b *v1alpha1.PodPreset) int {
+		return strings.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name)
+	})
 	return out, nil
 }
 

@@ -245,22 +245,7 @@ func Presets(ctx context.Context, c Clients, prof *profile.Profile, namespace st
 	if err != nil {
 		return nil, fmt.Errorf("unable to list %s: %w", gvr.Resource, err)
 	}
-	var out []*v1alpha1.PodPreset
-	for i := range list.Items {
-		canonical, err := prof.CanonicalPreset(&list.Items[i])
-		if err != nil {
-			return nil, err
-		}
-		p := &v1alpha1.PodPreset{}
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(canonical.Object, p); err != nil {
-			return nil, fmt.Errorf("%s %s/%s: %w", gvk.Kind, list.Items[i].GetNamespace(), list.Items[i].GetName(), err)
-		}
-		out = append(out, p)
-	}
-	slices.SortFunc(out, func(a, b *v1alpha1.PodPreset) int {
-		return strings.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name)
-	})
-	return out, nil
+	return prof.CanonicalPresets(list.Items)
 }
 
 // ownerCache finds a pod's workload and the template its pods come from,
