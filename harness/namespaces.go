@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"maps"
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
@@ -14,10 +15,26 @@ import (
 )
 
 // NamespaceLabels are the labels of a scenario's namespace whose logical
-// name is logical: the run (for clean-up), the label the implementation's
-// registration selects, and the logical name.
+// name is logical: the labels the profile says a namespace carries where
+// the implementation is deployed (profile.Spec.NamespaceLabels), the run
+// (for clean-up), the label the implementation's registration selects,
+// and the logical name.
 func (w *World) NamespaceLabels(logical string) map[string]string {
-	return map[string]string{RunLabel: w.RunID, AdmissionLabel: w.RunID, LogicalLabel: logical}
+	labels := w.admittedLabels()
+	labels[LogicalLabel] = logical
+	return labels
+}
+
+// admittedLabels are the labels of a namespace of the run whose pods the
+// implementation admits: the profile's namespace labels, the run and the
+// label its registration selects.
+func (w *World) admittedLabels() map[string]string {
+	labels := map[string]string{}
+	if w.Profile != nil {
+		maps.Copy(labels, w.Profile.Spec.NamespaceLabels)
+	}
+	labels[RunLabel], labels[AdmissionLabel] = w.RunID, w.RunID
+	return labels
 }
 
 // PooledNamespace returns a namespace of the logical namespace that was

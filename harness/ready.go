@@ -25,7 +25,7 @@ func (w *World) waitForImplementation(ctx context.Context) error {
 		return err
 	}
 	probeNS := "presetsim-" + w.RunID + "-probe"
-	if err := w.cluster.CreateNamespace(ctx, probeNS, map[string]string{RunLabel: w.RunID, AdmissionLabel: w.RunID}); err != nil {
+	if err := w.cluster.CreateNamespace(ctx, probeNS, w.admittedLabels()); err != nil {
 		return err
 	}
 	pp := &v1alpha1.PodPreset{

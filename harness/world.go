@@ -18,6 +18,7 @@ import (
 	"presetsim.dev/presetsim/internal/implementation/module"
 	"presetsim.dev/presetsim/internal/manifest"
 	"presetsim.dev/presetsim/internal/procs"
+	"presetsim.dev/presetsim/outcome"
 )
 
 // Labels the harness puts on the namespaces it creates.
@@ -64,6 +65,13 @@ type Options struct {
 	// Nodes is the number of simulated nodes; DefaultNodes when zero. A
 	// scenario may change it for itself ("Given the cluster has 5 nodes").
 	Nodes int
+	// Unsubscribed is what becomes of what the implementation does with
+	// the requests its registration does not send it (UPDATE of pods, of
+	// their ephemeral containers, CREATE of workloads), which the harness
+	// sends it besides where it can keep its answers from the API server:
+	// findings, failing nothing (backend.UnsubscribedReport, the default),
+	// or judged as if its registration sent them (backend.UnsubscribedFail).
+	Unsubscribed backend.Unsubscribed
 }
 
 // DefaultNodes is the number of simulated nodes a run starts with.
@@ -252,7 +260,8 @@ func Start(ctx context.Context, opts Options) (_ *World, err error) {
 
 	target := implementation.Target{
 		Cluster: w.cluster, Backend: w.Backend, RunID: w.RunID, Profile: w.Profile, Progress: progress, Wait: w.Timeouts.Wait, KeepDir: keepDir,
-		Namespaces: &metav1.LabelSelector{MatchLabels: map[string]string{AdmissionLabel: w.RunID}},
+		Unsubscribed: opts.Unsubscribed,
+		Namespaces:   &metav1.LabelSelector{MatchLabels: map[string]string{AdmissionLabel: w.RunID}},
 	}
 	if opts.AllNamespaces {
 		target.Namespaces = nil
@@ -416,6 +425,20 @@ func (w *World) FailedRequests(namespace string) []string {
 	}
 	if a, ok := w.cluster.(backend.AdmissionFailures); ok {
 		out = append(out, a.FailedRequests(namespace)...)
+	}
+	return out
+}
+
+// FindingsIn are what the implementation did with the requests of the
+// namespace (physical) its registration does not send it, as the harness
+// saw them in front of it or as the cluster that calls it in-process did
+// (backend.Findings); none when the harness cannot see them.
+func (w *World) FindingsIn(namespace string) []outcome.Finding {
+	var out []outcome.Finding
+	for _, x := range []any{w.impl, w.cluster} {
+		if f, ok := x.(backend.Findings); ok {
+			out = append(out, f.FindingsIn(namespace)...)
+		}
 	}
 	return out
 }

@@ -57,9 +57,17 @@ type Report struct {
 	// is made before the run stops (the verdict ConfigMap of
 	// --summary-configmap, and so merged shards).
 	Timing *Timing `json:"timing,omitempty"`
-	// Interrupted says that the run was cut short (by SIGINT or SIGTERM):
-	// the report holds the scenarios that finished, and no others ran.
+	// Interrupted says that the run was cut short (by SIGINT, SIGTERM,
+	// its --timeout, a closed output): the report holds the scenarios
+	// that finished, and no others ran. A run that did not finish has not
+	// passed, whatever its scenarios did (SetInterrupted).
 	Interrupted string `json:"interrupted,omitempty"`
+}
+
+// SetInterrupted marks the report of a run that was cut short: why (what
+// finished, what did not run) in Interrupted, and not passed.
+func (r *Report) SetInterrupted(why string) {
+	r.Interrupted, r.Passed = why, false
 }
 
 // Verdict is the run's verdict in words: "PASSED" or "FAILED", and how
@@ -67,7 +75,10 @@ type Report struct {
 // scenarios not run)"): a verdict stands over the scenarios that ran.
 func (r *Report) Verdict() string {
 	v := "FAILED"
-	if r.Passed {
+	switch {
+	case r.Interrupted != "":
+		v = "NOT FINISHED"
+	case r.Passed:
 		v = "PASSED"
 	}
 	if n := r.Totals.NotRun(); n > 0 {
@@ -132,6 +143,9 @@ type ScenarioReport struct {
 	// `the pod "website" should be as submitted → R4.2`.
 	FailedCheck string        `json:"failedCheck,omitempty"`
 	Checks      []CheckReport `json:"checks,omitempty"`
+	// Findings are what the implementation did with the scenario's
+	// requests that its registration does not send it (Finding).
+	Findings []Finding `json:"findings,omitempty"`
 }
 
 // FailedRules are the rules a failed scenario's failing check is credited

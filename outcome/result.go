@@ -64,6 +64,9 @@ type Scenario struct {
 	// Notes are what the scenario's steps want the reader to know though
 	// no step failed (scenario.Scenario.Notes).
 	Notes []string
+	// Findings are what the implementation did with the requests of the
+	// scenario its registration does not send it; they fail nothing.
+	Findings []Finding
 	// Pods are the pods the scenario left behind, with logical namespace
 	// names (only with steps.SuiteOptions.KeepPods).
 	Pods []corev1.Pod

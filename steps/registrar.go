@@ -360,6 +360,17 @@ func (s *state) answered() error {
 	return err
 }
 
+// findings are what the implementation did with the requests of the
+// scenario its registration does not send it (World.FindingsIn): shown
+// and counted, failing nothing.
+func (s *state) findings() []outcome.Finding {
+	var out []outcome.Finding
+	for _, ns := range s.scenario.OwnNamespaces() {
+		out = append(out, s.scenario.World().FindingsIn(ns)...)
+	}
+	return out
+}
+
 // DeliveredCheck names the check that the implementation was sent the
 // CREATE of every pod the scenario submitted (R5.4).
 const DeliveredCheck = "the implementation was sent the creation of every pod the scenario submitted"

@@ -222,6 +222,7 @@ func recording(w *harness.World, opts SuiteOptions, init func(*godog.ScenarioCon
 				t.NotApplicable = s.notApplicable
 				t.Notes = s.scenario.Notes()
 				t.Checks = slices.Clone(s.checks)
+				t.Findings = s.findings()
 			}
 			if err != nil && !errors.Is(err, godog.ErrSkip) {
 				t.Failed, t.Err = true, err

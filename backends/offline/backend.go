@@ -59,16 +59,16 @@ func (b *Backend) Start(ctx context.Context, run backend.Run) (backend.Cluster, 
 }
 
 // Admit makes the cluster call plugin for the pods created in the
-// namespaces the selector matches (every namespace when nil).
-func (c *Cluster) Admit(plugin admission.MutationInterface, namespaces *metav1.LabelSelector) error {
+// namespaces the options select (backend.InProcessAdmission).
+func (c *Cluster) Admit(plugin admission.MutationInterface, opts backend.AdmitOptions) error {
 	if plugin == nil {
 		return errors.New("offline backend: no admission plug-in")
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.plugin, c.selects = plugin, nil
-	if namespaces != nil {
-		s, err := metav1.LabelSelectorAsSelector(namespaces)
+	c.plugin, c.selects, c.unsubscribed = plugin, nil, opts.Unsubscribed
+	if opts.Namespaces != nil {
+		s, err := metav1.LabelSelectorAsSelector(opts.Namespaces)
 		if err != nil {
 			return fmt.Errorf("offline backend: the namespace selector: %w", err)
 		}

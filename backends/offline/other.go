@@ -2,7 +2,10 @@ package offline
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+
+	"gomodules.xyz/jsonpatch/v2"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -14,6 +17,7 @@ import (
 	"presetsim.dev/presetsim/harness/backend"
 	"presetsim.dev/presetsim/internal/admit"
 	"presetsim.dev/presetsim/internal/webhook"
+	"presetsim.dev/presetsim/outcome"
 )
 
 // ephemeralContainers is the pod subresource kubectl debug updates.
@@ -21,29 +25,66 @@ const ephemeralContainers = "ephemeralcontainers"
 
 // admitOther passes a request other than CREATE of a pod to the plug-in,
 // as an API server does through the harness's extra registration
-// (webhook.WithOtherRequests, failurePolicy Ignore): a refusal refuses the
-// request; a plug-in that fails (panics) is noted (R5.3), and the request
-// goes on with its object as it was. It returns the object to store.
+// (webhook.WithOtherRequests, failurePolicy Ignore). Under
+// backend.UnsubscribedFail a refusal refuses the request, a change is
+// stored, and a plug-in that fails (panics) is noted (R5.3) while the
+// request goes on with its object as it was; under
+// backend.UnsubscribedReport, the default, what the plug-in did is a
+// finding and the request goes on as it was. It returns the object to
+// store.
 func (c *Cluster) admitOther(ctx context.Context, req admit.Request) (runtime.Object, error) {
 	admitted, err := c.admitted(req.Namespace)
 	if err != nil || !admitted {
 		return req.Object, err
 	}
 	original := req.Object.DeepCopyObject()
-	outcome, err := admit.Invoke(ctx, c.plugin, nil, req)
-	if err != nil {
-		what := webhook.Describe(string(req.Operation), req.Kind.Kind, req.Name, req.DryRun)
-		if req.Subresource != "" {
-			what += " (" + req.Subresource + ")"
+	what := webhook.Describe(string(req.Operation), req.Kind.Kind, req.Name, req.DryRun)
+	if req.Subresource != "" {
+		what += " (" + req.Subresource + ")"
+	}
+	answer, err := admit.Invoke(ctx, c.plugin, nil, req)
+	if !c.unsubscribed.Fail() {
+		if finding, ok := c.observe(req, what, original, answer, err); ok {
+			c.findings.Note(req.Namespace, finding)
 		}
+		return original, nil
+	}
+	if err != nil {
 		c.failed.Note(req.Namespace, what+": "+err.Error())
 		return original, nil
 	}
-	if outcome.Denied != nil {
+	if answer.Denied != nil {
 		return nil, apierrors.NewForbidden(req.Resource.GroupResource(), req.Name,
-			fmt.Errorf("admission webhook %q denied the request: %v", webhook.OtherRequestsName, outcome.Denied))
+			fmt.Errorf("admission webhook %q denied the request: %v", webhook.OtherRequestsName, answer.Denied))
 	}
 	return req.Object, nil
+}
+
+// observe is the finding of what the plug-in did with a request other than
+// a pod's creation (its outcome, or its error), none when it left the
+// object as it was (original).
+func (*Cluster) observe(req admit.Request, what string, original runtime.Object, out admit.Outcome, err error) (outcome.Finding, bool) {
+	r := webhook.RuleOf(req.Kind.Kind, req.Subresource)
+	switch {
+	case err != nil:
+		return webhook.Would(r, "fail", what, err.Error()), true
+	case out.Denied != nil:
+		return webhook.Would(r, "refuse", what, out.Denied.Error()), true
+	}
+	before, berr := json.Marshal(original)
+	after, aerr := json.Marshal(req.Object)
+	if berr != nil || aerr != nil {
+		return webhook.Would(r, "change", what, "an object that cannot be written as JSON"), true
+	}
+	ops, perr := jsonpatch.CreatePatch(before, after)
+	if perr != nil || len(ops) == 0 {
+		return outcome.Finding{}, false
+	}
+	words := make([]string, len(ops))
+	for i, op := range ops {
+		words[i] = op.Operation + " " + op.Path
+	}
+	return webhook.Would(r, "change", what, webhook.Operations(words)), true
 }
 
 // request is the admission request of an operation on an object of the
@@ -161,3 +202,10 @@ func (c *Cluster) admitLater(ctx context.Context, pod *corev1.Pod, dryRun bool) 
 	}
 	return outcome.Warnings, nil
 }
+
+// The abilities the harness asks of the offline backend.
+var (
+	_ backend.InProcessAdmission = (*Cluster)(nil)
+	_ backend.Findings           = (*Cluster)(nil)
+	_ backend.AdmissionFailures  = (*Cluster)(nil)
+)

@@ -38,6 +38,7 @@ import (
 	"presetsim.dev/presetsim/internal/defaults"
 	"presetsim.dev/presetsim/internal/manifest"
 	"presetsim.dev/presetsim/internal/webhook"
+	"presetsim.dev/presetsim/outcome"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
 )
 
@@ -83,6 +84,11 @@ type Cluster struct {
 	mu sync.Mutex // serialises writes, so resourceVersions grow in order
 
 	failed webhook.Failures // admission requests with no valid answer
+	// unsubscribed is what becomes of what the plug-in does with requests
+	// other than a pod's creation; findings are what it did with them
+	// under backend.UnsubscribedReport.
+	unsubscribed backend.Unsubscribed
+	findings     webhook.Findings
 	// later are AnnotateAfter's, by namespace, under laterMu (pods are
 	// admitted with mu held too: a ReplicaSet's).
 	laterMu sync.Mutex
@@ -858,3 +864,9 @@ func (c *Cluster) noteFailed(pod *corev1.Pod, dryRun bool, err error) {
 // FailedRequests are the admission requests in the namespace the plug-in
 // gave no valid answer to (backend.AdmissionFailures).
 func (c *Cluster) FailedRequests(namespace string) []string { return c.failed.In(namespace) }
+
+// FindingsIn are what the plug-in did with the requests of the namespace
+// other than a pod's creation (backend.Findings).
+func (c *Cluster) FindingsIn(namespace string) []outcome.Finding {
+	return c.findings.FindingsIn(namespace)
+}

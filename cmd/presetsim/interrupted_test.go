@@ -18,7 +18,9 @@ import (
 
 // TestRunTimeoutWritesWhatFinished: a run whose --timeout is reached stops
 // as an interrupted one does, with exit status 124, and its reports say
-// how many of the scenarios selected did not run.
+// how many of the scenarios selected did not run, and that it did not
+// pass: the summary, the JUnit (a test case in error), and report verdict,
+// which says "finished: false" and exits 1.
 func TestRunTimeoutWritesWhatFinished(t *testing.T) {
 	dir := t.TempDir()
 	cmd := exec.Command(os.Args[0], "run", "--backend", "offline", "--concurrency", "1", "--timeout", "300ms", "--report-dir", dir, "../../features")
@@ -38,6 +40,22 @@ func TestRunTimeoutWritesWhatFinished(t *testing.T) {
 	}
 	if !strings.Contains(r.Interrupted, "exit status 124") || !strings.Contains(r.Interrupted, "did not run") {
 		t.Errorf("summary: interrupted %q, want the exit status and how many did not run", r.Interrupted)
+	}
+	if r.Passed || !strings.HasPrefix(r.Verdict(), "NOT FINISHED") {
+		t.Errorf("summary: passed %v, verdict %q; a run that did not finish has not passed", r.Passed, r.Verdict())
+	}
+	junit, err := os.ReadFile(filepath.Join(dir, "junit.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(junit), `<error message="the run did not finish: exit status 124`) {
+		t.Errorf("junit.xml has no error saying the run did not finish:\n%s", junit)
+	}
+	verdict := exec.Command(os.Args[0], "report", "verdict", dir)
+	verdict.Env = append(os.Environ(), childEnv+"=1")
+	text, err := verdict.Output()
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 || !strings.Contains(string(text), "passed: false\nfinished: false (exit status 124") {
+		t.Errorf("report verdict: %v, want exit status 1 and the run not finished; it printed:\n%s", err, text)
 	}
 	// The Cucumber report holds the scenarios that finished too.
 	data, err = os.ReadFile(filepath.Join(dir, "cucumber.json"))

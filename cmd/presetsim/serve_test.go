@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +18,8 @@ import (
 	"presetsim.dev/presetsim/rule"
 
 	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/harness/backend"
+	"presetsim.dev/presetsim/harness/profile"
 	externalimpl "presetsim.dev/presetsim/internal/implementation/external"
 	"presetsim.dev/presetsim/internal/webhook"
 	"presetsim.dev/presetsim/steps"
@@ -354,5 +357,98 @@ webhooks:
 		if got := sc.Checks[0].Rules; len(got) != 1 || got[0] != rule.R5_4 {
 			t.Errorf("%s: the first check names %v, want R5.4", sc.Scenario, got)
 		}
+	}
+}
+
+// TestJudgedAsDeployed: a webhook that would change pod UPDATEs, registered
+// as it ships for the CREATE of pods only, is never sent an UPDATE in a
+// cluster: on envtest, the updates feature passes, and what it would do
+// is a finding on R2.1 (the harness sent it the UPDATEs anyway, and kept
+// its answers from the API server); asked to judge such requests
+// (backend.UnsubscribedFail), the same run fails on R2.1. A registration
+// narrowed to labelled namespaces, declared by the profile's
+// namespaceLabels, gets its pods: the run labels its namespaces.
+func TestJudgedAsDeployed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a control plane; skipped with -short")
+	}
+	const createOnly = `apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingWebhookConfiguration
+metadata:
+  name: podpresets
+webhooks:
+  - name: podpresets.example.com
+    admissionReviewVersions: [v1]
+    sideEffects: None
+    clientConfig:
+      service: {name: podpresets, namespace: system, path: /mutate-pods}
+%s    rules:
+      - {apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods]}
+`
+	narrowed := "    namespaceSelector:\n      matchLabels: {app.kubernetes.io/part-of: kubeflow-profile}\n"
+	for _, tc := range []struct {
+		name, module, selector, feature string
+		mode                            backend.Unsubscribed
+		profile                         string // namespaceLabels, when set
+		failed                          rule.ID
+		finding                         rule.ID
+	}{
+		{"as deployed", "mutant/mutates-updates", "", "updates.feature", backend.UnsubscribedReport, "", "", rule.R2_1},
+		{"judged strictly", "mutant/mutates-updates", "", "updates.feature", backend.UnsubscribedFail, "", rule.R2_1, ""},
+		{"a declared narrowing", "reference", narrowed, "simple.feature", backend.UnsubscribedReport, "app.kubernetes.io/part-of: kubeflow-profile", "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			certs, certFile, keyFile := servingFiles(t, dir)
+			addr := freeAddr(t)
+			t.Setenv(childEnv, "1") // os.Args[0] below is this test binary acting as presetsim
+			reg, err := externalimpl.ParseRegistration("registration.yaml", fmt.Appendf(nil, createOnly, tc.selector))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var prof *profile.Profile
+			if tc.profile != "" {
+				if prof, err = profile.Parse("narrowed.yaml", []byte("apiVersion: presetsim.dev/v1alpha1\nkind: Profile\nmetadata:\n  name: narrowed\nspec:\n  referenceCRD: true\n  namespaceLabels:\n    "+tc.profile+"\n")); err != nil {
+					t.Fatal(err)
+				}
+			}
+			w, err := harness.Start(context.Background(), harness.Options{Backend: envtest.New(envtest.Options{}), Profile: prof, Unsubscribed: tc.mode,
+				Implementation: externalimpl.New(externalimpl.Options{
+					URL: "https://" + addr + "/mutate-pods", CABundle: certs.CABundle, Registration: reg,
+					Command: []string{os.Args[0], "serve", "--module", tc.module, "--kubeconfig", externalimpl.KubeconfigPlaceholder,
+						"--addr", addr, "--cert", certFile, "--key", keyFile},
+				}),
+			})
+			if err != nil {
+				t.Fatalf("unable to start with the external module: %v", err)
+			}
+			defer func() {
+				if err := w.Stop(); err != nil {
+					t.Errorf("stop: %v", err)
+				}
+			}()
+			_, timings := steps.Run(w, steps.SuiteOptions{Paths: []string{"../../features/" + tc.feature}, Format: "progress", Output: io.Discard})
+			failed, found := 0, 0
+			for _, sc := range timings.List() {
+				if sc.Failed {
+					failed++
+					if tc.failed == "" || !slices.Contains(sc.FailedRules(), tc.failed) {
+						t.Errorf("%s failed → %v, want %v: %v", sc.Scenario, sc.FailedRules(), tc.failed, sc.Err)
+					}
+				}
+				for _, f := range sc.Findings {
+					found++
+					if f.Rule != tc.finding || !strings.Contains(f.Text, "if its registration sent it") {
+						t.Errorf("%s: finding %s, want one on %q", sc.Scenario, f, tc.finding)
+					}
+				}
+			}
+			if (tc.failed != "") != (failed > 0) {
+				t.Errorf("%d scenarios failed, want some: %v", failed, tc.failed != "")
+			}
+			if (tc.finding != "") != (found > 0) {
+				t.Errorf("%d findings, want some: %v", found, tc.finding != "")
+			}
+		})
 	}
 }

@@ -103,7 +103,7 @@ func run(ctx context.Context, out, progress io.Writer, newBackend func() backend
 		if err != nil {
 			return 0, err
 		}
-		w, err := harness.Start(ctx, harness.Options{Backend: newBackend(), Implementation: impl})
+		w, err := harness.Start(ctx, harness.Options{Backend: newBackend(), Implementation: impl, Unsubscribed: backend.UnsubscribedFail})
 		if err != nil {
 			return 0, fmt.Errorf("mutant %s: %w", m.Name, err)
 		}

@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"presetsim.dev/presetsim/harness/profile"
+	"presetsim.dev/presetsim/outcome"
 )
 
 // Backend starts the cluster a run's objects live in.
@@ -157,10 +158,52 @@ type WebhookHost interface {
 }
 
 // InProcessAdmission is the ability of a cluster that calls an admission
-// plug-in in-process for every pod created in the namespaces the selector
-// matches (every namespace when nil), as an API server calls a webhook.
+// plug-in in-process for every pod created in the namespaces the options
+// select, as an API server calls a webhook.
 type InProcessAdmission interface {
-	Admit(plugin admission.MutationInterface, namespaces *metav1.LabelSelector) error
+	Admit(plugin admission.MutationInterface, opts AdmitOptions) error
+}
+
+// AdmitOptions say which requests a cluster that admits in-process sends
+// the plug-in (InProcessAdmission).
+type AdmitOptions struct {
+	// Namespaces selects the namespaces whose pods it admits; every
+	// namespace when nil.
+	Namespaces *metav1.LabelSelector
+	// Unsubscribed is what becomes of what the plug-in does with the
+	// requests other than a pod's creation, which the harness sends it
+	// besides (UPDATE of pods, their ephemeralcontainers, workloads).
+	Unsubscribed Unsubscribed
+}
+
+// Unsubscribed is what a run makes of what an implementation does with a
+// request its registration does not send it (R5.4 of the specification):
+// the harness sends such requests anyway (UPDATE of pods and of their
+// ephemeralcontainers subresource, CREATE of workloads), to see what the
+// implementation would do with them if it were sent them.
+type Unsubscribed string
+
+const (
+	// UnsubscribedReport, the default (""): the implementation's answer
+	// is kept from the API server and what it would have done is a
+	// finding (outcome.Finding), shown and counted, failing nothing: in a
+	// cluster such a request never reaches it.
+	UnsubscribedReport Unsubscribed = "report"
+	// UnsubscribedFail: its answer goes to the API server, as if its
+	// registration sent it every such request, and a change fails the
+	// scenario (R2.1, R3.2, R2.6): the stricter reading, asked for.
+	UnsubscribedFail Unsubscribed = "fail"
+)
+
+// Fail reports whether u asks for such requests to be judged.
+func (u Unsubscribed) Fail() bool { return u == UnsubscribedFail }
+
+// Findings is the ability of an implementation, or of a cluster that calls
+// it in-process, whose answers to requests its registration does not send
+// it the harness sees: what it did with them, by namespace
+// (UnsubscribedReport).
+type Findings interface {
+	FindingsIn(namespace string) []outcome.Finding
 }
 
 // Subresources is the ability of a cluster to update a subresource of an

@@ -74,6 +74,10 @@ type Target struct {
 	// KeepDir records a temporary directory the implementation made, so
 	// that the next run removes it if this one is killed (backend.KeepDir).
 	KeepDir func(dir string) error
+	// Unsubscribed is what becomes of what the implementation does with
+	// the requests its registration does not send it, which the harness
+	// sends it besides where it can see the answers (backend.Findings).
+	Unsubscribed backend.Unsubscribed
 }
 
 // Process is the ability of an implementation that runs as a process the

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"presetsim.dev/presetsim"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
@@ -88,9 +89,16 @@ type Spec struct {
 	// implementation's MutatingWebhookConfiguration as it ships: an
 	// external webhook is registered as it says, unless the run is given
 	// --webhook-configuration (RegistrationFile).
-	Registration string      `yaml:"registration"`
-	Preset       Preset      `yaml:"preset"`
-	Annotations  Annotations `yaml:"annotations"`
+	Registration string `yaml:"registration"`
+	// NamespaceLabels are labels a namespace carries where the
+	// implementation is deployed to admit its pods: its registration's
+	// namespaceSelector selects them (Charmed Kubeflow's PodDefault
+	// webhook, app.kubernetes.io/part-of: kubeflow-profile). The run
+	// labels its namespaces with them, and a namespaceSelector they satisfy
+	// is a declared difference from R5.4, stated once, not a failure.
+	NamespaceLabels map[string]string `yaml:"namespaceLabels"`
+	Preset          Preset            `yaml:"preset"`
+	Annotations     Annotations       `yaml:"annotations"`
 	// ReferenceCRD says that the implementation's API is the reference CRD
 	// (presets/config/crd), which the harness installs: the R1 scenarios
 	// then check it. Otherwise they check the CRD the profile names (CRD),
@@ -236,6 +244,19 @@ func (p *Profile) check() []problem {
 	for i, c := range p.Spec.Claims {
 		if !slices.Contains(Capabilities, c) {
 			out = append(out, problem{fmt.Sprintf("spec.claims[%d]", i), fmt.Sprintf("unknown capability %q (known: %s)", c, capabilityList())})
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(p.Spec.NamespaceLabels)) {
+		path := fmt.Sprintf("spec.namespaceLabels[%q]", k)
+		if strings.HasPrefix(k, "presetsim.dev/") {
+			out = append(out, problem{path, "presetsim.dev/ labels are the run's own"})
+			continue
+		}
+		for _, msg := range validation.IsQualifiedName(k) {
+			out = append(out, problem{path, "not a label key: " + msg})
+		}
+		for _, msg := range validation.IsValidLabelValue(p.Spec.NamespaceLabels[k]) {
+			out = append(out, problem{path, "not a label value: " + msg})
 		}
 	}
 	out = append(out, p.checkBehaviour()...)
@@ -523,16 +544,29 @@ type pathSeg struct {
 	index int
 }
 
+// splitPath splits a field path such as spec.claims[1] or
+// spec.namespaceLabels["example.com/team"] (a key with dots, quoted).
 func splitPath(path string) []pathSeg {
 	var out []pathSeg
-	for _, part := range strings.Split(path, ".") {
-		key, rest, _ := strings.Cut(part, "[")
-		out = append(out, pathSeg{key: key, index: -1})
-		if rest != "" {
+	for path != "" {
+		switch {
+		case strings.HasPrefix(path, "[\""):
+			key, rest, _ := strings.Cut(path[2:], "\"]")
+			out, path = append(out, pathSeg{key: key, index: -1}), rest
+		case strings.HasPrefix(path, "["):
 			var i int
-			if _, err := fmt.Sscanf(rest, "%d]", &i); err == nil {
+			if _, err := fmt.Sscanf(path, "[%d]", &i); err == nil {
 				out = append(out, pathSeg{index: i})
 			}
+			_, path, _ = strings.Cut(path, "]")
+		case strings.HasPrefix(path, "."):
+			path = path[1:]
+		default:
+			end := strings.IndexAny(path, ".[")
+			if end < 0 {
+				end = len(path)
+			}
+			out, path = append(out, pathSeg{key: path[:end], index: -1}), path[end:]
 		}
 	}
 	return out

@@ -28,7 +28,7 @@ func TestParseErrors(t *testing.T) {
 		name, yaml string
 		want       []string
 	}{
-		{"unknown field", header + "spec:\n  clams: [events]\n", []string{`bad.yaml:6: spec.clams: unknown key; did you mean "claims"? (known here: implementation, version, crd, registration, preset, annotations, referenceCRD, behaviour, claims, warning, probe)`}},
+		{"unknown field", header + "spec:\n  clams: [events]\n", []string{`bad.yaml:6: spec.clams: unknown key; did you mean "claims"? (known here: implementation, version, crd, registration, namespaceLabels, preset, annotations, referenceCRD, behaviour, claims, warning, probe)`}},
 		{"a misspelt behaviour setting, and an unknown key elsewhere", header + "spec:\n  behaviour:\n    ordr: name\n  preset:\n    kindd: X\n",
 			[]string{`bad.yaml:7: spec.behaviour.ordr: unknown key; did you mean "order"?`, `bad.yaml:9: spec.preset.kindd: unknown key; did you mean "kind"?`}},
 		{"an unknown top-level key", "apiVersion: presetsim.dev/v1alpha1\nkind: Profile\nmetadata:\n  name: x\nspecs: {}\n", []string{`bad.yaml:5: specs: unknown key; did you mean "spec"?`}},
@@ -49,6 +49,8 @@ func TestParseErrors(t *testing.T) {
 		{"an unknown probe", header + "spec:\n  probe: magic\n", []string{"bad.yaml:6: spec.probe: must be empty or \"compiled\""}},
 		{"a registration file that is not there", header + "spec:\n  registration: nope.yaml\n", []string{"bad.yaml:6: spec.registration: unable to read the profile's registration", "nope.yaml"}},
 		{"a propagation window that is no duration", header + "spec:\n  behaviour:\n    propagation: soon\n", []string{"bad.yaml:7: spec.behaviour.propagation: must be a positive duration such as 5s or 500ms, got \"soon\""}},
+		{"a namespace label that is no label", header + "spec:\n  namespaceLabels:\n    part of: kubeflow\n", []string{`bad.yaml:7: spec.namespaceLabels["part of"]: not a label key`}},
+		{"a namespace label of the run's", header + "spec:\n  namespaceLabels:\n    presetsim.dev/run: x\n", []string{`bad.yaml:7: spec.namespaceLabels["presetsim.dev/run"]: presetsim.dev/ labels are the run's own`}},
 		{"not YAML", "apiVersion: [\n", []string{"bad.yaml"}},
 	}
 	for _, tc := range cases {

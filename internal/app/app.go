@@ -227,10 +227,11 @@ scenarios that finished and says how many did not run.`,
 			st.interrupts.OnSignal(func() error {
 				list, cucumberJSON, cerr := finished.Snapshot(cucumber)
 				partial := report.OfRun(st.implementationName(), w, list)
-				partial.Interrupted = fmt.Sprintf("exit status %d: the %d scenarios that finished; the others did not run", st.interrupts.Code(), len(partial.Scenarios))
+				why := fmt.Sprintf("exit status %d: the %d scenarios that finished; the others did not run", st.interrupts.Code(), len(partial.Scenarios))
 				if total, err := suitecheck.CountIn(fsys, paths, *tags); err == nil && total >= len(partial.Scenarios) {
-					partial.Interrupted = fmt.Sprintf("exit status %d: %d scenarios finished, %d of the %d selected did not run", st.interrupts.Code(), len(partial.Scenarios), total-len(partial.Scenarios), total)
+					why = fmt.Sprintf("exit status %d: %d scenarios finished, %d of the %d selected did not run", st.interrupts.Code(), len(partial.Scenarios), total-len(partial.Scenarios), total)
 				}
+				partial.SetInterrupted(why)
 				err := w.Stop()
 				if cerr == nil {
 					cerr = os.WriteFile(filepath.Join(*reportDir, "cucumber.json"), cucumberJSON, 0o644)
@@ -271,6 +272,7 @@ scenarios that finished and says how many did not run.`,
 		if rules := failedRules(timings.List()); len(rules) > 0 {
 			fmt.Fprintf(stderr, "failed rules:        %s\n", strings.Join(rules, ", "))
 		}
+		printFindings(stderr, timings.List(), verbosity(*verbose, *quiet))
 		if n, median, longest := w.Propagation(); n > 0 {
 			fmt.Fprintf(stderr, "propagation:         presets shown %s after their creation (median of %d), %s at most; %s allowed (R6.1)\n",
 				median.Round(time.Millisecond), n, longest.Round(time.Millisecond), w.Profile.Propagation())

@@ -83,7 +83,8 @@ func newVerdictCommand(stdout, stderr io.Writer) *cobra.Command {
 		Long: `Reads the summary.json of a report folder (run --report-dir, report merge --out) and prints
 the run's verdict: what was tested on which backend, the totals, each rule's outcome and each
 scenario's, a line each, with no durations — so that two runs can be compared with diff, as
-make test-kind compares the in-cluster run with its shards merged.`,
+make test-kind compares the in-cluster run with its shards merged. A run that did not finish
+(interrupted, timed out) says so ("finished: false") and exits 1.`,
 		Example: `  diff <(presetsim report verdict reports/whole) <(presetsim report verdict reports/merged)`,
 		Args:    cli.OneArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -92,7 +93,14 @@ make test-kind compares the in-cluster run with its shards merged.`,
 				fmt.Fprintf(stderr, "presetsim report verdict: %v\n", err)
 				return cli.ExitError{Code: 2}
 			}
-			return report.WriteVerdict(stdout, runs[0].Summary)
+			if err := report.WriteVerdict(stdout, runs[0].Summary); err != nil {
+				return err
+			}
+			if s := runs[0].Summary; s.Interrupted != "" {
+				fmt.Fprintf(stderr, "presetsim report verdict: the run did not finish (%s)\n", s.Interrupted)
+				return cli.ExitError{Code: 1}
+			}
+			return nil
 		},
 	}
 }

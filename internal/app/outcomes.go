@@ -114,4 +114,39 @@ func printScenario(w io.Writer, t outcome.Scenario, backend string) {
 	for _, n := range t.Notes {
 		fmt.Fprintf(w, "                 note: %s\n", n)
 	}
+	for _, f := range t.Findings {
+		fmt.Fprintf(w, "                 finding: %s\n", f)
+	}
+}
+
+// printFindings prints the line about the run's findings (what the
+// implementation did with requests its registration does not send it) and,
+// unless quiet, each kind of them once with how many scenarios showed it.
+func printFindings(w io.Writer, scenarios []outcome.Scenario, l level) {
+	var all []outcome.Finding
+	seen := map[outcome.Finding]int{}
+	var kinds []outcome.Finding
+	for _, t := range scenarios {
+		for _, f := range t.Findings {
+			all = append(all, f)
+			if seen[f] == 0 {
+				kinds = append(kinds, f)
+			}
+			seen[f]++
+		}
+	}
+	if len(all) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "findings:            %s\n", outcome.FindingsLine(all))
+	if l == quietLevel {
+		return
+	}
+	for i, f := range kinds {
+		if i == 5 && l != verboseLevel {
+			fmt.Fprintf(w, "  … and %d more kinds (--verbose lists them)\n", len(kinds)-i)
+			break
+		}
+		fmt.Fprintf(w, "  %d× %s\n", seen[f], f)
+	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"presetsim.dev/presetsim"
 	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/harness/backend"
 	"presetsim.dev/presetsim/harness/implementation"
 	"presetsim.dev/presetsim/harness/profile"
 	"presetsim.dev/presetsim/internal/app/cli"
@@ -33,6 +34,7 @@ type target struct {
 	profilePath, reportDir *string
 	wait, settle           *time.Duration
 	showSecrets            *bool
+	unsubscribed           *string
 	// timeout, when not zero, bounds the whole command, the control
 	// plane's start included: then it stops as an interrupt does.
 	timeout time.Duration
@@ -45,6 +47,7 @@ func targetFlags(fs *pflag.FlagSet) *target {
 	t.showSecrets = fs.Bool("show-secrets", false, "show values that come from Secrets in messages, instead of "+scenario.Mask)
 	t.profilePath = fs.String("profile", "", "profile (YAML) of the implementation under test: a file, or the name of a shipped one (policy, redhat-cop-podpreset-webhook, kubeflow-poddefault, …); the canonical PodPreset, or the implementation kind's own, when empty")
 	t.reportDir = fs.String("report-dir", "", "write the reports here")
+	t.unsubscribed = fs.String("unsubscribed", string(backend.UnsubscribedReport), "what the implementation does with requests its registration does not send it (pod UPDATEs, ephemeral containers, workloads; the harness sends them where it can keep the answer from the API server): report, a finding that fails nothing, as in a cluster such a request never reaches it; or fail, judged as if its registration sent them (R2.1, R3.2, R2.6)")
 	return t
 }
 
@@ -118,6 +121,9 @@ func (t *target) start(ctx context.Context, cmd *cobra.Command, stderr io.Writer
 	if *t.wait < 0 {
 		return nil, cli.UsageError(cmd, fmt.Sprintf("--wait must not be negative, not %s", *t.wait))
 	}
+	if u := backend.Unsubscribed(*t.unsubscribed); u != backend.UnsubscribedReport && u != backend.UnsubscribedFail {
+		return nil, cli.UsageError(cmd, fmt.Sprintf("--unsubscribed must be %s or %s, not %q", backend.UnsubscribedReport, backend.UnsubscribedFail, *t.unsubscribed))
+	}
 	if *t.reportDir != "" {
 		if err := os.MkdirAll(*t.reportDir, 0o755); err != nil {
 			return nil, err
@@ -146,7 +152,7 @@ func (t *target) start(ctx context.Context, cmd *cobra.Command, stderr io.Writer
 	ctx = s.interrupts.Context()
 	be := chosen.Backend
 	s.world, err = harness.Start(ctx, harness.Options{Backend: be, Leftovers: registry.Backends(), Implementation: s.impl, Profile: prof, ShowSecrets: *t.showSecrets, Progress: stderr,
-		Timeouts: harness.Timeouts{Wait: *t.wait, Settle: *t.settle}})
+		Timeouts: harness.Timeouts{Wait: *t.wait, Settle: *t.settle}, Unsubscribed: backend.Unsubscribed(*t.unsubscribed)})
 	if err != nil {
 		code := s.interrupts.Code()
 		s.interrupts.Release()

@@ -15,6 +15,8 @@ import (
 
 	"presetsim.dev/presetsim/harness"
 	"presetsim.dev/presetsim/internal/oracle"
+	"presetsim.dev/presetsim/internal/words"
+	"presetsim.dev/presetsim/outcome"
 	"presetsim.dev/presetsim/rule"
 )
 
@@ -112,6 +114,36 @@ type Summary struct {
 	// Propagation is what the run's histories measured of the
 	// implementation's propagation lag, when it had some (R6.1).
 	Propagation *Propagation `json:"propagation,omitempty"`
+	// Findings are what the implementation did with requests its
+	// registration does not send it, by rule: they fail nothing
+	// (backend.UnsubscribedReport).
+	Findings []FindingCount `json:"findings,omitempty"`
+}
+
+// FindingCount is how many cases showed a finding on a rule, and the
+// first of them.
+type FindingCount struct {
+	Rule    rule.ID `json:"rule"`
+	Cases   int     `json:"cases"`
+	Example string  `json:"example"`
+}
+
+// countFindings adds a case's findings to counts, a case once per rule.
+func countFindings(counts []FindingCount, findings []outcome.Finding) []FindingCount {
+	var seen []rule.ID
+	for _, f := range findings {
+		if slices.Contains(seen, f.Rule) {
+			continue
+		}
+		seen = append(seen, f.Rule)
+		i := slices.IndexFunc(counts, func(c FindingCount) bool { return c.Rule == f.Rule })
+		if i < 0 {
+			counts = append(counts, FindingCount{Rule: f.Rule, Example: f.Text})
+			i = len(counts) - 1
+		}
+		counts[i].Cases++
+	}
+	return counts
 }
 
 // Propagation is how long an implementation took to show a preset
@@ -207,8 +239,9 @@ func Run(ctx context.Context, w *harness.World, opts Options) (_ Summary, err er
 		wg         sync.WaitGroup
 	)
 	progress := newProgress(opts.Progress, own)
-	disagreeing := 0 // cases with a disagreement, under mu
-	admissions := 0  // the done cases', under mu
+	disagreeing := 0            // cases with a disagreement, under mu
+	admissions := 0             // the done cases', under mu
+	var findings []FindingCount // the done cases', under mu
 	var firstSeconds float64
 	var firstCases int
 	record := func(c Case, t *trial, ds []oracle.Disagreement, explainedBy []*oracle.Hypothesis, crowded bool, err error) {
@@ -222,6 +255,7 @@ func Run(ctx context.Context, w *harness.World, opts Options) (_ Summary, err er
 		}
 		done.Add(1)
 		admissions += t.admissions
+		findings = countFindings(findings, t.findings)
 		if len(ds) > 0 {
 			disagreeing++
 			if disagreeing == 1 {
@@ -296,6 +330,12 @@ func Run(ctx context.Context, w *harness.World, opts Options) (_ Summary, err er
 	sum.Disagreeing = disagreeing
 	sum.CasesSeconds, sum.Admissions = casesSeconds, admissions
 	sum.FirstSeconds, sum.FirstCases = firstSeconds, firstCases
+	sum.Findings = findings
+	if len(findings) > 0 && opts.Progress != nil {
+		for _, f := range findings {
+			fmt.Fprintf(opts.Progress, "finding (%s, %s; not a disagreement: its registration does not send the request), e.g. %s\n", f.Rule, words.Count(f.Cases, "case"), f.Example)
+		}
+	}
 	written := map[string]bool{}
 	for i, rep := range found {
 		// A kind that no hypothesis explains, found while presets of other

@@ -25,6 +25,7 @@ import (
 	"presetsim.dev/presetsim/harness/profile"
 	"presetsim.dev/presetsim/internal/oracle"
 	"presetsim.dev/presetsim/internal/scenario"
+	"presetsim.dev/presetsim/outcome"
 	"presetsim.dev/presetsim/presets/apis/settings/v1alpha1"
 	"presetsim.dev/presetsim/presets/model"
 )
@@ -84,6 +85,9 @@ type trial struct {
 	// admit: the pod's creations (a dry run, for real, again), its
 	// follow-ups.
 	admissions int
+	// findings are what the implementation did with the case's requests
+	// its registration does not send it (outcome.Finding).
+	findings []outcome.Finding
 	// quiet is true when the case's last look at its namespace's events
 	// saw none at all: there are none to delete.
 	quiet bool
@@ -132,9 +136,10 @@ func (r runner) admit(ctx context.Context, c Case) (_ *trial, err error) {
 	}
 	// The namespaces come from a pool: only the failed requests noted
 	// during this case are the case's.
-	failedBefore := map[string]int{}
+	failedBefore, foundBefore := map[string]int{}, map[string]int{}
 	for _, name := range t.taken {
 		failedBefore[name] = len(r.w.FailedRequests(name))
+		foundBefore[name] = len(r.w.FindingsIn(name))
 	}
 	// Likewise the pod creations the implementation was sent (R5.4).
 	sentBefore, _ := r.w.PodCreatesSent(t.taken["default"])
@@ -265,6 +270,9 @@ func (r runner) admit(ctx context.Context, c Case) (_ *trial, err error) {
 	for _, name := range t.taken {
 		if failed := r.w.FailedRequests(name); len(failed) > failedBefore[name] {
 			t.obs.Unanswered = append(t.obs.Unanswered, failed[failedBefore[name]:]...)
+		}
+		if found := r.w.FindingsIn(name); len(found) > foundBefore[name] {
+			t.findings = append(t.findings, found[foundBefore[name]:]...)
 		}
 	}
 	t.obs.Remember(r.w)

@@ -12,6 +12,7 @@ import (
 
 	"presetsim.dev/presetsim/backends/offline"
 	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/harness/backend"
 	"presetsim.dev/presetsim/internal/implementation/module"
 	"presetsim.dev/presetsim/internal/mutants"
 	"presetsim.dev/presetsim/outcome"
@@ -23,13 +24,16 @@ import (
 const shortEvery = 5
 
 // TestSuiteCatchesEveryMutant runs the feature suite, offline, against the
-// reference and against every mutant: the reference must pass everything
-// it runs; each mutant must fail at least one scenario, and at least one
-// failing check must be credited to the rule the mutant breaks.
+// reference and against every mutant, each judged as if its registration
+// sent it every request (backend.UnsubscribedFail: a mutant's fault is in
+// its code, whatever a registration would spare it): the reference must
+// pass everything it runs; each mutant must fail at least one scenario,
+// and at least one failing check must be credited to the rule the mutant
+// breaks.
 func TestSuiteCatchesEveryMutant(t *testing.T) {
 	run := func(t *testing.T, module string) []outcome.Scenario {
 		t.Helper()
-		return runOffline(t, module, harness.Options{})
+		return runOffline(t, module, harness.Options{Unsubscribed: backend.UnsubscribedFail})
 	}
 
 	t.Run("reference", func(t *testing.T) {
@@ -67,6 +71,42 @@ func TestSuiteCatchesEveryMutant(t *testing.T) {
 				t.Errorf("mutant %s breaks %s, but no failing check is credited to %s; failing:\n  %s", m.Name, m.Rule, m.Rule, strings.Join(failed, "\n  "))
 			default:
 				t.Logf("%s (%s) caught by %d scenarios, %d blaming %s: %s", m.Name, m.Rule, len(failed), len(named), m.Rule, strings.Join(failed, "; "))
+			}
+		})
+	}
+}
+
+// TestUnsubscribedAreFindings: as deployed (backend.UnsubscribedReport,
+// the default), the mutants that change the requests a registration for
+// the CREATE of pods never sends them — a pod's UPDATE, its ephemeral
+// containers, a workload's template — fail no scenario for it (R5.4: such
+// a request never reaches them in a cluster), and what they would do is a
+// finding on the rule it breaks; the reference has none.
+func TestUnsubscribedAreFindings(t *testing.T) {
+	for _, tc := range []struct {
+		module string
+		rule   rule.ID
+	}{
+		{module.Reference, ""},
+		{mutants.Prefix + "mutates-updates", rule.R2_1},
+		{mutants.Prefix + "mutates-ephemeral-containers", rule.R3_2},
+		{mutants.Prefix + "mutates-templates", rule.R2_6},
+	} {
+		t.Run(tc.module, func(t *testing.T) {
+			found := 0
+			for _, s := range runOffline(t, tc.module, harness.Options{}) {
+				if s.Failed {
+					t.Errorf("%s failed → %v: %v", s.Scenario, s.FailedRules(), s.Err)
+				}
+				for _, f := range s.Findings {
+					found++
+					if f.Rule != tc.rule {
+						t.Errorf("%s: finding %s, want one on %s", s.Scenario, f, tc.rule)
+					}
+				}
+			}
+			if tc.rule != "" && found == 0 {
+				t.Errorf("no finding on %s", tc.rule)
 			}
 		})
 	}

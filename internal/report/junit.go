@@ -15,6 +15,7 @@ type junitSuites struct {
 	Name     string   `xml:"name,attr"`
 	Tests    int      `xml:"tests,attr"`
 	Failures int      `xml:"failures,attr"`
+	Errors   int      `xml:"errors,attr,omitempty"`
 	Skipped  int      `xml:"skipped,attr"`
 	// Time is the whole run's, start and clean-up included, when known.
 	Time   string       `xml:"time,attr,omitempty"`
@@ -25,6 +26,7 @@ type junitSuite struct {
 	Name     string      `xml:"name,attr"`
 	Tests    int         `xml:"tests,attr"`
 	Failures int         `xml:"failures,attr"`
+	Errors   int         `xml:"errors,attr,omitempty"`
 	Skipped  int         `xml:"skipped,attr"`
 	Time     string      `xml:"time,attr"`
 	Cases    []junitCase `xml:"testcase"`
@@ -35,8 +37,13 @@ type junitCase struct {
 	Classname string        `xml:"classname,attr"`
 	Time      string        `xml:"time,attr"`
 	Failure   *junitMessage `xml:"failure,omitempty"`
+	Error     *junitMessage `xml:"error,omitempty"`
 	Skipped   *junitMessage `xml:"skipped,omitempty"`
 }
+
+// RunSuite names the JUnit suite of what is said of the run as a whole:
+// that it did not finish.
+const RunSuite = "(the run)"
 
 type junitMessage struct {
 	Message string `xml:"message,attr"`
@@ -47,7 +54,9 @@ type junitMessage struct {
 // WriteJUnit writes JUnit XML: a test suite per feature file, a test case
 // per scenario. A failure carries its first line as the message and the
 // whole text (the pod diff included) as the body; a scenario the backend
-// could not run is skipped with the reason.
+// could not run is skipped with the reason. A run that did not finish gets
+// a suite of its own (RunSuite) with one test case in error that says so,
+// so that CI never reads it as green.
 func WriteJUnit(w io.Writer, s *outcome.Report) error {
 	root := junitSuites{Name: "presetsim: " + s.Implementation}
 	if t := s.Timing; t != nil {
@@ -93,7 +102,18 @@ func WriteJUnit(w io.Writer, s *outcome.Report) error {
 		root.Tests++
 		suite.Cases = append(suite.Cases, c)
 	}
+	if s.Interrupted != "" {
+		root.Suites = append(root.Suites, junitSuite{Name: RunSuite, Tests: 1, Errors: 1, Time: "0.000", Cases: []junitCase{{
+			Name: "the run finished", Classname: RunSuite, Time: "0.000",
+			Error: &junitMessage{Message: "the run did not finish: " + s.Interrupted, Type: "interrupted"},
+		}}})
+		root.Tests++
+		root.Errors++
+	}
 	for i := range root.Suites {
+		if root.Suites[i].Name == RunSuite {
+			continue
+		}
 		var total float64
 		for _, sc := range s.Scenarios {
 			if sc.Feature == root.Suites[i].Name {

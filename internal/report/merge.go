@@ -33,6 +33,14 @@ func Merge(shards []*outcome.Report) (*outcome.Report, error) {
 			return nil, fmt.Errorf("summary %d ran on %s, summary 1 on %s: shards of one run use one backend", i+1, sh.Backend, first.Backend)
 		}
 		s.Passed = s.Passed && sh.Passed
+		if sh.Interrupted != "" {
+			// A shard that did not finish leaves the run unfinished.
+			why := fmt.Sprintf("shard %d: %s", i+1, sh.Interrupted)
+			if s.Interrupted != "" {
+				why = s.Interrupted + "; " + why
+			}
+			s.SetInterrupted(why)
+		}
 		for o, n := range sh.Totals {
 			s.Totals[o] += n
 		}

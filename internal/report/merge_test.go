@@ -48,3 +48,21 @@ func TestMerge(t *testing.T) {
 		})
 	}
 }
+
+// TestMergeUnfinished: a run one of whose shards did not finish did not
+// finish, and has not passed, whatever its scenarios did.
+func TestMergeUnfinished(t *testing.T) {
+	passing := []ScenarioResult{{Name: "a.feature: one", Tags: []string{"@R2.1"}}, {Name: "b.feature: two", Tags: []string{"@R2.2"}}}
+	first, second := Build("reference", "v", "envtest", passing[:1]), Build("reference", "v", "envtest", passing[1:])
+	if !first.Passed || !second.Passed {
+		t.Fatal("the shards do not pass to begin with")
+	}
+	second.SetInterrupted("exit status 130: 1 scenario finished")
+	got, err := Merge([]*outcome.Report{first, second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Passed || !strings.Contains(got.Interrupted, "shard 2: exit status 130") || !strings.HasPrefix(got.Verdict(), "NOT FINISHED") {
+		t.Errorf("merged: passed %v, interrupted %q, verdict %q; want not passed, shard 2 not finished", got.Passed, got.Interrupted, got.Verdict())
+	}
+}

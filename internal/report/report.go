@@ -32,6 +32,9 @@ type ScenarioResult struct {
 	// Checks are what the scenario's steps established or failed to; when
 	// there are none, the scenario's outcome is credited to its rule tags.
 	Checks []outcome.CheckReport
+	// Findings are what the implementation did with the scenario's
+	// requests its registration does not send it (outcome.Finding).
+	Findings []outcome.Finding
 }
 
 // Results turns how a run's scenarios went into the results a report is
@@ -40,7 +43,7 @@ func Results(timings []outcome.Scenario) []ScenarioResult {
 	results := make([]ScenarioResult, len(timings))
 	for i, t := range timings {
 		results[i] = ScenarioResult{Name: t.Scenario, Tags: t.Tags, Duration: t.Duration, Failed: t.Failed,
-			Unsupported: t.Unsupported, NotClaimed: t.NotClaimed, NotApplicable: t.NotApplicable}
+			Unsupported: t.Unsupported, NotClaimed: t.NotClaimed, NotApplicable: t.NotApplicable, Findings: t.Findings}
 		if t.Err != nil {
 			results[i].Failure = t.Err.Error()
 		}
@@ -163,7 +166,7 @@ func with(o *outcome.RuleReport, oc outcome.Outcome) []string {
 
 // scenarioReport is a result as the summary shows it.
 func scenarioReport(res ScenarioResult) outcome.ScenarioReport {
-	sc := outcome.ScenarioReport{Name: res.Name, Tags: res.Tags, Seconds: res.Duration.Seconds(), Failure: res.Failure, Reason: res.Unsupported, Checks: res.Checks}
+	sc := outcome.ScenarioReport{Name: res.Name, Tags: res.Tags, Seconds: res.Duration.Seconds(), Failure: res.Failure, Reason: res.Unsupported, Checks: res.Checks, Findings: res.Findings}
 	sc.Feature, sc.Scenario, _ = strings.Cut(res.Name, ": ")
 	differs := slices.IndexFunc(res.Checks, func(c outcome.CheckReport) bool { return c.Outcome == outcome.Differs })
 	sc.Outcome = outcome.Of(outcome.Facts{Failed: res.Failed, NotApplicable: res.NotApplicable, NotClaimed: res.NotClaimed,

@@ -1,6 +1,8 @@
 package webhook
 
 import (
+	"slices"
+
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -71,43 +73,49 @@ func MutatingWebhookConfiguration(c PodConfig) *admissionregistrationv1.Mutating
 const OtherRequestsName = "other-requests.presetsim.dev"
 
 // OtherRequests are the requests that WithOtherRequests sends an
-// implementation besides CREATE of pods: what an implementation's own
-// registration may send it, and it must leave alone (R5.4 of the
-// specification) — UPDATE of pods (R2.1), UPDATE of their
+// implementation besides CREATE of pods, a rule each: what an
+// implementation's own registration may send it, and it must leave alone
+// (R5.4 of the specification) — UPDATE of pods (R2.1), UPDATE of their
 // ephemeralcontainers subresource (R3.2) and CREATE of the workloads whose
 // controllers make pods (R2.6).
 var OtherRequests = []admissionregistrationv1.RuleWithOperations{
-	rules(admissionregistrationv1.Update, "", "v1", "pods", "pods/ephemeralcontainers"),
-	rules(admissionregistrationv1.Create, "apps", "v1", "deployments", "replicasets", "statefulsets", "daemonsets"),
-	rules(admissionregistrationv1.Create, "batch", "v1", "jobs"),
+	resourceRule(admissionregistrationv1.Update, "", "pods"),
+	resourceRule(admissionregistrationv1.Update, "", "pods/ephemeralcontainers"),
+	resourceRule(admissionregistrationv1.Create, "apps", "deployments"),
+	resourceRule(admissionregistrationv1.Create, "apps", "replicasets"),
+	resourceRule(admissionregistrationv1.Create, "apps", "statefulsets"),
+	resourceRule(admissionregistrationv1.Create, "apps", "daemonsets"),
+	resourceRule(admissionregistrationv1.Create, "batch", "jobs"),
 }
 
-func rules(op admissionregistrationv1.OperationType, group, version string, resources ...string) admissionregistrationv1.RuleWithOperations {
+func resourceRule(op admissionregistrationv1.OperationType, group, resource string) admissionregistrationv1.RuleWithOperations {
 	scope := admissionregistrationv1.NamespacedScope
 	return admissionregistrationv1.RuleWithOperations{
 		Operations: []admissionregistrationv1.OperationType{op},
-		Rule:       admissionregistrationv1.Rule{APIGroups: []string{group}, APIVersions: []string{version}, Resources: resources, Scope: &scope},
+		Rule:       admissionregistrationv1.Rule{APIGroups: []string{group}, APIVersions: []string{"v1"}, Resources: []string{resource}, Scope: &scope},
 	}
 }
 
-// WithOtherRequests returns cfg with one webhook more, OtherRequestsName: the
-// first webhook's endpoint and namespaces, sent OtherRequests with
-// failurePolicy Ignore and no reinvocation, so that whatever the
-// implementation does with them, the scenario's request goes on and the
-// harness sees what it did — a change (R2.1, R2.6, R3.2) or no valid answer
-// (R5.3, noted where the harness stands in front of it).
-func WithOtherRequests(cfg *admissionregistrationv1.MutatingWebhookConfiguration) *admissionregistrationv1.MutatingWebhookConfiguration {
+// WithOtherRequests returns cfg with one webhook more, OtherRequestsName:
+// the first webhook's endpoint and namespaces, sent the requests of rules
+// (OtherRequests, or those of them an implementation's own registration
+// does not send it: Unsubscribed) with failurePolicy Ignore and no
+// reinvocation, so that whatever the implementation does with them, the
+// scenario's request goes on. Its endpoint, Observing, decides what the
+// API server is told; cfg as it is when rules is empty.
+func WithOtherRequests(cfg *admissionregistrationv1.MutatingWebhookConfiguration, rules []admissionregistrationv1.RuleWithOperations) *admissionregistrationv1.MutatingWebhookConfiguration {
 	cfg = cfg.DeepCopy()
-	if len(cfg.Webhooks) == 0 {
+	if len(cfg.Webhooks) == 0 || len(rules) == 0 {
 		return cfg
 	}
 	other := *cfg.Webhooks[0].DeepCopy()
 	other.Name = OtherRequestsName
-	other.Rules = OtherRequests
+	other.Rules = slices.Clone(rules)
 	ignore := admissionregistrationv1.Ignore
 	never := admissionregistrationv1.NeverReinvocationPolicy
 	other.FailurePolicy, other.ReinvocationPolicy = &ignore, &never
 	other.ObjectSelector = nil
+	other.MatchConditions = nil
 	cfg.Webhooks = append(cfg.Webhooks, other)
 	return cfg
 }

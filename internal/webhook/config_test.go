@@ -13,7 +13,7 @@ import (
 // endpoint, under Ignore, and the configuration given is left as it was.
 func TestWithOtherRequests(t *testing.T) {
 	base := MutatingWebhookConfiguration(PodConfig{Name: "podpreset.presetsim.dev", URL: "https://127.0.0.1:9443/mutate", CABundle: []byte("ca")})
-	got := WithOtherRequests(base)
+	got := WithOtherRequests(base, OtherRequests)
 	if len(base.Webhooks) != 1 {
 		t.Fatalf("the configuration given was changed: %d webhooks", len(base.Webhooks))
 	}

@@ -14,6 +14,7 @@ import (
 	"presetsim.dev/presetsim/backends/envtest"
 	"presetsim.dev/presetsim/backends/offline"
 	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/harness/backend"
 	"presetsim.dev/presetsim/harness/profile"
 	"presetsim.dev/presetsim/internal/fuzz"
 	policyimpl "presetsim.dev/presetsim/internal/implementation/policy"
@@ -51,7 +52,8 @@ func TestOfflinePolicyFuzz(t *testing.T) {
 	// As the presetsim command does (docs/policy.md): the plug-ins
 	// compile a written policy within 10ms, not a second.
 	defer generic.SetPolicyRefreshIntervalForTests(10 * time.Millisecond)()
-	w, err := harness.Start(context.Background(), harness.Options{Backend: offline.New(), Implementation: policyimpl.New(policyimpl.Options{}), Profile: policyProfile(t)})
+	w, err := harness.Start(context.Background(), harness.Options{Backend: offline.New(), Implementation: policyimpl.New(policyimpl.Options{}), Profile: policyProfile(t),
+		Unsubscribed: backend.UnsubscribedFail})
 	if err != nil {
 		t.Fatalf("unable to start the offline backend: %v", err)
 	}

@@ -23,6 +23,7 @@ import (
 	"presetsim.dev/presetsim/harness/profile"
 	"presetsim.dev/presetsim/internal/tailbuf"
 	"presetsim.dev/presetsim/internal/webhook"
+	"presetsim.dev/presetsim/outcome"
 )
 
 // Options describe someone else's admission webhook, registered by URL.
@@ -164,9 +165,38 @@ func (e *Webhook) PodCreatesSent(namespace string) (n int, known bool) {
 	return e.relay.PodCreatesSent(namespace), true
 }
 
+// FindingsIn are what the webhook did with the requests of the namespace
+// its registration does not send it (backend.Findings): none is known of
+// a webhook the relay cannot stand in front of, which is not sent them.
+func (e *Webhook) FindingsIn(namespace string) []outcome.Finding {
+	if e.relay == nil {
+		return nil
+	}
+	return e.relay.FindingsIn(namespace)
+}
+
 // RegistrationFindings are what the webhook's own registration does
 // against R5.4 (implementation.Deliveries), none under the harness's.
 func (e *Webhook) RegistrationFindings() []string { return slices.Clone(e.findings) }
+
+// otherRequests are the requests the harness sends the webhook besides
+// what its registration (reg; the harness's, CREATE of pods, when nil)
+// sends it: those its registration does not send (webhook.Unsubscribed),
+// to see what it would do with them. None where the harness cannot stand
+// in front of the webhook to keep its answers from the API server, unless
+// the run judges them (backend.UnsubscribedFail): the answers would change
+// what the run's requests become, as they never would in a cluster.
+func (e *Webhook) otherRequests(t implementation.Target, reg *admissionregistrationv1.MutatingWebhookConfiguration) []admissionregistrationv1.RuleWithOperations {
+	other := webhook.OtherRequests
+	if reg != nil {
+		other = webhook.Unsubscribed(reg)
+	}
+	if len(other) > 0 && e.relay == nil && !t.Unsubscribed.Fail() {
+		fmt.Fprintf(t.Progress, "the requests its registration does not send it are not sent: the harness cannot stand in front of a webhook at %s to keep its answers from the API server (--unsubscribed fail sends them, and judges them)\n", e.spec.URL)
+		return nil
+	}
+	return other
+}
 
 // New returns the external webhook opts describe.
 func New(opts Options) *Webhook { return &Webhook{spec: opts} }
@@ -237,25 +267,12 @@ func (e *Webhook) Install(ctx context.Context, t implementation.Target) error {
 	}
 	endpoint, caBundle := e.spec.URL, e.spec.CABundle
 	if loopback(e.spec.URL) {
-		r, err := startRelay(e.spec.URL, e.spec.CABundle)
+		r, err := startRelay(e.spec.URL, e.spec.CABundle, t.Unsubscribed)
 		if err != nil {
 			return err
 		}
 		e.relay = r
 		endpoint, caBundle = r.URL(), r.CABundle()
-	}
-	cfg := webhook.WithOtherRequests(webhook.MutatingWebhookConfiguration(webhook.PodConfig{
-		Name:                    implementation.WebhookName,
-		NamespaceSelector:       t.Namespaces,
-		URL:                     endpoint,
-		CABundle:                caBundle,
-		FailurePolicy:           admissionregistrationv1.FailurePolicyType(e.spec.FailurePolicy),
-		TimeoutSeconds:          e.spec.TimeoutSeconds,
-		AdmissionReviewVersions: e.spec.AdmissionReviewVersions,
-	}))
-	if e.relay != nil {
-		otherURL := e.relay.OtherURL()
-		cfg.Webhooks[len(cfg.Webhooks)-1].ClientConfig.URL = &otherURL
 	}
 	reg := e.spec.Registration
 	if reg == nil && t.Profile != nil {
@@ -270,6 +287,19 @@ func (e *Webhook) Install(ctx context.Context, t implementation.Target) error {
 			}
 		}
 	}
+	cfg := webhook.MutatingWebhookConfiguration(webhook.PodConfig{
+		Name:                    implementation.WebhookName,
+		NamespaceSelector:       t.Namespaces,
+		URL:                     endpoint,
+		CABundle:                caBundle,
+		FailurePolicy:           admissionregistrationv1.FailurePolicyType(e.spec.FailurePolicy),
+		TimeoutSeconds:          e.spec.TimeoutSeconds,
+		AdmissionReviewVersions: e.spec.AdmissionReviewVersions,
+	})
+	// The harness's webhook for the requests other than a pod's creation
+	// speaks the review versions the implementation's pod webhook speaks
+	// (one that speaks only v1beta1 would fail a v1 review).
+	other := cfg.Webhooks[0]
 	if reg != nil {
 		deployed, err := asDeployed(reg, endpoint, caBundle, t.Namespaces)
 		if err != nil {
@@ -279,14 +309,13 @@ func (e *Webhook) Install(ctx context.Context, t implementation.Target) error {
 		for _, line := range Describe(deployed) {
 			fmt.Fprintf(t.Progress, "  %s\n", line)
 		}
-		e.findings = RegistrationFindings(reg)
+		e.findings = RegistrationFindings(reg, t.Profile)
 		for _, finding := range e.findings {
 			fmt.Fprintf(t.Progress, "  %s\n", finding)
 		}
-		// The harness's own webhook for the requests other than a pod's
-		// creation comes last, in the review versions the implementation's
-		// own speaks (one that speaks only v1beta1 would fail a v1 review).
-		other := cfg.Webhooks[len(cfg.Webhooks)-1]
+		for _, declared := range DeclaredNarrowing(reg, t.Profile) {
+			fmt.Fprintf(t.Progress, "  declared: %s\n", declared)
+		}
 		other.AdmissionReviewVersions = slices.Clone(reg.Webhooks[0].AdmissionReviewVersions)
 		for _, w := range reg.Webhooks {
 			if slices.ContainsFunc(w.Rules, podCreate) {
@@ -294,8 +323,16 @@ func (e *Webhook) Install(ctx context.Context, t implementation.Target) error {
 				break
 			}
 		}
-		deployed.Webhooks = append(deployed.Webhooks, other)
 		cfg = deployed
+	}
+	if rules := e.otherRequests(t, reg); len(rules) > 0 {
+		with := webhook.WithOtherRequests(&admissionregistrationv1.MutatingWebhookConfiguration{Webhooks: []admissionregistrationv1.MutatingWebhook{other}}, rules)
+		hook := with.Webhooks[1]
+		if e.relay != nil {
+			otherURL := e.relay.OtherURL()
+			hook.ClientConfig.URL = &otherURL
+		}
+		cfg.Webhooks = append(cfg.Webhooks, hook)
 	}
 	return implementation.RegisterWebhook(ctx, t, cfg)
 }
@@ -494,3 +531,10 @@ func writeWhole(path string, data []byte) error {
 	}
 	return os.Rename(path+".tmp", path)
 }
+
+// The abilities the harness asks of an external webhook.
+var (
+	_ backend.Findings          = (*Webhook)(nil)
+	_ implementation.Answers    = (*Webhook)(nil)
+	_ implementation.Deliveries = (*Webhook)(nil)
+)

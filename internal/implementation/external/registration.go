@@ -9,9 +9,11 @@ import (
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
 
+	"presetsim.dev/presetsim/harness/profile"
 	"presetsim.dev/presetsim/internal/manifest"
 )
 
@@ -154,8 +156,11 @@ func both(a, b *metav1.LabelSelector) *metav1.LabelSelector {
 
 // RegistrationFindings are what a registration does against R5.4 of the
 // specification: an implementation must be sent CREATE of pods in every
-// namespace where presets may exist, whatever else it is sent.
-func RegistrationFindings(reg *admissionregistrationv1.MutatingWebhookConfiguration) []string {
+// namespace where presets may exist, whatever else it is sent, unless the
+// profile (p, which may be nil) declares a narrower deployment: a
+// namespaceSelector that the namespaces labelled as the profile's
+// namespaceLabels say match is declared (DeclaredNarrowing), not found.
+func RegistrationFindings(reg *admissionregistrationv1.MutatingWebhookConfiguration, p *profile.Profile) []string {
 	var out []string
 	var createsPods []admissionregistrationv1.MutatingWebhook
 	for _, w := range reg.Webhooks {
@@ -167,10 +172,10 @@ func RegistrationFindings(reg *admissionregistrationv1.MutatingWebhookConfigurat
 		return []string{"R5.4: no webhook of the registration is sent CREATE of pods"}
 	}
 	for _, w := range createsPods {
-		if s := w.NamespaceSelector; s != nil && (len(s.MatchLabels) > 0 || len(s.MatchExpressions) > 0) {
+		if s := w.NamespaceSelector; narrows(s) && !declaredFor(s, p) {
 			out = append(out, fmt.Sprintf("R5.4: webhook %s is sent the pods of the namespaces %s only, not of every namespace where presets may exist", w.Name, metav1.FormatLabelSelector(s)))
 		}
-		if s := w.ObjectSelector; s != nil && (len(s.MatchLabels) > 0 || len(s.MatchExpressions) > 0) {
+		if s := w.ObjectSelector; narrows(s) {
 			out = append(out, fmt.Sprintf("R5.4: webhook %s is sent only the pods labelled %s: a preset cannot select the others", w.Name, metav1.FormatLabelSelector(s)))
 		}
 		if len(w.MatchConditions) > 0 {
@@ -178,6 +183,35 @@ func RegistrationFindings(reg *admissionregistrationv1.MutatingWebhookConfigurat
 		}
 	}
 	return out
+}
+
+// DeclaredNarrowing are the namespaceSelectors of the registration's pod
+// webhooks that the profile declares (its namespaceLabels satisfy them),
+// as sentences: differences from R5.4 by design, stated once.
+func DeclaredNarrowing(reg *admissionregistrationv1.MutatingWebhookConfiguration, p *profile.Profile) []string {
+	var out []string
+	for _, w := range reg.Webhooks {
+		if s := w.NamespaceSelector; slices.ContainsFunc(w.Rules, podCreate) && narrows(s) && declaredFor(s, p) {
+			out = append(out, fmt.Sprintf("R5.4: webhook %s is sent the pods of the namespaces %s only, as the profile's namespaceLabels (%s) declare; the run's namespaces carry them",
+				w.Name, metav1.FormatLabelSelector(s), labels.Set(p.Spec.NamespaceLabels)))
+		}
+	}
+	return out
+}
+
+// narrows reports whether a selector selects less than everything.
+func narrows(s *metav1.LabelSelector) bool {
+	return s != nil && (len(s.MatchLabels) > 0 || len(s.MatchExpressions) > 0)
+}
+
+// declaredFor reports whether the profile declares namespace labels that
+// the selector selects.
+func declaredFor(s *metav1.LabelSelector, p *profile.Profile) bool {
+	if p == nil || len(p.Spec.NamespaceLabels) == 0 {
+		return false
+	}
+	sel, err := metav1.LabelSelectorAsSelector(s)
+	return err == nil && sel.Matches(labels.Set(p.Spec.NamespaceLabels))
 }
 
 // podCreate reports whether a rule sends CREATE of core pods.

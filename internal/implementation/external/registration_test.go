@@ -63,14 +63,57 @@ func TestAsDeployed(t *testing.T) {
 	if reg.Webhooks[0].ClientConfig.Service == nil {
 		t.Error("the registration read was changed")
 	}
-	findings := RegistrationFindings(reg)
+	findings := RegistrationFindings(reg, nil)
 	if len(findings) != 1 || !strings.Contains(findings[0], "podpresets=enabled only") {
 		t.Errorf("findings %q, want one about the namespaceSelector", findings)
 	}
+	if d := DeclaredNarrowing(reg, nil); len(d) != 0 {
+		t.Errorf("declared %q with no profile", d)
+	}
 	noPods := reg.DeepCopy()
 	noPods.Webhooks[0].Rules[0].Resources = []string{"deployments"}
-	if f := RegistrationFindings(noPods); len(f) != 1 || !strings.Contains(f[0], "no webhook") {
+	if f := RegistrationFindings(noPods, nil); len(f) != 1 || !strings.Contains(f[0], "no webhook") {
 		t.Errorf("findings %q, want that no webhook is sent CREATE of pods", f)
+	}
+}
+
+// TestDeclaredNarrowing: a namespaceSelector that the profile's
+// namespaceLabels satisfy is declared, stated once, and no finding; one
+// they do not satisfy is still found.
+func TestDeclaredNarrowing(t *testing.T) {
+	reg, err := ReadRegistration("testdata/bundle.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name     string
+		labels   string
+		findings int
+		declared int
+	}{
+		{"labels the selector selects", "podpresets: enabled", 0, 1},
+		{"labels it does not select", "podpresets: disabled", 1, 0},
+		{"no labels", "", 1, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			doc := "apiVersion: presetsim.dev/v1alpha1\nkind: Profile\nmetadata:\n  name: narrowed\nspec: {}\n"
+			if tc.labels != "" {
+				doc = "apiVersion: presetsim.dev/v1alpha1\nkind: Profile\nmetadata:\n  name: narrowed\nspec:\n  namespaceLabels:\n    " + tc.labels + "\n"
+			}
+			prof, err := profile.Parse("narrowed.yaml", []byte(doc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			found, declared := RegistrationFindings(reg, prof), DeclaredNarrowing(reg, prof)
+			if len(found) != tc.findings || len(declared) != tc.declared {
+				t.Errorf("findings %q, declared %q; want %d and %d", found, declared, tc.findings, tc.declared)
+			}
+			for _, d := range declared {
+				if !strings.Contains(d, "podpresets=enabled") || !strings.Contains(d, "namespaceLabels") {
+					t.Errorf("declared %q, want the selector and the profile's labels named", d)
+				}
+			}
+		})
 	}
 }
 

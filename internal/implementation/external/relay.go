@@ -17,7 +17,9 @@ import (
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
 
+	"presetsim.dev/presetsim/harness/backend"
 	"presetsim.dev/presetsim/internal/webhook"
+	"presetsim.dev/presetsim/outcome"
 )
 
 // relay stands between the API server and the webhook under test, on
@@ -41,11 +43,16 @@ type relay struct {
 	failed webhook.Failures
 	// sent are the pods whose CREATE the API server sent (R5.4).
 	sent webhook.Deliveries
+	// unsubscribed is what becomes of the webhook's answers to the
+	// requests of the harness's webhook of other requests (OtherURL), and
+	// findings what it did with them under backend.UnsubscribedReport.
+	unsubscribed backend.Unsubscribed
+	findings     webhook.Findings
 }
 
 // startRelay serves a relay to target, whose certificate caPEM verifies,
 // on 127.0.0.1.
-func startRelay(target string, caPEM []byte) (*relay, error) {
+func startRelay(target string, caPEM []byte, unsubscribed backend.Unsubscribed) (*relay, error) {
 	u, err := url.Parse(target)
 	if err != nil {
 		return nil, err
@@ -54,7 +61,7 @@ func startRelay(target string, caPEM []byte) (*relay, error) {
 	if !pool.AppendCertsFromPEM(caPEM) {
 		return nil, errors.New("the webhook's CA bundle holds no PEM certificate")
 	}
-	r := &relay{target: u, client: &http.Client{
+	r := &relay{target: u, unsubscribed: unsubscribed, client: &http.Client{
 		Transport: &http.Transport{
 			TLSClientConfig:     &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12},
 			DialContext:         (&net.Dialer{Timeout: 5 * time.Second}).DialContext,
@@ -92,11 +99,12 @@ func (r *relay) URL() string { return r.server.URL + r.target.RequestURI() }
 // carry no query): the relay takes it off before it passes a request on.
 const otherPrefix = "/presetsim-other-requests"
 
-// OtherURL is URL for the harness's webhook of other requests. What the
-// implementation answers to those is judged by what it did to them (R2.1,
-// R2.6, R3.2: nothing), not by R5.3: its own registration may never send
-// it a Deployment, and an error answer to one, which that webhook's
-// failurePolicy Ignore passes over, changes nothing.
+// OtherURL is URL for the harness's webhook of other requests: requests
+// the implementation's registration does not send it. What it answers to
+// those is no failure of R5.3: under backend.UnsubscribedReport the answer
+// is a finding, kept from the API server (webhook.Answered); under
+// backend.UnsubscribedFail it goes to the API server, and what it did is
+// judged by what became of the request (R2.1, R2.6, R3.2: nothing).
 func (r *relay) OtherURL() string { return r.server.URL + otherPrefix + r.target.RequestURI() }
 
 // CABundle verifies the relay's certificate.
@@ -118,6 +126,12 @@ func (r *relay) Failed(namespace string) []string { return r.failed.In(namespace
 // pod namespace/name (webhook.Deliveries).
 func (r *relay) PodCreateSent(namespace, name string) (times int, known bool) {
 	return r.sent.Sent(namespace, name)
+}
+
+// FindingsIn are what the webhook did with the requests of the namespace
+// its registration does not send it (backend.Findings).
+func (r *relay) FindingsIn(namespace string) []outcome.Finding {
+	return r.findings.FindingsIn(namespace)
 }
 
 // PodCreatesSent is how many pod creations of the namespace the API server
@@ -144,6 +158,7 @@ func (r *relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	if other {
 		note = func(review, string) {}
 	}
+	observed := other && !r.unsubscribed.Fail()
 	out, err := http.NewRequestWithContext(req.Context(), http.MethodPost, r.target.Scheme+"://"+r.target.Host+forward.RequestURI(), bytes.NewReader(body))
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
@@ -166,6 +181,10 @@ func (r *relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 			}
 			why = fmt.Sprintf("no answer within the API server's timeout (it gave up after %s)", elapsed.Round(time.Millisecond))
 		}
+		if observed {
+			webhook.Answered(w, body, http.StatusBadGateway, []byte(why), &r.findings)
+			return
+		}
 		note(sent, why)
 		// The API server words a 502 with its body: "connection refused"
 		// there is what start-up's readiness reads.
@@ -177,6 +196,10 @@ func (r *relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	if err != nil {
 		note(sent, "the answer could not be read: "+err.Error())
 		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	if observed {
+		webhook.Answered(w, body, resp.StatusCode, answer, &r.findings)
 		return
 	}
 	if why := invalid(sent, resp.StatusCode, answer); why != "" {
@@ -208,41 +231,17 @@ func (r *relay) note(rv review, why string) {
 	r.failed.Note(req.Namespace, webhook.Describe(req.Operation, req.Kind.Kind, req.Name, req.DryRun != nil && *req.DryRun)+": "+why)
 }
 
-// review is what the relay reads of an AdmissionReview, of either version
-// (admission.k8s.io/v1 and v1beta1 have the same shape).
-type review struct {
-	APIVersion string `json:"apiVersion"`
-	Kind       string `json:"kind"`
-	Request    struct {
-		UID         string                `json:"uid"`
-		Kind        struct{ Kind string } `json:"kind"`
-		Name        string                `json:"name"`
-		Namespace   string                `json:"namespace"`
-		Operation   string                `json:"operation"`
-		SubResource string                `json:"subResource"`
-		DryRun      *bool                 `json:"dryRun"`
-		Object      json.RawMessage       `json:"object"`
-	} `json:"request"`
-	Response *struct {
-		UID       string  `json:"uid"`
-		Allowed   bool    `json:"allowed"`
-		Patch     []byte  `json:"patch"`
-		PatchType *string `json:"patchType"`
-	} `json:"response"`
-}
+// review is what the relay reads of an AdmissionReview.
+type review = webhook.WireReview
 
 // reviewOf reads a request's review; what cannot be read stays empty.
-func reviewOf(body []byte) review {
-	var rv review
-	_ = json.Unmarshal(body, &rv)
-	return rv
-}
+func reviewOf(body []byte) review { return webhook.ReadWireReview(body) }
 
 // invalid says why an answer is not a valid answer to the request, "" when
 // it is.
 func invalid(req review, status int, body []byte) string {
 	if status != http.StatusOK {
-		return fmt.Sprintf("HTTP %d: %s", status, firstLine(body))
+		return fmt.Sprintf("HTTP %d: %s", status, webhook.FirstLine(body))
 	}
 	if len(body) > webhook.MaxRequestBytes {
 		return "the answer is larger than the API server reads"
@@ -276,15 +275,4 @@ func invalid(req review, status int, body []byte) string {
 		return "a patch that does not apply to the object sent: " + err.Error()
 	}
 	return ""
-}
-
-// firstLine is the first line of an answer, cut short.
-func firstLine(b []byte) string {
-	if i := bytes.IndexByte(b, '\n'); i >= 0 {
-		b = b[:i]
-	}
-	if len(b) > 200 {
-		b = append(b[:200:200], "…"...)
-	}
-	return string(b)
 }

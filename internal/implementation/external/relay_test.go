@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/pem"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -14,6 +15,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"presetsim.dev/presetsim/harness/backend"
+	"presetsim.dev/presetsim/rule"
 )
 
 // TestInvalidAnswers: what counts as no valid answer to a request (R5.3),
@@ -96,7 +100,7 @@ func TestAbandonedCalls(t *testing.T) {
 	}))
 	defer slow.Close()
 	defer close(release)
-	r, client := relayTo(t, slow)
+	r, client := relayTo(t, slow, backend.UnsubscribedReport)
 	body := `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u1","kind":{"kind":"Pod"},"name":"p","namespace":"%s","operation":"CREATE"}}`
 	for _, tc := range []struct {
 		name, timeout string
@@ -136,56 +140,78 @@ func TestAbandonedCalls(t *testing.T) {
 // TestOtherRequests: a request the harness's webhook of other requests
 // sends (OtherURL) reaches the webhook at its own path, and the webhook's
 // failure to answer it is not noted (R5.3); the same failure to a request
-// of the implementation's registration is. Pod creations are recorded
-// (R5.4) from the implementation's registration only.
+// of the implementation's registration is. Under UnsubscribedReport the
+// answer to the other request is a finding and the API server is told
+// "allowed"; under UnsubscribedFail it gets the answer as it was. Pod
+// creations are recorded (R5.4) from the implementation's registration
+// only.
 func TestOtherRequests(t *testing.T) {
-	var paths []string
-	var mu sync.Mutex
-	failing := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		paths = append(paths, r.URL.Path)
-		mu.Unlock()
-		http.Error(w, "no answer for this kind", http.StatusInternalServerError)
-	}))
-	defer failing.Close()
-	r, client := relayTo(t, failing)
 	body := `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u1","kind":{"kind":"%s"},"name":"web","namespace":"%s","operation":"CREATE"}}`
-	for _, tc := range []struct {
-		name, url, kind string
-		noted           bool
-		sent            int
-	}{
-		{"the implementation's registration", r.URL(), "Pod", true, 1},
-		{"the harness's webhook of other requests", r.OtherURL(), "Deployment", false, 0},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			ns := strings.ReplaceAll(tc.name, " ", "-")
-			resp, err := client.Post(tc.url+"?timeout=10s", "application/json", strings.NewReader(fmt.Sprintf(body, tc.kind, ns)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			resp.Body.Close()
-			if got := len(r.Failed(ns)) > 0; got != tc.noted {
-				t.Errorf("noted as failed: %v, want %v (%v)", got, tc.noted, r.Failed(ns))
-			}
-			if sent, known := r.PodCreateSent(ns, "web"); sent != tc.sent || !known {
-				t.Errorf("PodCreateSent = %d, %v; want %d, true", sent, known, tc.sent)
-			}
-		})
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	if want := []string{"/mutate", "/mutate"}; !slices.Equal(paths, want) {
-		t.Errorf("the webhook was called at %v, want %v", paths, want)
+	for _, mode := range []backend.Unsubscribed{backend.UnsubscribedReport, backend.UnsubscribedFail} {
+		var paths []string
+		var mu sync.Mutex
+		failing := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			paths = append(paths, r.URL.Path)
+			mu.Unlock()
+			http.Error(w, "no answer for this kind", http.StatusInternalServerError)
+		}))
+		defer failing.Close()
+		r, client := relayTo(t, failing, mode)
+		for _, tc := range []struct {
+			name, url, kind string
+			noted           bool
+			sent            int
+			status          int
+			findings        int
+		}{
+			{"the implementation's registration", r.URL(), "Pod", true, 1, http.StatusInternalServerError, 0},
+			{"the harness's webhook of other requests", r.OtherURL(), "Deployment", false, 0,
+				map[backend.Unsubscribed]int{backend.UnsubscribedReport: http.StatusOK, backend.UnsubscribedFail: http.StatusInternalServerError}[mode],
+				map[backend.Unsubscribed]int{backend.UnsubscribedReport: 1, backend.UnsubscribedFail: 0}[mode]},
+		} {
+			t.Run(string(mode)+"/"+tc.name, func(t *testing.T) {
+				ns := strings.ReplaceAll(tc.name, " ", "-")
+				resp, err := client.Post(tc.url+"?timeout=10s", "application/json", strings.NewReader(fmt.Sprintf(body, tc.kind, ns)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				answer, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != tc.status {
+					t.Errorf("the API server was answered HTTP %d (%s), want %d", resp.StatusCode, answer, tc.status)
+				}
+				if got := len(r.Failed(ns)) > 0; got != tc.noted {
+					t.Errorf("noted as failed: %v, want %v (%v)", got, tc.noted, r.Failed(ns))
+				}
+				if sent, known := r.PodCreateSent(ns, "web"); sent != tc.sent || !known {
+					t.Errorf("PodCreateSent = %d, %v; want %d, true", sent, known, tc.sent)
+				}
+				found := r.FindingsIn(ns)
+				if len(found) != tc.findings {
+					t.Errorf("findings %v, want %d", found, tc.findings)
+				}
+				for _, f := range found {
+					if f.Rule != rule.R2_6 || !strings.Contains(f.Text, `would answer HTTP 500 to CREATE of Deployment "web"`) {
+						t.Errorf("finding %s, want R2.6 and what the webhook answered", f)
+					}
+				}
+			})
+		}
+		mu.Lock()
+		if want := []string{"/mutate", "/mutate"}; !slices.Equal(paths, want) {
+			t.Errorf("%s: the webhook was called at %v, want %v", mode, paths, want)
+		}
+		mu.Unlock()
 	}
 }
 
 // relayTo starts a relay to the webhook at path /mutate of a test server,
 // stopped when the test ends, and a client that trusts the relay.
-func relayTo(t *testing.T, webhook *httptest.Server) (*relay, *http.Client) {
+func relayTo(t *testing.T, webhook *httptest.Server, mode backend.Unsubscribed) (*relay, *http.Client) {
 	t.Helper()
 	caPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: webhook.Certificate().Raw})
-	r, err := startRelay(webhook.URL+"/mutate", caPEM)
+	r, err := startRelay(webhook.URL+"/mutate", caPEM, mode)
 	if err != nil {
 		t.Fatal(err)
 	}

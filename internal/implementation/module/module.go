@@ -11,6 +11,7 @@ import (
 	"presetsim.dev/presetsim/harness/implementation"
 	"presetsim.dev/presetsim/internal/manifest"
 	"presetsim.dev/presetsim/internal/webhook"
+	"presetsim.dev/presetsim/outcome"
 )
 
 // Module is an in-process admission module under test: served to an API
@@ -26,12 +27,23 @@ type Module struct {
 	server   *webhook.Server
 	// failures are the requests its webhook answered with an error.
 	failures webhook.Failures
+	// findings are what it did with the requests other than a pod's
+	// creation, which the harness's registration sends it only to see
+	// (backend.UnsubscribedReport).
+	findings webhook.Findings
 }
 
 // FailedRequests are the requests in the namespace the module's webhook
 // answered with an error, not an AdmissionReview (implementation.Answers);
 // offline, the backend notes them itself.
 func (m *Module) FailedRequests(namespace string) []string { return m.failures.In(namespace) }
+
+// FindingsIn are what the module's webhook did with the requests of the
+// namespace other than a pod's creation (backend.Findings); offline, the
+// backend notes them itself.
+func (m *Module) FindingsIn(namespace string) []outcome.Finding {
+	return m.findings.FindingsIn(namespace)
+}
 
 // Implementation returns the in-process module name of the registry (the
 // reference module when name is empty) as the implementation under test.
@@ -75,16 +87,22 @@ func (m *Module) Install(ctx context.Context, t implementation.Target) error {
 	}
 	if calls {
 		fmt.Fprintf(t.Progress, "admission module %q runs in-process\n", m.name)
-		return inProcess.Admit(m.running.Plugin, t.Namespaces)
+		return inProcess.Admit(m.running.Plugin, backend.AdmitOptions{Namespaces: t.Namespaces, Unsubscribed: t.Unsubscribed})
 	}
 	fmt.Fprintf(t.Progress, "serving admission module %q as a webhook on %s ...\n", m.name, host.WebhookHost())
 	mux := http.NewServeMux()
 	mux.Handle("/mutate-pods", webhook.NewHandler(m.running.Plugin, manifest.Scheme()).NoteFailures(&m.failures))
+	// The other requests are the module's to answer, and the harness's to
+	// keep from the API server unless the run judges them.
+	mux.Handle("/other-requests", webhook.Observing(webhook.NewHandler(m.running.Plugin, manifest.Scheme()), t.Unsubscribed, &m.findings))
 	if m.server, err = webhook.Serve(host.WebhookHost(), mux); err != nil {
 		return err
 	}
-	return implementation.RegisterWebhook(ctx, t, webhook.WithOtherRequests(webhook.MutatingWebhookConfiguration(webhook.PodConfig{
-		Name: implementation.WebhookName, NamespaceSelector: t.Namespaces, URL: m.server.URL + "/mutate-pods", CABundle: m.server.CABundle})))
+	cfg := webhook.WithOtherRequests(webhook.MutatingWebhookConfiguration(webhook.PodConfig{
+		Name: implementation.WebhookName, NamespaceSelector: t.Namespaces, URL: m.server.URL + "/mutate-pods", CABundle: m.server.CABundle}), webhook.OtherRequests)
+	otherURL := m.server.URL + "/other-requests"
+	cfg.Webhooks[1].ClientConfig.URL = &otherURL
+	return implementation.RegisterWebhook(ctx, t, cfg)
 }
 
 // WaitForPreset waits until the module's cache holds the preset, when the
@@ -114,3 +132,9 @@ func (m *Module) Stop() error {
 	}
 	return errors.Join(errs...)
 }
+
+// The abilities the harness asks of an in-process module.
+var (
+	_ backend.Findings       = (*Module)(nil)
+	_ implementation.Answers = (*Module)(nil)
+)

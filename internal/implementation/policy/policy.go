@@ -156,7 +156,7 @@ func (p *Policy) install(ctx context.Context, t implementation.Target) (kubernet
 	}
 	p.chain = chain
 	fmt.Fprintln(t.Progress, "compiling presets into MutatingAdmissionPolicies, evaluated in-process by the API server's plug-in ...")
-	if err := inProcess.Admit(chain, t.Namespaces); err != nil {
+	if err := inProcess.Admit(chain, backend.AdmitOptions{Namespaces: t.Namespaces, Unsubscribed: t.Unsubscribed}); err != nil {
 		return nil, nil, err
 	}
 	return chain.Client(), clients.Dynamic, nil
