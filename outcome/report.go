@@ -57,6 +57,9 @@ type Report struct {
 	// is made before the run stops (the verdict ConfigMap of
 	// --summary-configmap, and so merged shards).
 	Timing *Timing `json:"timing,omitempty"`
+	// Coverage is what the run checked, rule by rule, and why the rest
+	// went unchecked.
+	Coverage *Coverage `json:"coverage,omitempty"`
 	// Interrupted says that the run was cut short (by SIGINT, SIGTERM,
 	// its --timeout, a closed output): the report holds the scenarios
 	// that finished, and no others ran. A run that did not finish has not

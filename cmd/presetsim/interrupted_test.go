@@ -116,3 +116,44 @@ func TestInterruptedFuzzWritesWhatItDid(t *testing.T) {
 		t.Errorf("fuzz.json: interrupted %q after %d cases, want it said, with the cases done", sum.Interrupted, sum.Cases)
 	}
 }
+
+// TestRequire: a run says what it checked; --require makes a run that did
+// not check what it asks for exit 3 (here a --tags run of one rule, and a
+// profile whose propagation window is longer than the run waits), with the
+// line that says what was not checked, while the same run without it exits
+// 0 and prints the line all the same.
+func TestRequire(t *testing.T) {
+	dir := t.TempDir()
+	long := filepath.Join(dir, "long.yaml")
+	if err := os.WriteFile(long, []byte("apiVersion: presetsim.dev/v1alpha1\nkind: Profile\nmetadata:\n  name: long\nspec:\n  referenceCRD: true\n  behaviour:\n    propagation: 1h\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"a tag, not required", []string{"--tags", "@R2.5"}, 0, "checked:             1 of 34 rules; not checked: 33 not selected"},
+		{"a tag, all required", []string{"--tags", "@R2.5", "--require", "all"}, 3, "--require all is not met: 33 rules not checked: 33 not selected"},
+		{"a tag, it required", []string{"--tags", "@R2.5", "--require", "R2.5"}, 0, "checked:             1 of 34 rules"},
+		{"a long propagation window", []string{"--profile", long, "--require", "R6.1", "../../features/history.feature"}, 3,
+			"1 declared away (R6.1: propagation: 1h0m0s, longer than the"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := exec.Command(os.Args[0], append([]string{"run", "--backend", "offline"}, tc.args...)...)
+			cmd.Env = append(os.Environ(), childEnv+"=1")
+			out, err := cmd.CombinedOutput()
+			code := 0
+			var exit *exec.ExitError
+			if errors.As(err, &exit) {
+				code = exit.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if code != tc.code || !strings.Contains(string(out), tc.want) {
+				t.Errorf("exit status %d, want %d, and %q in the output:\n%s", code, tc.code, tc.want, out)
+			}
+		})
+	}
+}

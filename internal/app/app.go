@@ -142,8 +142,13 @@ undefined step (with the nearest defined one), YAML that does not parse, an unkn
 a did-you-mean) in the objects a step creates — are reported with their file and line before
 anything starts, and judge no rule.
 
+Every run says what it checked ("checked: 31 of 34 rules; not checked: …"), each rule not
+checked with why: not selected, unsupported on the backend, declared away, its checks partly
+or wholly not claimed, not applicable. --require makes that a gate.
+
 Exit status: 0 when every scenario passed or differs as declared, 1 when one failed (or the
-clean-up did), 2 on a usage error, 4 for mistakes in the feature files, 130 or 143 when
+clean-up did), 2 on a usage error, 3 when nothing failed but the run did not check what
+--require asks, 4 for mistakes in the feature files, 130 or 143 when
 interrupted, 124 when --timeout was reached. Interrupted or timed out, --report-dir holds the
 scenarios that finished and says how many did not run.`,
 		Example: `  presetsim run
@@ -166,12 +171,21 @@ scenarios that finished and says how many did not run.`,
 	shard := fs.String("shard", "", "run only shard I of N (I/N) of the selected scenarios: the k-th scenario in file order goes to shard k mod N + 1, the same on every machine; presetsim report merge joins the shards' --report-dir")
 	verdictMap := fs.String("summary-configmap", "", "write the report's summary.json and verdict into this ConfigMap, [NAMESPACE/]NAME (the pod's namespace when run in one), for kubectl to read: deploy/conformance")
 	timeout := fs.Duration("timeout", 0, "stop the whole run after this long, the control plane's start included, as an interrupt does: --report-dir holds the scenarios that finished (exit status 124)")
+	require := fs.String("require", "", "what the run must have checked, or it exits 3: all (every rule of the specification, fully), claimed (every rule but those the profile does not claim or that do not apply), rule ids (R2.1,R4.2), or a share of the rules (80%); a rule declared away (a propagation window longer than the run waits) or whose checks were partly not claimed counts as not checked. Without it the run still says what it checked")
 	watchFlag := fs.Bool("watch", false, "keep the control plane and the implementation up; run a feature file's scenarios again when it is saved (all on r and Enter) and print what changed; Ctrl-C stops")
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		if *timeout < 0 {
 			return cli.UsageError(cmd, fmt.Sprintf("--timeout must not be negative, not %s", *timeout))
 		}
 		t.timeout = *timeout
+		var required *outcome.Requirement
+		if *require != "" {
+			req, err := outcome.ParseRequirement(*require)
+			if err != nil {
+				return cli.UsageError(cmd, "--require "+err.Error())
+			}
+			required = &req
+		}
 		if *watchFlag && len(args) == 0 {
 			return cli.UsageError(cmd, "--watch reruns feature files when they are saved: name them (presetsim features export DIR writes the built-in suite out)")
 		}
@@ -273,6 +287,13 @@ scenarios that finished and says how many did not run.`,
 			fmt.Fprintf(stderr, "failed rules:        %s\n", strings.Join(rules, ", "))
 		}
 		printFindings(stderr, timings.List(), verbosity(*verbose, *quiet))
+		fmt.Fprintf(stderr, "checked:             %s\n", summary.Coverage.Line())
+		unmet := ""
+		if required != nil {
+			if unmet = required.Unmet(summary.Coverage); unmet != "" {
+				fmt.Fprintf(stderr, "require:             --require %s is not met: %s\n", *require, unmet)
+			}
+		}
 		if n, median, longest := w.Propagation(); n > 0 {
 			fmt.Fprintf(stderr, "propagation:         presets shown %s after their creation (median of %d), %s at most; %s allowed (R6.1)\n",
 				median.Round(time.Millisecond), n, longest.Round(time.Millisecond), w.Profile.Propagation())
@@ -294,10 +315,17 @@ scenarios that finished and says how many did not run.`,
 		if status != 0 {
 			return cli.ExitError{Code: status}
 		}
+		if unmet != "" {
+			return cli.ExitError{Code: RequireUnmetCode}
+		}
 		return cleanUpExit(stopErr)
 	}
 	return cmd
 }
+
+// RequireUnmetCode is the exit status of a run that did not check what
+// --require asks for, though nothing it checked failed.
+const RequireUnmetCode = 3
 
 // failedRules lists the rules the failed scenarios' failing checks are
 // credited to, with how many scenarios failed each: "R2.4 (1 scenario)".

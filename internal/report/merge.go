@@ -23,6 +23,7 @@ func Merge(shards []*outcome.Report) (*outcome.Report, error) {
 	byRule := map[rule.ID]*outcome.RuleReport{}
 	var order []rule.ID
 	owner := map[string]int{} // scenario → the shard it came from
+	declared := map[rule.ID]string{}
 	for i, sh := range shards {
 		switch {
 		case sh.Implementation != first.Implementation:
@@ -33,6 +34,13 @@ func Merge(shards []*outcome.Report) (*outcome.Report, error) {
 			return nil, fmt.Errorf("summary %d ran on %s, summary 1 on %s: shards of one run use one backend", i+1, sh.Backend, first.Backend)
 		}
 		s.Passed = s.Passed && sh.Passed
+		if sh.Coverage != nil {
+			for _, n := range sh.Coverage.NotChecked {
+				if n.Why == outcome.DeclaredAway {
+					declared[n.Rule] = n.Detail
+				}
+			}
+		}
 		if sh.Interrupted != "" {
 			// A shard that did not finish leaves the run unfinished.
 			why := fmt.Sprintf("shard %d: %s", i+1, sh.Interrupted)
@@ -89,5 +97,6 @@ func Merge(shards []*outcome.Report) (*outcome.Report, error) {
 		decide(m)
 		s.Rules = append(s.Rules, *m)
 	}
+	s.Coverage = outcome.CoverageOf(s, declared)
 	return s, nil
 }

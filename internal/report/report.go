@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/harness/profile"
 	"presetsim.dev/presetsim/outcome"
 	"presetsim.dev/presetsim/rule"
 )
@@ -65,7 +66,20 @@ func OfRun(implementation string, w *harness.World, scenarios []outcome.Scenario
 	if w.ServerVersion != "" {
 		version = "presetsim, Kubernetes " + w.ServerVersion
 	}
-	return Build(implementation, version, string(w.Backend), Results(scenarios))
+	s := Build(implementation, version, string(w.Backend), Results(scenarios))
+	s.Coverage = outcome.CoverageOf(s, DeclaredAway(w.Profile, w.Timeouts.Wait))
+	return s
+}
+
+// DeclaredAway are the rules a profile's declarations keep a run from
+// seeing broken, with the declaration: a propagation window (R6.1) longer
+// than the longest a step waits (wait), within which every outcome is
+// right.
+func DeclaredAway(p *profile.Profile, wait time.Duration) map[rule.ID]string {
+	if p == nil || wait <= 0 || p.Propagation() <= wait {
+		return nil
+	}
+	return map[rule.ID]string{rule.R6_1: fmt.Sprintf("propagation: %s, longer than the %s the run waits", p.Propagation(), wait)}
 }
 
 // Build makes the summary of a run. A rule's outcome comes from the checks
@@ -115,6 +129,7 @@ func Build(implementation, version, backend string, results []ScenarioResult) *o
 		decide(o)
 		s.Rules = append(s.Rules, *o)
 	}
+	s.Coverage = outcome.CoverageOf(s, nil)
 	return s
 }
 
