@@ -14,6 +14,7 @@ import (
 	"presetsim.dev/presetsim/internal/fuzz"
 	"presetsim.dev/presetsim/internal/interrupt"
 	"presetsim.dev/presetsim/outcome"
+	"presetsim.dev/presetsim/rule"
 )
 
 // TestRunTimeoutWritesWhatFinished: a run whose --timeout is reached stops
@@ -136,8 +137,8 @@ func TestRequire(t *testing.T) {
 	}{
 		{"a tag, not required", []string{"--tags", "@R2.5"}, 0, "checked:             1 of 34 rules; not checked: 33 not selected"},
 		{"a tag, all required", []string{"--tags", "@R2.5", "--require", "all"}, 3, "--require all is not met: 33 rules not checked: 33 not selected"},
-		{"a tag, it required", []string{"--tags", "@R2.5", "--require", "R2.5"}, 0, "checked:             1 of 34 rules"},
-		{"a long propagation window", []string{"--profile", long, "--require", "R6.1", "../../features/history.feature"}, 3,
+		{"a tag, it required", []string{"--tags", "@R2.5", "--require", string(rule.R2_5)}, 0, "checked:             1 of 34 rules"},
+		{"a long propagation window", []string{"--profile", long, "--require", string(rule.R6_1), "../../features/history.feature"}, 3,
 			"1 declared away (R6.1: propagation: 1h0m0s, longer than the"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -8,13 +8,15 @@ import (
 
 	"presetsim.dev/presetsim/backends/envtest"
 	"presetsim.dev/presetsim/harness"
+	"presetsim.dev/presetsim/harness/backend"
 	"presetsim.dev/presetsim/internal/mutants"
 	"presetsim.dev/presetsim/rule"
 	"presetsim.dev/presetsim/steps"
 )
 
 // TestTemplatesChangedNamed: on a real control plane, a module that
-// applies presets to the pod templates of the workloads it is sent fails
+// applies presets to the pod templates of the workloads it is sent, judged
+// as if its registration sent it them (backend.UnsubscribedFail), fails
 // the workload features with R2.6 named first, at the step that shows the
 // changed template: a Deployment's rollout whose new ReplicaSet the module
 // changed (so that the Deployment never settles) fails at once, not after
@@ -27,7 +29,7 @@ func TestTemplatesChangedNamed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := harness.Start(context.Background(), harness.Options{Backend: envtest.New(envtest.Options{}), Implementation: impl})
+	w, err := harness.Start(context.Background(), harness.Options{Backend: envtest.New(envtest.Options{}), Implementation: impl, Unsubscribed: backend.UnsubscribedFail})
 	if err != nil {
 		t.Fatal(err)
 	}
