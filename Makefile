@@ -2,8 +2,9 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 GO ?= go
-# Control-plane binaries, built from source once per pin (hack/build-tools.sh).
-BIN_DIR = $$(hack/build-tools.sh)
+# Control-plane binaries: $PRESETSIM_BIN_DIR when set (as a run takes them,
+# README), else built from source once per pin (hack/build-tools.sh).
+BIN_DIR = $${PRESETSIM_BIN_DIR:-$$(hack/build-tools.sh)}
 
 .PHONY: help
 help: ## list the targets
