@@ -2,10 +2,7 @@ package offline
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-
-	"gomodules.xyz/jsonpatch/v2"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -38,13 +35,10 @@ func (c *Cluster) admitOther(ctx context.Context, req admit.Request) (runtime.Ob
 		return req.Object, err
 	}
 	original := req.Object.DeepCopyObject()
-	what := webhook.Describe(string(req.Operation), req.Kind.Kind, req.Name, req.DryRun)
-	if req.Subresource != "" {
-		what += " (" + req.Subresource + ")"
-	}
+	what := webhook.WithSubresource(webhook.Describe(string(req.Operation), req.Kind.Kind, req.Name, req.DryRun), req.Subresource)
 	answer, err := admit.Invoke(ctx, c.plugin, nil, req)
 	if !c.unsubscribed.Fail() {
-		if finding, ok := c.observe(req, what, original, answer, err); ok {
+		if finding, ok := observe(req, what, original, answer, err); ok {
 			c.findings.Note(req.Namespace, finding)
 		}
 		return original, nil
@@ -63,7 +57,7 @@ func (c *Cluster) admitOther(ctx context.Context, req admit.Request) (runtime.Ob
 // observe is the finding of what the plug-in did with a request other than
 // a pod's creation (its outcome, or its error), none when it left the
 // object as it was (original).
-func (*Cluster) observe(req admit.Request, what string, original runtime.Object, out admit.Outcome, err error) (outcome.Finding, bool) {
+func observe(req admit.Request, what string, original runtime.Object, out admit.Outcome, err error) (outcome.Finding, bool) {
 	r := webhook.RuleOf(req.Kind.Kind, req.Subresource)
 	switch {
 	case err != nil:
@@ -71,20 +65,7 @@ func (*Cluster) observe(req admit.Request, what string, original runtime.Object,
 	case out.Denied != nil:
 		return webhook.Would(r, "refuse", what, out.Denied.Error()), true
 	}
-	before, berr := json.Marshal(original)
-	after, aerr := json.Marshal(req.Object)
-	if berr != nil || aerr != nil {
-		return webhook.Would(r, "change", what, "an object that cannot be written as JSON"), true
-	}
-	ops, perr := jsonpatch.CreatePatch(before, after)
-	if perr != nil || len(ops) == 0 {
-		return outcome.Finding{}, false
-	}
-	words := make([]string, len(ops))
-	for i, op := range ops {
-		words[i] = op.Operation + " " + op.Path
-	}
-	return webhook.Would(r, "change", what, webhook.Operations(words)), true
+	return webhook.Changed(r, what, original, req.Object)
 }
 
 // request is the admission request of an operation on an object of the

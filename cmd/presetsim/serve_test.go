@@ -266,10 +266,7 @@ func TestRegistrationLeavesPodsOut(t *testing.T) {
 		t.Skip("starts a control plane; skipped with -short")
 	}
 	dir := t.TempDir()
-	certs, certFile, keyFile := servingFiles(t, dir)
-	addr := freeAddr(t)
-	t.Setenv(childEnv, "1") // os.Args[0] below is this test binary acting as presetsim
-	reg, err := externalimpl.ParseRegistration("registration.yaml", []byte(`apiVersion: admissionregistration.k8s.io/v1
+	w := startServedAsShipped(t, `apiVersion: admissionregistration.k8s.io/v1
 kind: MutatingWebhookConfiguration
 metadata:
   name: podpresets
@@ -283,26 +280,7 @@ webhooks:
       matchLabels: {example.com/podpresets: enabled}
     rules:
       - {apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods]}
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := harness.Start(context.Background(), harness.Options{Backend: envtest.New(envtest.Options{}),
-		Implementation: externalimpl.New(externalimpl.Options{
-			URL: "https://" + addr + "/mutate-pods", CABundle: certs.CABundle, Registration: reg,
-			SyncTimeout: time.Minute,
-			Command: []string{os.Args[0], "serve", "--kubeconfig", externalimpl.KubeconfigPlaceholder,
-				"--addr", addr, "--cert", certFile, "--key", keyFile},
-		}),
-	})
-	if err != nil {
-		t.Fatalf("unable to start with the external module: %v", err)
-	}
-	defer func() {
-		if err := w.Stop(); err != nil {
-			t.Errorf("stop: %v", err)
-		}
-	}()
+`, "reference", time.Minute, harness.Options{})
 	again := filepath.Join(dir, "again.feature")
 	if err := os.WriteFile(again, []byte(`Feature: A pod created again
   Scenario: The same name, sent once
@@ -398,35 +376,14 @@ webhooks:
 		{"a declared narrowing", "reference", narrowed, "simple.feature", backend.UnsubscribedReport, "app.kubernetes.io/part-of: kubeflow-profile", "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			certs, certFile, keyFile := servingFiles(t, dir)
-			addr := freeAddr(t)
-			t.Setenv(childEnv, "1") // os.Args[0] below is this test binary acting as presetsim
-			reg, err := externalimpl.ParseRegistration("registration.yaml", fmt.Appendf(nil, createOnly, tc.selector))
-			if err != nil {
-				t.Fatal(err)
-			}
 			var prof *profile.Profile
 			if tc.profile != "" {
+				var err error
 				if prof, err = profile.Parse("narrowed.yaml", []byte("apiVersion: presetsim.dev/v1alpha1\nkind: Profile\nmetadata:\n  name: narrowed\nspec:\n  referenceCRD: true\n  namespaceLabels:\n    "+tc.profile+"\n")); err != nil {
 					t.Fatal(err)
 				}
 			}
-			w, err := harness.Start(context.Background(), harness.Options{Backend: envtest.New(envtest.Options{}), Profile: prof, Unsubscribed: tc.mode,
-				Implementation: externalimpl.New(externalimpl.Options{
-					URL: "https://" + addr + "/mutate-pods", CABundle: certs.CABundle, Registration: reg,
-					Command: []string{os.Args[0], "serve", "--module", tc.module, "--kubeconfig", externalimpl.KubeconfigPlaceholder,
-						"--addr", addr, "--cert", certFile, "--key", keyFile},
-				}),
-			})
-			if err != nil {
-				t.Fatalf("unable to start with the external module: %v", err)
-			}
-			defer func() {
-				if err := w.Stop(); err != nil {
-					t.Errorf("stop: %v", err)
-				}
-			}()
+			w := startServedAsShipped(t, fmt.Sprintf(createOnly, tc.selector), tc.module, 0, harness.Options{Profile: prof, Unsubscribed: tc.mode})
 			_, timings := steps.Run(w, steps.SuiteOptions{Paths: []string{"../../features/" + tc.feature}, Format: "progress", Output: io.Discard})
 			failed, found := 0, 0
 			for _, sc := range timings.List() {
@@ -451,4 +408,36 @@ webhooks:
 			}
 		})
 	}
+}
+
+// startServedAsShipped starts a run on envtest against `presetsim serve
+// --module module` (this test binary acting as presetsim) as an external
+// webhook registered as registration (YAML) ships, with opts' profile and
+// mode, and stops it when the test ends. The webhook may take syncTimeout
+// to show a preset (the default when zero).
+func startServedAsShipped(t *testing.T, registration, module string, syncTimeout time.Duration, opts harness.Options) *harness.World {
+	t.Helper()
+	certs, certFile, keyFile := servingFiles(t, t.TempDir())
+	addr := freeAddr(t)
+	t.Setenv(childEnv, "1") // os.Args[0] below is this test binary acting as presetsim
+	reg, err := externalimpl.ParseRegistration("registration.yaml", []byte(registration))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Backend = envtest.New(envtest.Options{})
+	opts.Implementation = externalimpl.New(externalimpl.Options{
+		URL: "https://" + addr + "/mutate-pods", CABundle: certs.CABundle, Registration: reg, SyncTimeout: syncTimeout,
+		Command: []string{os.Args[0], "serve", "--module", module, "--kubeconfig", externalimpl.KubeconfigPlaceholder,
+			"--addr", addr, "--cert", certFile, "--key", keyFile},
+	})
+	w, err := harness.Start(context.Background(), opts)
+	if err != nil {
+		t.Fatalf("unable to start with the external module: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := w.Stop(); err != nil {
+			t.Errorf("stop: %v", err)
+		}
+	})
+	return w
 }

@@ -2,6 +2,7 @@ package webhook
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 
 	admissionv1 "k8s.io/api/admission/v1"
@@ -15,28 +16,38 @@ const MaxFailures = 200
 // Failures are the admission requests that got no valid answer (R5.3),
 // as sentences, by the request's namespace. The zero value is ready; it is
 // safe for concurrent use.
-type Failures struct {
-	mu sync.Mutex
-	by map[string][]string
-}
+type Failures struct{ by byNamespace[string] }
 
 // Note records a failed request, past MaxFailures in its namespace not.
-func (f *Failures) Note(namespace, sentence string) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.by == nil {
-		f.by = map[string][]string{}
+func (f *Failures) Note(namespace, sentence string) { f.by.note(namespace, sentence, MaxFailures) }
+
+// In are the failed requests of a namespace, in the order noted.
+func (f *Failures) In(namespace string) []string { return f.by.in(namespace) }
+
+// byNamespace keeps what is noted of admission requests by their
+// namespace, at most a bound of it per namespace, whatever an
+// implementation does. The zero value is ready; it is safe for concurrent
+// use.
+type byNamespace[T any] struct {
+	mu sync.Mutex
+	by map[string][]T
+}
+
+func (b *byNamespace[T]) note(namespace string, v T, limit int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.by == nil {
+		b.by = map[string][]T{}
 	}
-	if len(f.by[namespace]) < MaxFailures {
-		f.by[namespace] = append(f.by[namespace], sentence)
+	if len(b.by[namespace]) < limit {
+		b.by[namespace] = append(b.by[namespace], v)
 	}
 }
 
-// In are the failed requests of a namespace, in the order noted.
-func (f *Failures) In(namespace string) []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]string(nil), f.by[namespace]...)
+func (b *byNamespace[T]) in(namespace string) []T {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return slices.Clone(b.by[namespace])
 }
 
 // Describe names a request in a failure's sentence: `CREATE of Pod "web"`,

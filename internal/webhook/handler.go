@@ -163,6 +163,15 @@ func (h *Handler) patch(original, mutated runtime.Object) ([]byte, error) {
 // way, so the patch holds the plug-in's changes and nothing that a round trip
 // through the Go types would add or drop.
 func jsonPatch(original, mutated runtime.Object) ([]byte, error) {
+	ops, err := patchOps(original, mutated)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(ops)
+}
+
+// patchOps are jsonPatch's operations.
+func patchOps(original, mutated runtime.Object) ([]jsonpatch.Operation, error) {
 	before, err := json.Marshal(original)
 	if err != nil {
 		return nil, err
@@ -175,7 +184,7 @@ func jsonPatch(original, mutated runtime.Object) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("unable to create patch: %w", err)
 	}
-	return json.Marshal(ops)
+	return ops, nil
 }
 
 func statusOf(err error) *metav1.Status {

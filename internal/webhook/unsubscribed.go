@@ -9,10 +9,10 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strings"
-	"sync"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"presetsim.dev/presetsim/harness/backend"
 	"presetsim.dev/presetsim/outcome"
@@ -69,30 +69,16 @@ const MaxFindings = 200
 // Findings are what an implementation did with the requests its
 // registration does not send it (outcome.Finding), by the request's
 // namespace. The zero value is ready; it is safe for concurrent use.
-type Findings struct {
-	mu sync.Mutex
-	by map[string][]outcome.Finding
-}
+type Findings struct{ by byNamespace[outcome.Finding] }
 
 // Note records a finding, past MaxFindings in its namespace not.
 func (f *Findings) Note(namespace string, finding outcome.Finding) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.by == nil {
-		f.by = map[string][]outcome.Finding{}
-	}
-	if len(f.by[namespace]) < MaxFindings {
-		f.by[namespace] = append(f.by[namespace], finding)
-	}
+	f.by.note(namespace, finding, MaxFindings)
 }
 
 // FindingsIn are the findings of a namespace, in the order noted
 // (backend.Findings).
-func (f *Findings) FindingsIn(namespace string) []outcome.Finding {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return slices.Clone(f.by[namespace])
-}
+func (f *Findings) FindingsIn(namespace string) []outcome.Finding { return f.by.in(namespace) }
 
 // WireReview is what the harness reads of an AdmissionReview of either
 // version (admission.k8s.io/v1 and v1beta1 have the same shape), request
@@ -132,11 +118,16 @@ func ReadWireReview(body []byte) WireReview {
 // (ephemeralcontainers)`.
 func (rv WireReview) What() string {
 	req := rv.Request
-	what := Describe(req.Operation, req.Kind.Kind, req.Name, req.DryRun != nil && *req.DryRun)
-	if req.SubResource != "" {
-		what += " (" + req.SubResource + ")"
+	return WithSubresource(Describe(req.Operation, req.Kind.Kind, req.Name, req.DryRun != nil && *req.DryRun), req.SubResource)
+}
+
+// WithSubresource is a request named by Describe with its subresource, if
+// any: `UPDATE of Pod "web" (ephemeralcontainers)`.
+func WithSubresource(what, subresource string) string {
+	if subresource == "" {
+		return what
 	}
-	return what
+	return what + " (" + subresource + ")"
 }
 
 // RuleOf is the rule that a change to a request other than a pod's
@@ -169,6 +160,24 @@ func Operations(ops []string) string {
 		ops = append(slices.Clone(ops[:4]), fmt.Sprintf("… %d more", len(ops)-4))
 	}
 	return strings.Join(ops, ", ")
+}
+
+// Changed is the finding that a plug-in called in-process changed a
+// request's object (what, WireReview.What) from original to mutated, as
+// the patch a webhook would answer shows; none when it left it as it was.
+func Changed(r rule.ID, what string, original, mutated runtime.Object) (outcome.Finding, bool) {
+	ops, err := patchOps(original, mutated)
+	if err != nil {
+		return Would(r, "change", what, err.Error()), true
+	}
+	if len(ops) == 0 {
+		return outcome.Finding{}, false
+	}
+	words := make([]string, len(ops))
+	for i, op := range ops {
+		words[i] = op.Operation + " " + op.Path
+	}
+	return Would(r, "change", what, Operations(words)), true
 }
 
 // Observe is the finding of an implementation's answer (an HTTP status
